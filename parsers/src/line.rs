@@ -1,0 +1,326 @@
+//! One line, whatever its format: the wrapper a collector put around it (pebble, syslog)
+//! and the content (oslo.log, Apache access, uWSGI, or plain text).
+
+use serde::Serialize;
+
+use crate::access::{AccessLine, parse_access_line};
+use crate::error::Reason;
+use crate::oslo::{OsloLine, parse_oslo_line};
+use crate::pebble::{PebblePrefix, parse_pebble_prefix};
+use crate::syslog::{SyslogPrefix, parse_syslog_prefix};
+use crate::time::Timestamp;
+use crate::uwsgi::{UwsgiLine, parse_uwsgi_line};
+
+/// The format of a line or record, as `evacdoc parse` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// An oslo.log line or record.
+    Oslo,
+    /// An Apache access line.
+    Access,
+    /// A uWSGI request line.
+    Uwsgi,
+    /// A line inside a pebble prefix (Sunbeam pod logs).
+    Pebble,
+    /// A line inside a syslog or journal prefix.
+    Syslog,
+    /// A raw Python traceback, printed to stderr without any prefix.
+    Traceback,
+    /// An oslo.config INI file.
+    Ini,
+    /// Text that fits no format.
+    Unparsed,
+}
+
+impl Format {
+    /// The lowercase name used in JSON and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Oslo => "oslo",
+            Format::Access => "access",
+            Format::Uwsgi => "uwsgi",
+            Format::Pebble => "pebble",
+            Format::Syslog => "syslog",
+            Format::Traceback => "traceback",
+            Format::Ini => "ini",
+            Format::Unparsed => "unparsed",
+        }
+    }
+}
+
+/// The prefix a log collector wrapped around the original line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Wrapper<'a> {
+    /// Pebble (Sunbeam): `2025-05-14T04:29:00.317Z [wsgi-nova-api] `.
+    Pebble(PebblePrefix<'a>),
+    /// syslog or journalctl: `Dec  1 16:36:28 host prog[pid]: `.
+    Syslog(SyslogPrefix<'a>),
+}
+
+impl<'a> Wrapper<'a> {
+    /// Who wrote the line: the pebble service, or the syslog program and pid. Lines
+    /// of one record come from one source.
+    pub fn source(&self) -> (&'a str, Option<u32>) {
+        match self {
+            Wrapper::Pebble(p) => (p.service, None),
+            Wrapper::Syslog(s) => (s.program, s.pid),
+        }
+    }
+
+    /// The wrapper's format.
+    pub fn format(&self) -> Format {
+        match self {
+            Wrapper::Pebble(_) => Format::Pebble,
+            Wrapper::Syslog(_) => Format::Syslog,
+        }
+    }
+}
+
+/// What a line says, once any wrapper is removed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Content<'a> {
+    /// An oslo.log line.
+    Oslo(OsloLine<'a>),
+    /// An Apache access line.
+    Access(AccessLine<'a>),
+    /// A uWSGI request line.
+    Uwsgi(UwsgiLine<'a>),
+    /// Text with no known prefix: a continuation line, a raw traceback line, or junk.
+    Text {
+        /// The text.
+        text: &'a str,
+        /// Why no format fitted, if the text stands on its own.
+        reason: Reason,
+    },
+}
+
+impl Content<'_> {
+    /// The content's format (`Unparsed` for text).
+    pub fn format(&self) -> Format {
+        match self {
+            Content::Oslo(_) => Format::Oslo,
+            Content::Access(_) => Format::Access,
+            Content::Uwsgi(_) => Format::Uwsgi,
+            Content::Text { .. } => Format::Unparsed,
+        }
+    }
+}
+
+/// One parsed line.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Line<'a> {
+    /// The line as read (without its newline).
+    pub raw: &'a str,
+    /// The collector's prefix, if any.
+    pub wrapper: Option<Wrapper<'a>>,
+    /// What the line says.
+    pub content: Content<'a>,
+}
+
+impl<'a> Line<'a> {
+    /// The unprefixed text of a line that has no format of its own, if it is one.
+    pub fn text(&self) -> Option<&'a str> {
+        match self.content {
+            Content::Text { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The time the content gives, or the wrapper's when the content has none.
+    pub fn timestamp(&self) -> Option<Timestamp> {
+        let content = match &self.content {
+            Content::Oslo(o) => Some(Timestamp::local(o.timestamp)),
+            Content::Access(a) => Some(a.time),
+            Content::Uwsgi(u) => Some(Timestamp::local(u.time)),
+            Content::Text { .. } => None,
+        };
+        content.or_else(|| match &self.wrapper {
+            Some(Wrapper::Pebble(p)) => Some(p.time),
+            Some(Wrapper::Syslog(s)) => s.time.timestamp(),
+            None => None,
+        })
+    }
+}
+
+fn is_digit_at(b: &[u8], i: usize) -> bool {
+    b.get(i).is_some_and(u8::is_ascii_digit)
+}
+
+/// Reads the content of a line (after any wrapper).
+pub fn parse_content(text: &str) -> Content<'_> {
+    let b = text.as_bytes();
+    let attempt = match b.first() {
+        None => {
+            return Content::Text {
+                text,
+                reason: Reason::BLANK,
+            };
+        }
+        Some(b' ' | b'\t') if text.trim().is_empty() => {
+            return Content::Text {
+                text,
+                reason: Reason::BLANK,
+            };
+        }
+        // Indented text is a continuation or traceback line: no format starts so.
+        Some(b' ' | b'\t') => {
+            return Content::Text {
+                text,
+                reason: Reason::NO_FORMAT,
+            };
+        }
+        // `YYYY-MM-DD ` starts an oslo.log line; any other digit, an access line's client.
+        Some(c) if c.is_ascii_digit() && b.get(4) == Some(&b'-') && is_digit_at(b, 3) => {
+            parse_oslo_line(text).map(|(_, o)| Content::Oslo(o))
+        }
+        Some(b'[' | b'{') if text.starts_with("[pid: ") || text.starts_with("{address space") => {
+            parse_uwsgi_line(text).map(|(_, u)| Content::Uwsgi(u))
+        }
+        Some(_) => match parse_access_line(text) {
+            Ok((_, a)) => Ok(Content::Access(a)),
+            // Without `] "` (the end of `%t` and the start of `%r`) the line was never
+            // an access line: say so rather than name a missing access-log field.
+            Err(_) if memchr::memmem::find(b, b"] \"").is_none() => {
+                return Content::Text {
+                    text,
+                    reason: Reason::NO_FORMAT,
+                };
+            }
+            Err(error) => Err(error),
+        },
+    };
+    attempt.unwrap_or_else(|error| Content::Text {
+        text,
+        reason: Reason::from_error(text, error),
+    })
+}
+
+/// Reads one line of any format: a pebble or syslog wrapper if there is one, then the
+/// content. Never fails: text that fits nothing comes back as [`Content::Text`] with
+/// the reason.
+///
+/// ```
+/// use evacdoc_parsers::{parse_line, Content, Wrapper};
+/// let line = parse_line("2025-05-14T04:29:00.319Z [wsgi-nova-api] 2025-05-14 04:29:00.319135 \
+///     2025-05-14 04:29:00.318 31 INFO nova.api.openstack.wsgi_app [None \
+///     req-e6ffeac2-d6b5-469e-83e7-4169ad520421 - - - - - -] Global data already \
+///     initialized, not re-initializing.\\x1b[00m");
+/// assert!(matches!(line.wrapper, Some(Wrapper::Pebble(_))));
+/// let Content::Oslo(oslo) = &line.content else { panic!("not oslo") };
+/// assert_eq!(oslo.message, "Global data already initialized, not re-initializing.");
+/// ```
+pub fn parse_line(raw: &str) -> Line<'_> {
+    let b = raw.as_bytes();
+    let wrapped = match b.first() {
+        // `YYYY-MM-DDT`: pebble, or a journal short-iso prefix.
+        Some(c) if c.is_ascii_digit() && b.get(10) == Some(&b'T') && b.get(4) == Some(&b'-') => {
+            match parse_pebble_prefix(raw) {
+                Ok((rest, p)) => Some((Wrapper::Pebble(p), rest)),
+                Err(_) => syslog(raw),
+            }
+        }
+        // journal short-unix: `1764606988.123456 host prog[pid]: `.
+        Some(c) if c.is_ascii_digit() && b.get(10) == Some(&b'.') => syslog(raw),
+        // A month or weekday name: syslog or journal short / short-full.
+        Some(c) if c.is_ascii_uppercase() => syslog(raw),
+        _ => None,
+    };
+    match wrapped {
+        Some((wrapper, rest)) => Line {
+            raw,
+            wrapper: Some(wrapper),
+            content: parse_content(rest),
+        },
+        None => Line {
+            raw,
+            wrapper: None,
+            content: parse_content(raw),
+        },
+    }
+}
+
+fn syslog(raw: &str) -> Option<(Wrapper<'_>, &str)> {
+    parse_syslog_prefix(raw)
+        .ok()
+        .map(|(rest, s)| (Wrapper::Syslog(s), rest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dispatches_each_format() {
+        let oslo = parse_line(
+            "2020-12-08 19:51:12.309 235 INFO masakari.compute.nova [req-de081ecf-4201-4542-\
+             b092-e21b2f5ce942 masakari - - - -] Call evacuate command for instance \
+             56ce6206-3659-495e-a6ea-f4d3d578cc96 on host None",
+        );
+        assert_eq!(oslo.content.format(), Format::Oslo);
+        assert!(oslo.wrapper.is_none());
+
+        let access = parse_line(
+            "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"POST /v2.1/servers/\
+             56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540 \"-\" \
+             \"python-novaclient\"",
+        );
+        assert_eq!(access.content.format(), Format::Access);
+        assert_eq!(
+            access.timestamp().map(|t| t.to_string()).as_deref(),
+            Some("2020-12-08T19:51:12.000Z")
+        );
+
+        let uwsgi = parse_line(
+            "[pid: 25|app: 0|req: 1/7] 10.0.0.5 () {56 vars in 1063 bytes} [Thu Aug  1 \
+             12:00:00 2025] POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action => \
+             generated 0 bytes in 512 msecs (HTTP/1.1 200) 7 headers in 283 bytes (1 switches \
+             on core 0)",
+        );
+        assert_eq!(uwsgi.content.format(), Format::Uwsgi);
+
+        let journal = parse_line(
+            "Dec  1 16:36:28 compute-1 nova-compute[2211]: 2026-12-01 16:36:28.512 2211 INFO \
+             nova.compute.manager [-] Starting instance...",
+        );
+        assert!(matches!(journal.wrapper, Some(Wrapper::Syslog(_))));
+        assert_eq!(journal.content.format(), Format::Oslo);
+
+        let pebble = parse_line(
+            "2025-05-14T07:10:35.743Z [nova-conductor] 2025-05-14 07:10:35.742 17 ERROR \
+             nova.conductor.manager [-] Failed (HTTP 503)[00m",
+        );
+        assert!(matches!(pebble.wrapper, Some(Wrapper::Pebble(_))));
+        let Content::Oslo(o) = &pebble.content else {
+            panic!("expected oslo")
+        };
+        assert_eq!(o.message, "Failed (HTTP 503)");
+    }
+
+    #[test]
+    fn text_lines_carry_a_reason() {
+        let line = parse_line("2020-12-08 19:51:12.309 235 info lower");
+        assert_eq!(
+            line.content,
+            Content::Text {
+                text: "2020-12-08 19:51:12.309 235 info lower",
+                reason: Reason {
+                    expected: "log level",
+                    column: 28
+                }
+            }
+        );
+        assert!(matches!(
+            parse_line("").content,
+            Content::Text {
+                reason: Reason::BLANK,
+                ..
+            }
+        ));
+        assert_eq!(parse_line("   ").text(), Some("   "));
+        assert_eq!(parse_line("  File \"x.py\", line 3").text(), Some("  File \"x.py\", line 3"));
+        assert_eq!(parse_line("Traceback (most recent call last):").content.format(), Format::Unparsed);
+    }
+}

@@ -1,0 +1,483 @@
+//! oslo.log lines: `<date> <time>.<ms> <pid> <LEVEL> <logger> [<context>] [instance: <uuid>] <message>`.
+//!
+//! The format of every OpenStack service (Masakari, Nova, Cinder, Keystone, ...). See
+//! `oslo_log/_options.py`: the context format is used when the record has a request id,
+//! the default format (`[-]`) otherwise, and traceback lines get the exception prefix,
+//! which has no context bracket and always says `ERROR`.
+
+use serde::Serialize;
+
+use crate::context::{Context, context};
+use crate::error::{PResult, expected};
+use crate::time::{DateTime, byte, number, oslo_timestamp};
+
+/// A log level as oslo.log names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Level<'a> {
+    /// `TRACE` (old oslo.log exception lines and some plugins).
+    Trace,
+    /// `DEBUG`
+    Debug,
+    /// `INFO`
+    Info,
+    /// `AUDIT` (pre-Kilo Nova)
+    Audit,
+    /// `WARNING`
+    Warning,
+    /// `ERROR`
+    Error,
+    /// `CRITICAL`
+    Critical,
+    /// Any other upper-case word, kept as written.
+    Other(&'a str),
+}
+
+impl<'a> Level<'a> {
+    /// The level as written in the line.
+    pub fn as_str(&self) -> &'a str {
+        match self {
+            Level::Trace => "TRACE",
+            Level::Debug => "DEBUG",
+            Level::Info => "INFO",
+            Level::Audit => "AUDIT",
+            Level::Warning => "WARNING",
+            Level::Error => "ERROR",
+            Level::Critical => "CRITICAL",
+            Level::Other(s) => s,
+        }
+    }
+
+    /// WARNING and above: the levels oslo.log appends an error summary to.
+    pub fn is_warning_or_above(&self) -> bool {
+        matches!(self, Level::Warning | Level::Error | Level::Critical)
+    }
+}
+
+impl Serialize for Level<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// One oslo.log line, every field borrowed from the input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OsloLine<'a> {
+    /// Local wall-clock time of the process; oslo.log writes no zone.
+    pub timestamp: DateTime,
+    /// Process id.
+    pub pid: u32,
+    /// Level name.
+    pub level: Level<'a>,
+    /// Logger name, the Python module path (`masakari.compute.nova`).
+    pub logger: &'a str,
+    /// The context bracket; `None` on exception-prefix (traceback) lines, which have none.
+    pub context: Option<Context<'a>>,
+    /// The UUID of the `[instance: <uuid>] ` prefix.
+    pub instance: Option<&'a str>,
+    /// The message text, colour residue removed.
+    pub message: &'a str,
+}
+
+impl<'a> OsloLine<'a> {
+    /// True for a line written with `logging_exception_prefix`: a traceback line of the
+    /// record before it (no context bracket, level `ERROR`).
+    pub fn is_exception_prefixed(&self) -> bool {
+        self.context.is_none() && self.level == Level::Error
+    }
+
+    /// The local request id (`req-...`) of the context, if any.
+    pub fn request_id(&self) -> Option<&'a str> {
+        self.context.as_ref().and_then(|c| c.request_id)
+    }
+
+    /// The global request id of the context, if any (Zed+ format).
+    pub fn global_request_id(&self) -> Option<&'a str> {
+        self.context.as_ref().and_then(|c| c.global_request_id)
+    }
+}
+
+/// The process id.
+fn pid(input: &str) -> PResult<'_, u32> {
+    let (i, n) = number(input, "process id")?;
+    match u32::try_from(n) {
+        Ok(n) => Ok((i, n)),
+        Err(_) => expected(input, "process id"),
+    }
+}
+
+/// An upper-case level word.
+pub fn level(input: &str) -> PResult<'_, Level<'_>> {
+    let len = input.bytes().take_while(u8::is_ascii_uppercase).count();
+    let (word, rest) = input.split_at(len);
+    let level = match word {
+        "INFO" => Level::Info,
+        "DEBUG" => Level::Debug,
+        "WARNING" => Level::Warning,
+        "ERROR" => Level::Error,
+        "CRITICAL" => Level::Critical,
+        "TRACE" => Level::Trace,
+        "AUDIT" => Level::Audit,
+        _ if (3..=8).contains(&len) => Level::Other(word),
+        _ => return expected(input, "log level"),
+    };
+    Ok((rest, level))
+}
+
+/// A logger name: a run of non-space characters.
+fn logger(input: &str) -> PResult<'_, &str> {
+    let len = memchr::memchr(b' ', input.as_bytes()).unwrap_or(input.len());
+    if len == 0 {
+        return expected(input, "logger name");
+    }
+    let (name, rest) = input.split_at(len);
+    Ok((rest, name))
+}
+
+/// The `[instance: <uuid>] ` prefix of the message.
+pub fn instance_prefix(input: &str) -> PResult<'_, &str> {
+    let Some(rest) = input.strip_prefix("[instance: ") else {
+        return expected(input, "instance prefix");
+    };
+    let end = match memchr::memchr(b']', rest.as_bytes()) {
+        Some(end) if end > 0 => end,
+        _ => return expected(rest, "instance uuid"),
+    };
+    let (uuid, rest) = rest.split_at(end);
+    let rest = &rest[1..];
+    Ok((rest.strip_prefix(' ').unwrap_or(rest), uuid))
+}
+
+/// Reads an oslo.log line.
+///
+/// ```
+/// use evacdoc_parsers::oslo::{parse_oslo_line, Level};
+/// let line = "2020-12-08 19:51:12.309 235 INFO masakari.compute.nova \
+///     [req-de081ecf-4201-4542-b092-e21b2f5ce942 masakari - - - -] \
+///     Call evacuate command for instance 56ce6206-3659-495e-a6ea-f4d3d578cc96 on host None";
+/// let (_, oslo) = parse_oslo_line(line).unwrap();
+/// assert_eq!(oslo.level, Level::Info);
+/// assert_eq!(oslo.logger, "masakari.compute.nova");
+/// assert_eq!(oslo.request_id(), Some("req-de081ecf-4201-4542-b092-e21b2f5ce942"));
+/// assert!(oslo.message.starts_with("Call evacuate command"));
+/// ```
+pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
+    let (i, timestamp) = oslo_timestamp(input)?;
+    let (i, _) = byte(i, b' ', "space before process id")?;
+    let (i, pid) = pid(i)?;
+    let (i, _) = byte(i, b' ', "space before log level")?;
+    let (i, level) = level(i)?;
+    let (i, _) = byte(i, b' ', "space before logger")?;
+    let (i, logger) = logger(i)?;
+    // An exception-prefix line may end right after the logger (the empty last line of a
+    // traceback is the prefix and a space).
+    let i = i.strip_prefix(' ').unwrap_or(i);
+    let (i, context) = match context(i) {
+        Ok((rest, ctx)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(ctx)),
+        Err(_) => (i, None),
+    };
+    let (i, instance) = match instance_prefix(i) {
+        Ok((rest, uuid)) => (rest, Some(uuid)),
+        Err(_) => (i, None),
+    };
+    let message = crate::text::strip_colour_reset(i);
+    Ok((
+        "",
+        OsloLine {
+            timestamp,
+            pid,
+            level,
+            logger,
+            context,
+            instance,
+            message,
+        },
+    ))
+}
+
+/// The error summary oslo.log appends to WARNING and higher records logged while an
+/// exception is handled: `: <package.ExceptionClass>: <text>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ErrorSummary<'a> {
+    /// Qualified exception class, `masakari.exception.HostRecoveryFailureException`.
+    pub class: &'a str,
+    /// The exception's text (may be empty).
+    pub text: &'a str,
+}
+
+/// A dotted Python name whose last part is a class (`pkg.mod.SomeError`), or a bare
+/// builtin exception name (`ValueError`).
+fn exception_class(s: &str) -> Option<usize> {
+    let len = s
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
+        .count();
+    let name = s.get(..len)?.trim_end_matches('.');
+    let last = name.rsplit('.').next()?;
+    let dotted = name.contains('.');
+    let starts_upper = last.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
+    let builtin_like = last.ends_with("Error") || last.ends_with("Exception");
+    let first_ok = name.as_bytes().first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+    (first_ok && starts_upper && (dotted || builtin_like) && !name.contains(".."))
+        .then_some(name.len())
+}
+
+/// Finds the error summary in the last line of a message: returns the message before it
+/// and the summary.
+///
+/// ```
+/// use evacdoc_parsers::oslo::split_error_summary;
+/// let msg = "Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001: \
+///     masakari.exception.InstanceEvacuateFailed: Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001";
+/// let (before, summary) = split_error_summary(msg).unwrap();
+/// assert_eq!(before, "Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001");
+/// assert_eq!(summary.class, "masakari.exception.InstanceEvacuateFailed");
+/// ```
+pub fn split_error_summary(message: &str) -> Option<(&str, ErrorSummary<'_>)> {
+    let finder = memchr::memmem::Finder::new(": ");
+    for at in finder.find_iter(message.as_bytes()) {
+        let after = message.get(at + 2..)?;
+        let Some(len) = exception_class(after) else {
+            continue;
+        };
+        let (class, rest) = after.split_at(len);
+        let text = if rest.is_empty() {
+            ""
+        } else if let Some(text) = rest.strip_prefix(": ") {
+            text
+        } else if rest == ":" {
+            ""
+        } else {
+            continue;
+        };
+        return Some((&message[..at], ErrorSummary { class, text }));
+    }
+    None
+}
+
+/// Reads a whole line that is only an exception (`pkg.Class: text`), as the last line of
+/// a traceback.
+pub fn parse_exception_line(line: &str) -> Option<ErrorSummary<'_>> {
+    let len = exception_class(line)?;
+    let (class, rest) = line.split_at(len);
+    let text = match rest {
+        "" | ":" => "",
+        _ => rest.strip_prefix(": ")?,
+    };
+    Some(ErrorSummary { class, text })
+}
+
+/// Where a DEBUG record was logged: the `funcName pathname:lineno` suffix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SourceLocation<'a> {
+    /// The function name (`_evacuate_and_confirm`, `<module>`).
+    pub function: &'a str,
+    /// The source file.
+    pub path: &'a str,
+    /// The line number.
+    pub line: u32,
+}
+
+/// Splits the DEBUG suffix off the last line of a message.
+///
+/// ```
+/// use evacdoc_parsers::oslo::split_debug_suffix;
+/// let msg = "Creating a Nova client using \"nova\" user novaclient \
+///     /usr/lib/python3/dist-packages/masakari/compute/nova.py:98";
+/// let (before, loc) = split_debug_suffix(msg).unwrap();
+/// assert_eq!(before, "Creating a Nova client using \"nova\" user");
+/// assert_eq!((loc.function, loc.line), ("novaclient", 98));
+/// ```
+pub fn split_debug_suffix(message: &str) -> Option<(&str, SourceLocation<'_>)> {
+    let (rest, location) = message.rsplit_once(' ')?;
+    let (path, line) = location.rsplit_once(':')?;
+    let line: u32 = line.parse().ok()?;
+    if !(path.ends_with(".py") || path.contains('/')) {
+        return None;
+    }
+    let (before, function) = match rest.rsplit_once(' ') {
+        Some(split) => split,
+        None => ("", rest),
+    };
+    let function_ok = !function.is_empty()
+        && function
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'<' | b'>'));
+    function_ok.then_some((
+        before,
+        SourceLocation {
+            function,
+            path,
+            line,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::ContextForm;
+
+    fn oslo(line: &str) -> OsloLine<'_> {
+        let (rest, parsed) = parse_oslo_line(line).unwrap();
+        assert_eq!(rest, "");
+        parsed
+    }
+
+    #[test]
+    fn level_reads_known_and_other_words() {
+        assert_eq!(level("INFO masakari"), Ok((" masakari", Level::Info)));
+        assert_eq!(level("WARNING x"), Ok((" x", Level::Warning)));
+        assert_eq!(level("NOTICE x"), Ok((" x", Level::Other("NOTICE"))));
+        assert!(level("info x").is_err());
+        assert!(level("X x").is_err());
+    }
+
+    #[test]
+    fn instance_prefix_reads_uuid_and_trailing_space() {
+        assert_eq!(
+            instance_prefix("[instance: 56ce6206-3659-495e-a6ea-f4d3d578cc96] Evacuating instance"),
+            Ok(("Evacuating instance", "56ce6206-3659-495e-a6ea-f4d3d578cc96"))
+        );
+        assert!(instance_prefix("[None req-x]").is_err());
+    }
+
+    #[test]
+    fn seed_pre_zed_line() {
+        let line = oslo(
+            "2020-12-08 19:48:44.040 235 INFO masakari.engine.drivers.taskflow.host_failure \
+             [req-2275b29c-7a9f-476c-a7dc-25635aab398b masakari - - - -] Sleeping 60 sec before \
+             starting recovery thread until nova recognizes the node down.",
+        );
+        assert_eq!(line.pid, 235);
+        assert_eq!(line.timestamp.to_string(), "2020-12-08T19:48:44.040");
+        let ctx = line.context.unwrap();
+        assert_eq!(ctx.form, ContextForm::PreZed);
+        assert_eq!(ctx.request_id, Some("req-2275b29c-7a9f-476c-a7dc-25635aab398b"));
+        assert_eq!(ctx.user, Some("masakari"));
+        assert_eq!(ctx.global_request_id, None);
+        assert!(line.message.starts_with("Sleeping 60 sec"));
+    }
+
+    #[test]
+    fn zed_line_with_global_request_id_and_error_summary() {
+        let line = oslo(
+            "2026-11-30 09:34:22.846 7502 WARNING masakari.engine.drivers.taskflow.host_failure \
+             [req-11111111-2222-3333-4444-555555555555 req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be \
+             nova - - - - -] Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001: \
+             masakari.exception.InstanceEvacuateFailed: Failed to evacuate instance \
+             7d1e5f0a-0000-4000-8000-000000000001",
+        );
+        assert_eq!(
+            line.global_request_id(),
+            Some("req-11111111-2222-3333-4444-555555555555")
+        );
+        assert_eq!(line.request_id(), Some("req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be"));
+        let (before, summary) = split_error_summary(line.message).unwrap();
+        assert_eq!(
+            before,
+            "Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001"
+        );
+        assert_eq!(summary.class, "masakari.exception.InstanceEvacuateFailed");
+        assert_eq!(
+            summary.text,
+            "Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001"
+        );
+    }
+
+    #[test]
+    fn default_format_and_exception_prefix_lines() {
+        let line = oslo(
+            "2026-11-30 09:34:22.845 7502 INFO masakari.engine.manager [-] Starting \
+             masakari-engine (version 19.0.0)",
+        );
+        assert_eq!(line.context.unwrap().form, ContextForm::Empty);
+        assert!(!line.is_exception_prefixed());
+
+        let tb = oslo(
+            "2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver \
+             Traceback (most recent call last):",
+        );
+        assert!(tb.is_exception_prefixed());
+        assert_eq!(tb.message, "Traceback (most recent call last):");
+
+        // The empty last line of a traceback: the prefix and one space.
+        let empty = oslo("2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver ");
+        assert!(empty.is_exception_prefixed());
+        assert_eq!(empty.message, "");
+        let bare = oslo("2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver");
+        assert_eq!(bare.message, "");
+    }
+
+    #[test]
+    fn nova_instance_prefix_after_context() {
+        let line = oslo(
+            "2024-05-02 10:00:01.120 4711 INFO nova.compute.manager [req-3c1f4b0e-7d0a-4b8e-9f55-\
+             0123456789ab req-9f8e7d6c-5b4a-4392-8123-456789abcdef 5e2a3c1b9d8e4f7a6b5c4d3e2f1a0b9c \
+             7a59ab2d44ff4d5ba9be756d6e1fe199 - default default] [instance: \
+             56ce6206-3659-495e-a6ea-f4d3d578cc96] disk on volume, evacuating using existing volume",
+        );
+        assert_eq!(line.instance, Some("56ce6206-3659-495e-a6ea-f4d3d578cc96"));
+        assert_eq!(
+            line.message,
+            "disk on volume, evacuating using existing volume"
+        );
+    }
+
+    #[test]
+    fn sunbeam_colour_residue_is_stripped() {
+        let line = oslo(
+            "2025-05-14 04:29:00.318 31 INFO nova.api.openstack.wsgi_app [None \
+             req-e6ffeac2-d6b5-469e-83e7-4169ad520421 - - - - - -] Global data already \
+             initialized, not re-initializing.\\x1b[00m",
+        );
+        assert_eq!(
+            line.message,
+            "Global data already initialized, not re-initializing."
+        );
+    }
+
+    #[test]
+    fn rejects_what_is_not_oslo() {
+        assert!(parse_oslo_line("2020-12-08 19:51:12.309").is_err());
+        assert!(parse_oslo_line("2020-12-08 19:51:12.309 abc INFO x").is_err());
+        assert!(parse_oslo_line("2020-12-08 19:51:12.309 235 info x").is_err());
+        assert!(parse_oslo_line("127.0.0.1 - - [08/Dec/2020:19:51:12 +0000]").is_err());
+    }
+
+    #[test]
+    fn error_summary_variants() {
+        assert_eq!(split_error_summary("nothing here"), None);
+        assert_eq!(split_error_summary("Reason: Failed to go"), None);
+        let (_, s) = split_error_summary(
+            "SQL connection failed. 10 attempts left.: oslo_db.exception.DBConnectionError: \
+             (pymysql.err.OperationalError) (2003, \"Can't connect\")",
+        )
+        .unwrap();
+        assert_eq!(s.class, "oslo_db.exception.DBConnectionError");
+        assert!(s.text.starts_with("(pymysql.err.OperationalError)"));
+        let (_, s) = split_error_summary("boom: ValueError: bad").unwrap();
+        assert_eq!((s.class, s.text), ("ValueError", "bad"));
+        assert_eq!(
+            parse_exception_line(
+                "keystoneauth1.exceptions.http.Unauthorized: The request you have made \
+                 requires authentication. (HTTP 401)"
+            )
+            .map(|s| s.class),
+            Some("keystoneauth1.exceptions.http.Unauthorized")
+        );
+        assert_eq!(parse_exception_line("  File \"x.py\", line 1"), None);
+    }
+
+    #[test]
+    fn debug_suffix() {
+        assert_eq!(split_debug_suffix("plain message"), None);
+        let (before, loc) = split_debug_suffix(
+            "Acquiring lock: masakari-xyz on resource: abc synchronized_wrapper \
+             /usr/lib/python3/dist-packages/masakari/utils.py:298",
+        )
+        .unwrap();
+        assert_eq!(before, "Acquiring lock: masakari-xyz on resource: abc");
+        assert_eq!(loc.function, "synchronized_wrapper");
+        assert_eq!(loc.path, "/usr/lib/python3/dist-packages/masakari/utils.py");
+    }
+}

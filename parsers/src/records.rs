@@ -1,0 +1,483 @@
+//! The record assembler: joins each log record with the lines that belong to it.
+//!
+//! oslo.log never re-prefixes the lines of a multi-line message (taskflow failure trees,
+//! embedded newlines), so they follow their record unprefixed. Traceback lines are
+//! re-prefixed with `<time> <pid> ERROR <logger>` and no context bracket, even for a
+//! WARNING record. And eventlet prints tracebacks of dying green threads raw to stderr,
+//! where container and pod logs catch them. This iterator turns lines into records of
+//! those three shapes, and leaves everything else one record per line.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::access::AccessLine;
+use crate::error::Reason;
+use crate::line::{Content, Format, Line, parse_line};
+use crate::nova_request::{NovaRequest, is_request_logger, parse_nova_request};
+use crate::oslo::{
+    ErrorSummary, Level, OsloLine, SourceLocation, parse_exception_line, split_debug_suffix,
+    split_error_summary,
+};
+use crate::time::Timestamp;
+use crate::uwsgi::UwsgiLine;
+
+const TRACEBACK_START: &str = "Traceback (most recent call last):";
+const CHAINED: [&str; 2] = [
+    "During handling of the above exception, another exception occurred:",
+    "The above exception was the direct cause of the following exception:",
+];
+
+/// What kind of record this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RecordKind {
+    /// A line in a known format, with the lines that belong to it.
+    Entry,
+    /// A raw Python traceback with no prefix (eventlet stderr).
+    RawTraceback,
+    /// A line no format fits.
+    Unparsed,
+}
+
+/// A log record: its first line, parsed, and the lines joined to it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Record<'a> {
+    /// 1-based number of the first line.
+    pub line: usize,
+    /// What kind of record.
+    pub kind: RecordKind,
+    /// The first line.
+    pub head: Line<'a>,
+    /// Unprefixed lines continuing the message (wrapper prefixes removed).
+    pub continuation: Vec<&'a str>,
+    /// Traceback lines, exception prefix removed; for a raw traceback, every line after
+    /// `Traceback (most recent call last):`.
+    pub traceback: Vec<&'a str>,
+}
+
+impl<'a> Record<'a> {
+    /// The outermost format: the wrapper's if there is one, else the content's.
+    pub fn format(&self) -> Format {
+        match self.kind {
+            RecordKind::RawTraceback => Format::Traceback,
+            RecordKind::Unparsed => Format::Unparsed,
+            RecordKind::Entry => match &self.head.wrapper {
+                Some(w) => w.format(),
+                None => self.head.content.format(),
+            },
+        }
+    }
+
+    /// The format of the content inside any wrapper.
+    pub fn inner_format(&self) -> Format {
+        match self.kind {
+            RecordKind::RawTraceback => Format::Traceback,
+            _ => self.head.content.format(),
+        }
+    }
+
+    /// How many input lines the record spans.
+    pub fn line_count(&self) -> usize {
+        1 + self.continuation.len() + self.traceback.len()
+    }
+
+    /// The time of the record (see [`Line::timestamp`]).
+    pub fn timestamp(&self) -> Option<Timestamp> {
+        self.head.timestamp()
+    }
+
+    /// The oslo.log line, if this is one.
+    pub fn oslo(&self) -> Option<&OsloLine<'a>> {
+        match &self.head.content {
+            Content::Oslo(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The access line, if this is one.
+    pub fn access(&self) -> Option<&AccessLine<'a>> {
+        match &self.head.content {
+            Content::Access(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The uWSGI line, if this is one.
+    pub fn uwsgi(&self) -> Option<&UwsgiLine<'a>> {
+        match &self.head.content {
+            Content::Uwsgi(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// The first line's message: the oslo message, or the text.
+    pub fn message(&self) -> &'a str {
+        match &self.head.content {
+            Content::Oslo(o) => o.message,
+            Content::Text { text, .. } => text,
+            Content::Access(_) | Content::Uwsgi(_) => self.head.raw,
+        }
+    }
+
+    /// The last line of the message, where oslo.log appends the error summary and the
+    /// DEBUG suffix.
+    fn last_message_line(&self) -> &'a str {
+        self.continuation
+            .last()
+            .copied()
+            .unwrap_or_else(|| self.message())
+    }
+
+    /// The exception this record reports: the error summary of a WARNING or higher
+    /// oslo record, else the last line of its traceback.
+    pub fn error_summary(&self) -> Option<ErrorSummary<'a>> {
+        let from_message = self
+            .oslo()
+            .filter(|o| o.level.is_warning_or_above())
+            .and_then(|_| split_error_summary(self.last_message_line()))
+            .map(|(_, summary)| summary);
+        from_message.or_else(|| {
+            let last = self.traceback.iter().rev().find(|l| !l.trim().is_empty())?;
+            parse_exception_line(last)
+        })
+    }
+
+    /// Where a DEBUG record was logged.
+    pub fn source_location(&self) -> Option<SourceLocation<'a>> {
+        self.oslo()
+            .filter(|o| o.level == Level::Debug)
+            .and_then(|_| split_debug_suffix(self.last_message_line()))
+            .map(|(_, location)| location)
+    }
+
+    /// The Nova API request of a `nova.api.openstack.requestlog` or
+    /// `nova.osapi_compute.wsgi.server` record.
+    pub fn nova_request(&self) -> Option<NovaRequest<'a>> {
+        let oslo = self.oslo().filter(|o| is_request_logger(o.logger))?;
+        parse_nova_request(oslo.message).ok().map(|(_, r)| r)
+    }
+
+    /// Why the record is unparsed, if it is.
+    pub fn unparsed_reason(&self) -> Option<Reason> {
+        match (self.kind, &self.head.content) {
+            (RecordKind::Unparsed, Content::Text { reason, .. }) => Some(*reason),
+            _ => None,
+        }
+    }
+}
+
+/// Splits text into lines without their `\n`.
+#[derive(Clone, Debug)]
+struct LineSplitter<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for LineSplitter<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        match memchr::memchr(b'\n', self.rest.as_bytes()) {
+            Some(end) => {
+                let (line, rest) = self.rest.split_at(end);
+                self.rest = &rest[1..];
+                Some(line.strip_suffix('\r').unwrap_or(line))
+            }
+            None => {
+                let line = std::mem::take(&mut self.rest);
+                Some(line.strip_suffix('\r').unwrap_or(line))
+            }
+        }
+    }
+}
+
+/// The record assembler over a whole text (an iterator adapter over its lines).
+///
+/// ```
+/// use evacdoc_parsers::{Records, Format};
+/// let log = "2026-11-30 09:34:57.028 9133 WARNING masakari.engine.drivers.taskflow.driver \
+/// [None req-0b6f7a3e-0000-4000-8000-000000000001 - - - - - -] Task 'PrepareHAEnabledInstancesTask' \
+/// (0b6f7a3e-0000-4000-8000-000000000002) transitioned into state 'FAILURE' from state 'RUNNING'
+///
+/// Failure: masakari.exception.SkipHostRecoveryException: Skipped host 'compute-1' recovery as no instances needs to be evacuated
+/// Traceback (most recent call last):
+///   File \"/usr/lib/python3/dist-packages/eventlet/greenpool.py\", line 87, in _spawn_n_impl
+///     func(*args, **kwargs)
+/// keystoneauth1.exceptions.http.Unauthorized: The request you have made requires authentication. (HTTP 401)
+/// ";
+/// let records: Vec<_> = Records::new(log).collect();
+/// assert_eq!(records.len(), 2);
+/// assert_eq!(records[0].continuation.len(), 2);
+/// assert_eq!(records[1].format(), Format::Traceback);
+/// assert_eq!(records[1].line, 4);
+/// assert_eq!(records[1].error_summary().unwrap().class, "keystoneauth1.exceptions.http.Unauthorized");
+/// ```
+#[derive(Debug)]
+pub struct Records<'a> {
+    lines: std::iter::Enumerate<LineSplitter<'a>>,
+    peeked: VecDeque<(usize, Line<'a>)>,
+}
+
+impl<'a> Records<'a> {
+    /// Records of `text`, first line numbered 1.
+    pub fn new(text: &'a str) -> Records<'a> {
+        Records {
+            lines: LineSplitter { rest: text }.enumerate(),
+            peeked: VecDeque::new(),
+        }
+    }
+
+    fn fill(&mut self, n: usize) -> bool {
+        while self.peeked.len() < n {
+            match self.lines.next() {
+                Some((index, raw)) => self.peeked.push_back((index + 1, parse_line(raw))),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    fn peek(&mut self, n: usize) -> Option<&Line<'a>> {
+        if self.fill(n + 1) {
+            self.peeked.get(n).map(|(_, line)| line)
+        } else {
+            None
+        }
+    }
+
+    fn take(&mut self) -> Option<(usize, Line<'a>)> {
+        self.fill(1);
+        self.peeked.pop_front()
+    }
+
+    /// The text of the peeked line `n` if it is unprefixed text from `source`.
+    fn peek_text(&mut self, n: usize, source: Option<(&str, Option<u32>)>) -> Option<&'a str> {
+        let line = self.peek(n)?;
+        let same_source = line.wrapper.as_ref().map(|w| w.source()) == source;
+        line.text().filter(|_| same_source)
+    }
+
+    fn oslo_record(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
+        let source = head.wrapper.as_ref().map(|w| w.source());
+        let (pid, logger) = match &head.content {
+            Content::Oslo(o) => (o.pid, o.logger),
+            _ => (0, ""),
+        };
+        let mut record = Record {
+            line,
+            kind: RecordKind::Entry,
+            head,
+            continuation: Vec::new(),
+            traceback: Vec::new(),
+        };
+        while let Some(next) = self.peek(0) {
+            if next.wrapper.as_ref().map(|w| w.source()) != source {
+                break;
+            }
+            match &next.content {
+                Content::Oslo(o)
+                    if o.is_exception_prefixed() && o.pid == pid && o.logger == logger =>
+                {
+                    record.traceback.push(o.message);
+                }
+                Content::Text { text, .. }
+                    if record.traceback.is_empty() && !text.starts_with(TRACEBACK_START) =>
+                {
+                    record.continuation.push(text);
+                }
+                _ => break,
+            }
+            self.peeked.pop_front();
+        }
+        record
+    }
+
+    fn raw_traceback(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
+        let source = head.wrapper.as_ref().map(|w| w.source());
+        let mut traceback = Vec::new();
+        let mut ended = false;
+        while let Some(text) = self.peek_text(0, source) {
+            let indented = text.starts_with([' ', '\t']);
+            if !ended && (indented || text.trim().is_empty()) {
+                // Frames, source lines and `^^^` markers are indented.
+            } else if !ended {
+                ended = true; // the exception line
+            } else if text.trim().is_empty()
+                && self
+                    .peek_text(1, source)
+                    .is_some_and(|t| CHAINED.iter().any(|c| t.starts_with(c)))
+            {
+                // A chained exception: the blank line, the sentence, then another traceback.
+                traceback.push(text);
+                self.peeked.pop_front();
+                let Some(sentence) = self.peek_text(0, source) else {
+                    break;
+                };
+                traceback.push(sentence);
+                self.peeked.pop_front();
+                while let Some(t) = self.peek_text(0, source) {
+                    if !(t.trim().is_empty() || t.starts_with(TRACEBACK_START)) {
+                        break;
+                    }
+                    traceback.push(t);
+                    self.peeked.pop_front();
+                }
+                ended = false;
+                continue;
+            } else {
+                break;
+            }
+            traceback.push(text);
+            self.peeked.pop_front();
+        }
+        Record {
+            line,
+            kind: RecordKind::RawTraceback,
+            head,
+            continuation: Vec::new(),
+            traceback,
+        }
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Record<'a>;
+
+    fn next(&mut self) -> Option<Record<'a>> {
+        let (line, head) = self.take()?;
+        Some(match &head.content {
+            Content::Oslo(_) => self.oslo_record(line, head),
+            Content::Text { text, .. } if text.starts_with(TRACEBACK_START) => {
+                self.raw_traceback(line, head)
+            }
+            Content::Text { .. } => Record {
+                line,
+                kind: RecordKind::Unparsed,
+                head,
+                continuation: Vec::new(),
+                traceback: Vec::new(),
+            },
+            Content::Access(_) | Content::Uwsgi(_) => Record {
+                line,
+                kind: RecordKind::Entry,
+                head,
+                continuation: Vec::new(),
+                traceback: Vec::new(),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WARNING_WITH_TRACEBACK: &str = "\
+2026-11-30 09:34:22.846 7502 WARNING masakari.engine.drivers.taskflow.driver [req-11111111-2222-3333-4444-555555555555 req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be nova - - - - -] Task 'EvacuateInstancesTask' (8a1b2c3d-0000-4000-8000-00000000000a) transitioned into state 'FAILURE' from state 'RUNNING'
+1 predecessors (most recent first):
+  Atom 'PrepareHAEnabledInstancesTask' {...}: masakari.exception.MasakariException: An unknown exception occurred.
+2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver Traceback (most recent call last):
+2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver   File \"/usr/lib/python3/dist-packages/demo.py\", line 49, in <module>
+2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver     raise MasakariException(\"An unknown exception occurred.\")
+2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver masakari.exception.MasakariException: An unknown exception occurred.
+2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver 
+2026-11-30 09:34:22.846 7502 ERROR masakari.engine.manager [None req-a49b59c8-ae66-4306-938a-49d97c4d3c44 - - - - - -] Periodic task 'process_unfinished_notifications': Notification c5e0e0c8-1c1d-4d71-9a0e-0b0c0d0e0f10 exits with status: failed.
+";
+
+    #[test]
+    fn joins_continuation_and_prefixed_traceback() {
+        let records: Vec<_> = Records::new(WARNING_WITH_TRACEBACK).collect();
+        assert_eq!(records.len(), 2);
+        let first = &records[0];
+        assert_eq!((first.line, first.line_count()), (1, 8));
+        assert_eq!(first.continuation.len(), 2);
+        assert_eq!(first.traceback.len(), 5);
+        assert_eq!(first.traceback[0], "Traceback (most recent call last):");
+        assert_eq!(first.traceback[4], "");
+        assert_eq!(
+            first.error_summary().map(|s| s.class),
+            Some("masakari.exception.MasakariException")
+        );
+        assert_eq!(records[1].line, 9);
+        assert_eq!(records[1].oslo().unwrap().logger, "masakari.engine.manager");
+    }
+
+    #[test]
+    fn prefixed_lines_of_another_logger_or_pid_do_not_join() {
+        let text = "\
+2026-11-30 09:34:22.846 7502 WARNING a.b [-] failed
+2026-11-30 09:34:22.846 7503 ERROR a.b Traceback (most recent call last):
+2026-11-30 09:34:22.846 7502 ERROR a.c Traceback (most recent call last):
+";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 3);
+        assert!(records.iter().all(|r| r.traceback.is_empty() || r.line > 1));
+    }
+
+    #[test]
+    fn raw_traceback_between_records() {
+        let text = "\
+2026-03-02 11:10:01.100 41 INFO masakari.compute.nova [req-aaaaaaaa-2222-3333-4444-555555555555 req-bbbbbbbb-2222-3333-4444-555555555555 nova - - - - -] Call get server command for instance 7d1e5f0a-0000-4000-8000-000000000001
+Traceback (most recent call last):
+  File \"/usr/lib/python3/dist-packages/eventlet/greenpool.py\", line 87, in _spawn_n_impl
+    func(*args, **kwargs)
+  File \"/usr/lib/python3/dist-packages/masakari/engine/drivers/taskflow/host_failure.py\", line 212, in _evacuate_and_confirm
+novaclient.exceptions.ClientException: Service Unavailable (HTTP 503) (Request-ID: req-cccccccc-2222-3333-4444-555555555555)
+2026-03-02 11:10:02.100 41 INFO masakari.engine.manager [req-aaaaaaaa-2222-3333-4444-555555555555 req-dddddddd-2222-3333-4444-555555555555 nova - - - - -] Notification 1b4fa1a6-0000-4000-8000-000000000009 exits with status: finished.
+";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[0].continuation.len(), 0);
+        assert_eq!(records[1].kind, RecordKind::RawTraceback);
+        assert_eq!((records[1].line, records[1].line_count()), (2, 5));
+        assert_eq!(
+            records[1].error_summary().map(|s| s.class),
+            Some("novaclient.exceptions.ClientException")
+        );
+        assert_eq!(records[2].line, 7);
+    }
+
+    #[test]
+    fn chained_raw_traceback_stays_one_record() {
+        let text = "\
+Traceback (most recent call last):
+  File \"a.py\", line 1, in f
+KeyError: 'x'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File \"a.py\", line 3, in f
+RuntimeError: boom
+after
+";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].line_count(), 9);
+        assert_eq!(records[0].error_summary().map(|s| s.class), Some("RuntimeError"));
+        assert_eq!(records[1].kind, RecordKind::Unparsed);
+    }
+
+    #[test]
+    fn unparsed_and_blank_lines_are_kept() {
+        let text = "garbage line\n\n2020-12-08 19:51:12.309 235 INFO a.b [-] x\n\n";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 3);
+        assert_eq!(records[0].unparsed_reason(), Some(Reason::NO_FORMAT));
+        assert_eq!(records[1].unparsed_reason(), Some(Reason::BLANK));
+        // The blank line after an oslo record is part of its message.
+        assert_eq!(records[2].continuation, vec![""]);
+    }
+
+    #[test]
+    fn crlf_and_no_final_newline() {
+        let text = "2020-12-08 19:51:12.309 235 INFO a.b [-] one\r\n2020-12-08 19:51:13.309 235 INFO a.b [-] two";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].message(), "one");
+        assert_eq!(records[1].message(), "two");
+    }
+}

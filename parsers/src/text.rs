@@ -1,0 +1,128 @@
+//! Small text helpers shared by the productions: UUIDs, request ids, ANSI residue.
+
+/// True when `s` is a canonical UUID (`8-4-4-4-12` hex digits, either case).
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// True when `s` is an oslo request id: `req-` and a UUID.
+pub fn is_request_id(s: &str) -> bool {
+    s.strip_prefix("req-").is_some_and(is_uuid)
+}
+
+/// The UUID that starts `s`, if any.
+pub fn uuid_prefix(s: &str) -> Option<&str> {
+    s.get(..36).filter(|u| is_uuid(u))
+}
+
+/// The instance UUID of a Nova `/servers/<uuid>...` path (with or without a version or
+/// project prefix, and a query string), e.g. `/v2.1/servers/<uuid>/action`.
+pub fn server_uuid_in_path(path: &str) -> Option<&str> {
+    let at = memchr::memmem::find(path.as_bytes(), b"/servers/")?;
+    uuid_prefix(path.get(at + "/servers/".len()..)?)
+}
+
+/// Every UUID in `text`, in order (bare, not `req-` ids).
+pub fn uuids_in(text: &str) -> impl Iterator<Item = &str> + '_ {
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        // A UUID has a '-' at offset 8: look for dashes and check around them.
+        while let Some(found) = memchr::memchr(b'-', bytes.get(pos..)?) {
+            let dash = pos + found;
+            pos = dash + 1;
+            let Some(start) = dash.checked_sub(8) else {
+                continue;
+            };
+            let Some(candidate) = text.get(start..start + 36) else {
+                continue;
+            };
+            let boundary_before = start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
+            let boundary_after = bytes
+                .get(start + 36)
+                .is_none_or(|c| !c.is_ascii_alphanumeric());
+            let is_req = start >= 4 && text.get(start - 4..start) == Some("req-");
+            if boundary_before && boundary_after && !is_req && is_uuid(candidate) {
+                pos = start + 36;
+                return Some(candidate);
+            }
+        }
+        None
+    })
+}
+
+/// Removes the colour reset that oslo.log < 6.1.0 appends on stderr, in the three shapes
+/// it reaches files: the real `ESC[00m`, the text `\x1b[00m` (Apache escapes the byte) and
+/// a bare `[00m` (a collector dropped the ESC). Also trims a trailing `\r`.
+pub fn strip_colour_reset(line: &str) -> &str {
+    let mut s = line.strip_suffix('\r').unwrap_or(line);
+    loop {
+        let before = s;
+        for residue in ["\u{1b}[00m", "\\x1b[00m", "\u{1b}[0m", "\\x1b[0m", "[00m"] {
+            if let Some(rest) = s.strip_suffix(residue) {
+                s = rest;
+            }
+        }
+        if s.len() == before.len() {
+            return s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_checks() {
+        assert!(is_uuid("56ce6206-3659-495e-a6ea-f4d3d578cc96"));
+        assert!(!is_uuid("56ce6206-3659-495e-a6ea-f4d3d578cc9"));
+        assert!(!is_uuid("56ce6206x3659-495e-a6ea-f4d3d578cc96"));
+        assert!(is_request_id("req-009aadf7-5b16-4432-b987-2c4db03e5793"));
+        assert!(!is_request_id("req-None"));
+    }
+
+    #[test]
+    fn server_uuid_from_paths() {
+        assert_eq!(
+            server_uuid_in_path("/v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action"),
+            Some("56ce6206-3659-495e-a6ea-f4d3d578cc96")
+        );
+        assert_eq!(
+            server_uuid_in_path("/v2.1/servers/cd3fb57b-9f28-422f-9a0c-d56dfb89ee94"),
+            Some("cd3fb57b-9f28-422f-9a0c-d56dfb89ee94")
+        );
+        assert_eq!(server_uuid_in_path("/v2.1/servers/detail?name=juju-.%2A"), None);
+        assert_eq!(server_uuid_in_path("/v2.1/servers/sixthVM"), None);
+    }
+
+    #[test]
+    fn uuids_in_message_skip_request_ids() {
+        let msg = "Failed to process notification '9ace2da7-97d1-48cb-a96a-08ad4624481b'. \
+                   Reason: req-11111111-2222-3333-4444-555555555555 instances \
+                   '56ce6206-3659-495e-a6ea-f4d3d578cc96,7d1e5f0a-0000-4000-8000-000000000001'";
+        let found: Vec<_> = uuids_in(msg).collect();
+        assert_eq!(
+            found,
+            [
+                "9ace2da7-97d1-48cb-a96a-08ad4624481b",
+                "56ce6206-3659-495e-a6ea-f4d3d578cc96",
+                "7d1e5f0a-0000-4000-8000-000000000001"
+            ]
+        );
+        assert_eq!(uuids_in("no ids - here -").count(), 0);
+    }
+
+    #[test]
+    fn colour_reset_residue_is_removed() {
+        assert_eq!(strip_colour_reset("not re-initializing.\\x1b[00m"), "not re-initializing.");
+        assert_eq!(strip_colour_reset("(HTTP 503)[00m"), "(HTTP 503)");
+        assert_eq!(strip_colour_reset("done\u{1b}[00m\r"), "done");
+        assert_eq!(strip_colour_reset("plain"), "plain");
+    }
+}

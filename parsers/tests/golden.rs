@@ -1,0 +1,78 @@
+//! Golden tests: every sample under `samples/parsers/<format>/` is parsed and the result
+//! compared with its committed snapshot (`tests/snapshots/`). Review changes with
+//! `cargo insta review`; CI sets `INSTA_UPDATE=no`, so a changed parse fails.
+
+use evacdoc_parsers::ini::{IniDocument, parse_ini};
+use evacdoc_parsers::nova_request::NovaRequest;
+use evacdoc_parsers::oslo::{ErrorSummary, SourceLocation};
+use evacdoc_parsers::sniff::{FileKind, sniff};
+use evacdoc_parsers::utf8::decode;
+use evacdoc_parsers::{Format, Record, Records};
+use serde::Serialize;
+
+/// A record with the fields computed from it, as the golden file shows it.
+#[derive(Serialize)]
+struct Golden<'a> {
+    line: usize,
+    format: Format,
+    inner_format: Format,
+    timestamp: Option<String>,
+    error_summary: Option<ErrorSummary<'a>>,
+    source: Option<SourceLocation<'a>>,
+    nova_request: Option<NovaRequest<'a>>,
+    unparsed: Option<String>,
+    record: &'a Record<'a>,
+}
+
+#[derive(Serialize)]
+struct GoldenLog<'a> {
+    invalid_utf8_lines: Vec<usize>,
+    records: Vec<Golden<'a>>,
+}
+
+#[derive(Serialize)]
+struct GoldenIni<'a> {
+    invalid_utf8_lines: Vec<usize>,
+    document: IniDocument<'a>,
+}
+
+#[test]
+fn golden_samples() {
+    insta::glob!("../../samples", "parsers/*/*", |path| {
+        if path.extension().is_some_and(|e| e == "md") {
+            return;
+        }
+        let bytes = std::fs::read(path).unwrap();
+        let decoded = decode(&bytes);
+        let name = path.to_string_lossy();
+        insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+            match sniff(&name, &decoded.text) {
+                FileKind::Ini => insta::assert_yaml_snapshot!(GoldenIni {
+                    invalid_utf8_lines: decoded.invalid_lines.clone(),
+                    document: parse_ini(&decoded.text),
+                }),
+                FileKind::Log => {
+                    let records: Vec<Record<'_>> = Records::new(&decoded.text).collect();
+                    let golden = records
+                        .iter()
+                        .map(|r| Golden {
+                            line: r.line,
+                            format: r.format(),
+                            inner_format: r.inner_format(),
+                            timestamp: r.timestamp().map(|t| t.to_string()),
+                            error_summary: r.error_summary(),
+                            source: r.source_location(),
+                            nova_request: r.nova_request(),
+                            unparsed: r.unparsed_reason().map(|reason| reason.to_string()),
+                            record: r,
+                        })
+                        .collect();
+                    insta::assert_yaml_snapshot!(GoldenLog {
+                        invalid_utf8_lines: decoded.invalid_lines.clone(),
+                        records: golden,
+                    });
+                }
+            }
+        });
+    });
+}
