@@ -88,7 +88,10 @@ fn invalid_utf8_is_reported_not_fatal() {
     assert!(output.status.success());
     assert!(stdout(&output).contains("\"invalid_utf8\":true"));
     let summary = stderr(&output);
-    assert!(!summary.contains(" 0 lines with invalid UTF-8"), "{summary}");
+    assert!(
+        !summary.contains(" 0 lines with invalid UTF-8"),
+        "{summary}"
+    );
 }
 
 #[test]

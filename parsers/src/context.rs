@@ -86,9 +86,7 @@ impl<'a> Context<'a> {
             Some(_) if raw.bytes().all(|b| b == b'-' || b == b' ') => {
                 Context::empty(raw, ContextForm::Empty)
             }
-            Some(g)
-                if (g == "None" || is_request_id(g)) && second.is_some_and(is_request_id) =>
-            {
+            Some(g) if (g == "None" || is_request_id(g)) && second.is_some_and(is_request_id) => {
                 tokens.next();
                 Context {
                     global_request_id: field(Some(g)),
@@ -172,7 +170,10 @@ mod tests {
         );
         assert_eq!(c.form, ContextForm::Zed);
         assert_eq!(c.global_request_id, None);
-        assert_eq!(c.request_id, Some("req-11111111-2222-3333-4444-555555555555"));
+        assert_eq!(
+            c.request_id,
+            Some("req-11111111-2222-3333-4444-555555555555")
+        );
         assert_eq!(c.user, Some("0f1e2d3c4b5a69788796a5b4c3d2e1f0"));
         assert_eq!(c.project, Some("a1b2c3d4e5f60718293a4b5c6d7e8f90"));
         assert_eq!(c.domain, None);
@@ -185,8 +186,14 @@ mod tests {
              nova - - - - -] msg",
         );
         assert_eq!(c.form, ContextForm::Zed);
-        assert_eq!(c.global_request_id, Some("req-11111111-2222-3333-4444-555555555555"));
-        assert_eq!(c.request_id, Some("req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be"));
+        assert_eq!(
+            c.global_request_id,
+            Some("req-11111111-2222-3333-4444-555555555555")
+        );
+        assert_eq!(
+            c.request_id,
+            Some("req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be")
+        );
         assert_eq!(c.user, Some("nova"));
 
         let c = ctx("[None req-a49b59c8-ae66-4306-938a-49d97c4d3c44 - - - - - -] msg");
@@ -198,7 +205,10 @@ mod tests {
     fn pre_zed_forms() {
         let c = ctx("[req-ceba6651-a42e-4c80-aec9-8128099a8ded nova - - - -] msg");
         assert_eq!(c.form, ContextForm::PreZed);
-        assert_eq!(c.request_id, Some("req-ceba6651-a42e-4c80-aec9-8128099a8ded"));
+        assert_eq!(
+            c.request_id,
+            Some("req-ceba6651-a42e-4c80-aec9-8128099a8ded")
+        );
         assert_eq!(c.user, Some("nova"));
         let c = ctx(
             "[req-de76dedd-c998-4325-9546-0034cfab78e3 9942eb4321644336a0c7383d9f1c2bed \
@@ -216,7 +226,10 @@ mod tests {
     fn custom_forms_keep_raw_and_request_id() {
         let c = ctx("[req-5b7a5ab3-5a6e-4e0c-9f8a-3c1d2b4a5e6f demo admin] msg");
         assert_eq!(c.form, ContextForm::Custom);
-        assert_eq!(c.request_id, Some("req-5b7a5ab3-5a6e-4e0c-9f8a-3c1d2b4a5e6f"));
+        assert_eq!(
+            c.request_id,
+            Some("req-5b7a5ab3-5a6e-4e0c-9f8a-3c1d2b4a5e6f")
+        );
         assert_eq!(c.raw, "req-5b7a5ab3-5a6e-4e0c-9f8a-3c1d2b4a5e6f demo admin");
         let c = ctx("[admin|demo] msg");
         assert_eq!((c.form, c.request_id), (ContextForm::Custom, None));
@@ -228,6 +241,9 @@ mod tests {
         assert!(context("[req-x unterminated").is_err());
         assert!(context("[-]x").is_err());
         assert!(context("no bracket").is_err());
-        assert_eq!(context("[-]").map(|(r, c)| (r, c.form)), Ok(("", ContextForm::Empty)));
+        assert_eq!(
+            context("[-]").map(|(r, c)| (r, c.form)),
+            Ok(("", ContextForm::Empty))
+        );
     }
 }

@@ -29,6 +29,8 @@ pub enum Format {
     Traceback,
     /// An oslo.config INI file.
     Ini,
+    /// Plain text inside a wrapper (a pebble or systemd message of its own).
+    Text,
     /// Text that fits no format.
     Unparsed,
 }
@@ -44,6 +46,7 @@ impl Format {
             Format::Syslog => "syslog",
             Format::Traceback => "traceback",
             Format::Ini => "ini",
+            Format::Text => "text",
             Format::Unparsed => "unparsed",
         }
     }
@@ -98,13 +101,13 @@ pub enum Content<'a> {
 }
 
 impl Content<'_> {
-    /// The content's format (`Unparsed` for text).
+    /// The content's format.
     pub fn format(&self) -> Format {
         match self {
             Content::Oslo(_) => Format::Oslo,
             Content::Access(_) => Format::Access,
             Content::Uwsgi(_) => Format::Uwsgi,
-            Content::Text { .. } => Format::Unparsed,
+            Content::Text { .. } => Format::Text,
         }
     }
 }
@@ -320,7 +323,15 @@ mod tests {
             }
         ));
         assert_eq!(parse_line("   ").text(), Some("   "));
-        assert_eq!(parse_line("  File \"x.py\", line 3").text(), Some("  File \"x.py\", line 3"));
-        assert_eq!(parse_line("Traceback (most recent call last):").content.format(), Format::Unparsed);
+        assert_eq!(
+            parse_line("  File \"x.py\", line 3").text(),
+            Some("  File \"x.py\", line 3")
+        );
+        assert_eq!(
+            parse_line("Traceback (most recent call last):")
+                .content
+                .format(),
+            Format::Text
+        );
     }
 }

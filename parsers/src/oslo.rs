@@ -216,7 +216,10 @@ fn exception_class(s: &str) -> Option<usize> {
     let dotted = name.contains('.');
     let starts_upper = last.as_bytes().first().is_some_and(u8::is_ascii_uppercase);
     let builtin_like = last.ends_with("Error") || last.ends_with("Exception");
-    let first_ok = name.as_bytes().first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
+    let first_ok = name
+        .as_bytes()
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_');
     (first_ok && starts_upper && (dotted || builtin_like) && !name.contains(".."))
         .then_some(name.len())
 }
@@ -336,7 +339,10 @@ mod tests {
     fn instance_prefix_reads_uuid_and_trailing_space() {
         assert_eq!(
             instance_prefix("[instance: 56ce6206-3659-495e-a6ea-f4d3d578cc96] Evacuating instance"),
-            Ok(("Evacuating instance", "56ce6206-3659-495e-a6ea-f4d3d578cc96"))
+            Ok((
+                "Evacuating instance",
+                "56ce6206-3659-495e-a6ea-f4d3d578cc96"
+            ))
         );
         assert!(instance_prefix("[None req-x]").is_err());
     }
@@ -352,7 +358,10 @@ mod tests {
         assert_eq!(line.timestamp.to_string(), "2020-12-08T19:48:44.040");
         let ctx = line.context.unwrap();
         assert_eq!(ctx.form, ContextForm::PreZed);
-        assert_eq!(ctx.request_id, Some("req-2275b29c-7a9f-476c-a7dc-25635aab398b"));
+        assert_eq!(
+            ctx.request_id,
+            Some("req-2275b29c-7a9f-476c-a7dc-25635aab398b")
+        );
         assert_eq!(ctx.user, Some("masakari"));
         assert_eq!(ctx.global_request_id, None);
         assert!(line.message.starts_with("Sleeping 60 sec"));
@@ -371,7 +380,10 @@ mod tests {
             line.global_request_id(),
             Some("req-11111111-2222-3333-4444-555555555555")
         );
-        assert_eq!(line.request_id(), Some("req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be"));
+        assert_eq!(
+            line.request_id(),
+            Some("req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be")
+        );
         let (before, summary) = split_error_summary(line.message).unwrap();
         assert_eq!(
             before,
@@ -401,10 +413,12 @@ mod tests {
         assert_eq!(tb.message, "Traceback (most recent call last):");
 
         // The empty last line of a traceback: the prefix and one space.
-        let empty = oslo("2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver ");
+        let empty =
+            oslo("2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver ");
         assert!(empty.is_exception_prefixed());
         assert_eq!(empty.message, "");
-        let bare = oslo("2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver");
+        let bare =
+            oslo("2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver");
         assert_eq!(bare.message, "");
     }
 

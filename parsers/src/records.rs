@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use crate::access::AccessLine;
 use crate::error::Reason;
-use crate::line::{Content, Format, Line, parse_line};
+use crate::line::{Content, Format, Line, Wrapper, parse_content, parse_line};
 use crate::nova_request::{NovaRequest, is_request_logger, parse_nova_request};
 use crate::oslo::{
     ErrorSummary, Level, OsloLine, SourceLocation, parse_exception_line, split_debug_suffix,
@@ -40,6 +40,37 @@ pub enum RecordKind {
     Unparsed,
 }
 
+/// What identifies the lines that may join a record.
+struct Head<'h> {
+    source: Option<(&'h str, Option<u32>)>,
+    is_syslog: bool,
+    is_oslo: bool,
+    pid: u32,
+    logger: &'h str,
+}
+
+impl<'h> Head<'h> {
+    fn of(line: &Line<'h>) -> Head<'h> {
+        let (is_oslo, pid, logger) = match &line.content {
+            Content::Oslo(o) => (true, o.pid, o.logger),
+            _ => (false, 0, ""),
+        };
+        Head {
+            source: line.wrapper.as_ref().map(|w| w.source()),
+            is_syslog: matches!(line.wrapper, Some(Wrapper::Syslog(_))),
+            is_oslo,
+            pid,
+            logger,
+        }
+    }
+}
+
+/// How a line belongs to the record before it.
+enum Belonging<'a> {
+    Continuation(&'a str),
+    Traceback(&'a str),
+}
+
 /// A log record: its first line, parsed, and the lines joined to it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Record<'a> {
@@ -54,6 +85,9 @@ pub struct Record<'a> {
     /// Traceback lines, exception prefix removed; for a raw traceback, every line after
     /// `Traceback (most recent call last):`.
     pub traceback: Vec<&'a str>,
+    /// How many input lines the record spans (rsyslog can put a whole multi-line
+    /// message on one line, so this is not always 1 + continuation + traceback).
+    pub lines: usize,
 }
 
 impl<'a> Record<'a> {
@@ -79,7 +113,7 @@ impl<'a> Record<'a> {
 
     /// How many input lines the record spans.
     pub fn line_count(&self) -> usize {
-        1 + self.continuation.len() + self.traceback.len()
+        self.lines
     }
 
     /// The time of the record (see [`Line::timestamp`]).
@@ -163,6 +197,29 @@ impl<'a> Record<'a> {
         match (self.kind, &self.head.content) {
             (RecordKind::Unparsed, Content::Text { reason, .. }) => Some(*reason),
             _ => None,
+        }
+    }
+}
+
+/// rsyslog writes a multi-line message on one line with each newline escaped as `#012`:
+/// split such an oslo message back into its message, continuation and traceback lines.
+fn split_escaped_newlines(record: &mut Record<'_>) {
+    const ESCAPED_NEWLINE: &str = "#012";
+    let Content::Oslo(oslo) = &mut record.head.content else {
+        return;
+    };
+    let Some((message, rest)) = oslo.message.split_once(ESCAPED_NEWLINE) else {
+        return;
+    };
+    oslo.message = message;
+    let (pid, logger) = (oslo.pid, oslo.logger);
+    for piece in rest.split(ESCAPED_NEWLINE) {
+        match parse_content(piece) {
+            Content::Oslo(o) if o.is_exception_prefixed() && o.pid == pid && o.logger == logger => {
+                record.traceback.push(o.message);
+            }
+            _ if record.traceback.is_empty() => record.continuation.push(piece),
+            _ => record.traceback.push(piece),
         }
     }
 }
@@ -260,36 +317,66 @@ impl<'a> Records<'a> {
         line.text().filter(|_| same_source)
     }
 
-    fn oslo_record(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
-        let source = head.wrapper.as_ref().map(|w| w.source());
-        let (pid, logger) = match &head.content {
-            Content::Oslo(o) => (o.pid, o.logger),
-            _ => (0, ""),
+    /// How the next line belongs to a record of `head`, if it does.
+    ///
+    /// Lines of one record come from the same wrapper source. journalctl prints the
+    /// further lines of a multi-line entry without a prefix, indented under the message,
+    /// so those join a syslog-wrapped record too, with the indentation removed.
+    fn belonging(&mut self, head: &Head<'_>) -> Option<Belonging<'a>> {
+        let next = self.peek(0)?;
+        let source = next.wrapper.as_ref().map(|w| w.source());
+        let content = if source == head.source {
+            next.content.clone()
+        } else if head.is_syslog && next.wrapper.is_none() {
+            let text = next.text().filter(|t| t.starts_with([' ', '\t']))?;
+            parse_content(text.trim_start())
+        } else {
+            return None;
         };
+        match content {
+            Content::Oslo(o)
+                if head.is_oslo
+                    && o.is_exception_prefixed()
+                    && o.pid == head.pid
+                    && o.logger == head.logger =>
+            {
+                Some(Belonging::Traceback(o.message))
+            }
+            Content::Text { text, .. } if text.starts_with(TRACEBACK_START) => None,
+            // A line that a format read part of (a record cut short) stands alone, so
+            // that it is reported; a wrapped message of its own continues only with
+            // indented lines.
+            Content::Text { text, reason }
+                if (reason == Reason::NO_FORMAT || reason == Reason::BLANK)
+                    && (head.is_oslo || text.starts_with([' ', '\t']) || text.is_empty()) =>
+            {
+                Some(Belonging::Continuation(text))
+            }
+            _ => None,
+        }
+    }
+
+    fn entry_record(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
+        let key = Head::of(&head);
         let mut record = Record {
             line,
             kind: RecordKind::Entry,
             head,
             continuation: Vec::new(),
             traceback: Vec::new(),
+            lines: 1,
         };
-        while let Some(next) = self.peek(0) {
-            if next.wrapper.as_ref().map(|w| w.source()) != source {
-                break;
+        if key.is_syslog {
+            split_escaped_newlines(&mut record);
+        }
+        while let Some(belonging) = self.belonging(&key) {
+            match belonging {
+                Belonging::Traceback(text) => record.traceback.push(text),
+                // oslo.log writes the message before the traceback, never after it.
+                Belonging::Continuation(_) if !record.traceback.is_empty() => break,
+                Belonging::Continuation(text) => record.continuation.push(text),
             }
-            match &next.content {
-                Content::Oslo(o)
-                    if o.is_exception_prefixed() && o.pid == pid && o.logger == logger =>
-                {
-                    record.traceback.push(o.message);
-                }
-                Content::Text { text, .. }
-                    if record.traceback.is_empty() && !text.starts_with(TRACEBACK_START) =>
-                {
-                    record.continuation.push(text);
-                }
-                _ => break,
-            }
+            record.lines += 1;
             self.peeked.pop_front();
         }
         record
@@ -338,6 +425,7 @@ impl<'a> Records<'a> {
             kind: RecordKind::RawTraceback,
             head,
             continuation: Vec::new(),
+            lines: 1 + traceback.len(),
             traceback,
         }
     }
@@ -349,16 +437,18 @@ impl<'a> Iterator for Records<'a> {
     fn next(&mut self) -> Option<Record<'a>> {
         let (line, head) = self.take()?;
         Some(match &head.content {
-            Content::Oslo(_) => self.oslo_record(line, head),
+            Content::Oslo(_) => self.entry_record(line, head),
             Content::Text { text, .. } if text.starts_with(TRACEBACK_START) => {
                 self.raw_traceback(line, head)
             }
+            Content::Text { .. } if head.wrapper.is_some() => self.entry_record(line, head),
             Content::Text { .. } => Record {
                 line,
                 kind: RecordKind::Unparsed,
                 head,
                 continuation: Vec::new(),
                 traceback: Vec::new(),
+                lines: 1,
             },
             Content::Access(_) | Content::Uwsgi(_) => Record {
                 line,
@@ -366,6 +456,7 @@ impl<'a> Iterator for Records<'a> {
                 head,
                 continuation: Vec::new(),
                 traceback: Vec::new(),
+                lines: 1,
             },
         })
     }
@@ -457,7 +548,10 @@ after
         let records: Vec<_> = Records::new(text).collect();
         assert_eq!(records.len(), 2);
         assert_eq!(records[0].line_count(), 9);
-        assert_eq!(records[0].error_summary().map(|s| s.class), Some("RuntimeError"));
+        assert_eq!(
+            records[0].error_summary().map(|s| s.class),
+            Some("RuntimeError")
+        );
         assert_eq!(records[1].kind, RecordKind::Unparsed);
     }
 
@@ -473,11 +567,42 @@ after
     }
 
     #[test]
+    fn a_record_cut_short_is_not_a_continuation() {
+        let text =
+            "2020-12-08 19:51:15.122 235 INFO a.b [-] one\n2020-12-08 19:51:15.122 235 ERROR\n";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 2);
+        assert_eq!(
+            records[1].unparsed_reason().map(|r| r.expected),
+            Some("space before logger")
+        );
+    }
+
+    #[test]
+    fn rsyslog_escaped_newlines_are_split() {
+        let text = "Dec  1 16:37:15 compute-1 nova-compute[2211]: 2026-12-01 16:37:15.884 2211 ERROR \
+            nova.servicegroup.drivers.db [-] Unexpected error#012more text#0122026-12-01 \
+            16:37:15.884 2211 ERROR nova.servicegroup.drivers.db Traceback (most recent call last):\
+            #0122026-12-01 16:37:15.884 2211 ERROR nova.servicegroup.drivers.db ValueError: x\n";
+        let records: Vec<_> = Records::new(text).collect();
+        assert_eq!(records.len(), 1);
+        assert_eq!(records[0].message(), "Unexpected error");
+        assert_eq!(records[0].continuation, vec!["more text"]);
+        assert_eq!(records[0].traceback.len(), 2);
+        assert_eq!(records[0].line_count(), 1);
+        assert_eq!(
+            records[0].error_summary().map(|s| s.class),
+            Some("ValueError")
+        );
+    }
+
+    #[test]
     fn crlf_and_no_final_newline() {
         let text = "2020-12-08 19:51:12.309 235 INFO a.b [-] one\r\n2020-12-08 19:51:13.309 235 INFO a.b [-] two";
         let records: Vec<_> = Records::new(text).collect();
         assert_eq!(records.len(), 2);
         assert_eq!(records[0].message(), "one");
+        assert_eq!(records[0].continuation.len(), 0);
         assert_eq!(records[1].message(), "two");
     }
 }

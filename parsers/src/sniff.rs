@@ -32,7 +32,11 @@ pub fn sniff(file_name: &str, text: &str) -> FileKind {
         .map(str::trim_end)
         .find(|l| !(l.is_empty() || l.starts_with('#') || l.starts_with(';')));
     let Some(first) = first else {
-        return if config_name { FileKind::Ini } else { FileKind::Log };
+        return if config_name {
+            FileKind::Ini
+        } else {
+            FileKind::Log
+        };
     };
     let is_section = first.starts_with('[')
         && first.ends_with(']')
@@ -55,14 +59,32 @@ mod tests {
 
     #[test]
     fn sniffs_configs_and_logs() {
-        assert_eq!(sniff("etc/nova/nova.conf", "[DEFAULT]\ndebug = False\n"), FileKind::Ini);
-        assert_eq!(sniff("x/nova-compute.conf", "debug = False\n"), FileKind::Ini);
-        assert_eq!(sniff("weird", "\n\n[keystone_authtoken]\nauth_url = x\n"), FileKind::Ini);
         assert_eq!(
-            sniff("nova-api-uwsgi.log", "[pid: 25|app: 0|req: 1/7] 10.0.0.5 () {56 vars in 1063 bytes} [Thu Aug  1 12:00:00 2025] GET / => generated 0 bytes in 1 msecs (HTTP/1.1 200) 7 headers in 283 bytes (1 switches on core 0)\n"),
+            sniff("etc/nova/nova.conf", "[DEFAULT]\ndebug = False\n"),
+            FileKind::Ini
+        );
+        assert_eq!(
+            sniff("x/nova-compute.conf", "debug = False\n"),
+            FileKind::Ini
+        );
+        assert_eq!(
+            sniff("weird", "\n\n[keystone_authtoken]\nauth_url = x\n"),
+            FileKind::Ini
+        );
+        assert_eq!(
+            sniff(
+                "nova-api-uwsgi.log",
+                "[pid: 25|app: 0|req: 1/7] 10.0.0.5 () {56 vars in 1063 bytes} [Thu Aug  1 12:00:00 2025] GET / => generated 0 bytes in 1 msecs (HTTP/1.1 200) 7 headers in 283 bytes (1 switches on core 0)\n"
+            ),
             FileKind::Log
         );
-        assert_eq!(sniff("access.log", "127.0.0.1 - - [27/Dec/2024:00:00:11 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"x\"\n"), FileKind::Log);
+        assert_eq!(
+            sniff(
+                "access.log",
+                "127.0.0.1 - - [27/Dec/2024:00:00:11 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"x\"\n"
+            ),
+            FileKind::Log
+        );
         assert_eq!(sniff("empty.conf", ""), FileKind::Ini);
         assert_eq!(sniff("empty.log", ""), FileKind::Log);
     }

@@ -97,7 +97,10 @@ mod tests {
             server_uuid_in_path("/v2.1/servers/cd3fb57b-9f28-422f-9a0c-d56dfb89ee94"),
             Some("cd3fb57b-9f28-422f-9a0c-d56dfb89ee94")
         );
-        assert_eq!(server_uuid_in_path("/v2.1/servers/detail?name=juju-.%2A"), None);
+        assert_eq!(
+            server_uuid_in_path("/v2.1/servers/detail?name=juju-.%2A"),
+            None
+        );
         assert_eq!(server_uuid_in_path("/v2.1/servers/sixthVM"), None);
     }
 
@@ -120,7 +123,10 @@ mod tests {
 
     #[test]
     fn colour_reset_residue_is_removed() {
-        assert_eq!(strip_colour_reset("not re-initializing.\\x1b[00m"), "not re-initializing.");
+        assert_eq!(
+            strip_colour_reset("not re-initializing.\\x1b[00m"),
+            "not re-initializing."
+        );
         assert_eq!(strip_colour_reset("(HTTP 503)[00m"), "(HTTP 503)");
         assert_eq!(strip_colour_reset("done\u{1b}[00m\r"), "done");
         assert_eq!(strip_colour_reset("plain"), "plain");

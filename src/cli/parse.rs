@@ -185,7 +185,11 @@ fn record_json(record: &Record<'_>, lossy: bool) -> Value {
     Value::Object(o)
 }
 
-fn write_record_text(out: &mut impl Write, record: &Record<'_>, lossy: bool) -> std::io::Result<()> {
+fn write_record_text(
+    out: &mut impl Write,
+    record: &Record<'_>,
+    lossy: bool,
+) -> std::io::Result<()> {
     let time = record
         .timestamp()
         .map(time_string)
@@ -193,9 +197,17 @@ fn write_record_text(out: &mut impl Write, record: &Record<'_>, lossy: bool) -> 
     let format = if record.format() == record.inner_format() {
         record.format().as_str().to_string()
     } else {
-        format!("{}/{}", record.format().as_str(), record.inner_format().as_str())
+        format!(
+            "{}/{}",
+            record.format().as_str(),
+            record.inner_format().as_str()
+        )
     };
-    let lossy = if lossy { " [invalid UTF-8 replaced]" } else { "" };
+    let lossy = if lossy {
+        " [invalid UTF-8 replaced]"
+    } else {
+        ""
+    };
     match &record.head.content {
         Content::Oslo(o) => {
             writeln!(
