@@ -1,9 +1,13 @@
 //! evacdoc: log correlation and diagnostics for OpenStack instance HA.
 //!
-//! The data flow (see README.md): `ingest` reads inputs, `evacdoc_parsers` turns lines
-//! into records; later stages correlate, detect, triage and serve them.
+//! The data flow (see README.md): `ingest` finds and reads the inputs, `evacdoc_parsers`
+//! turns lines into records, `correlate` joins them into one [`correlate::Analysis`].
 
+/// Joining records into one analysis: events, indexes, joins, clock skew, timelines.
+pub mod correlate;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
+/// Hosts, services, ids and events.
+pub mod model;
 
 pub use evacdoc_parsers as parsers;

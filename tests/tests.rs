@@ -3,7 +3,11 @@
 // A panic in a test is a failed test, not a crash on input.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+/// The analysis of the sample scenarios.
+mod analysis;
 /// `evacdoc parse` on committed samples and on bad input.
 mod cli_parse;
+/// `evacdoc timeline` on the sample scenarios.
+mod timeline;
 /// Shared helpers: run the binary, find the samples.
 mod util;

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod access;
+pub mod capture;
 pub mod context;
 pub mod error;
 pub mod ini;

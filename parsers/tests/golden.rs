@@ -5,6 +5,7 @@
 // A panic in a test is a failed test, not a crash on input.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use evacdoc_parsers::capture::parse_captures;
 use evacdoc_parsers::ini::{IniDocument, parse_ini};
 use evacdoc_parsers::nova_request::NovaRequest;
 use evacdoc_parsers::oslo::{ErrorSummary, SourceLocation};
@@ -48,7 +49,12 @@ fn golden_samples() {
         let bytes = std::fs::read(path).unwrap();
         let decoded = decode(&bytes);
         let name = path.to_string_lossy();
+        let folder = path.parent().and_then(|p| p.file_name());
         insta::with_settings!({ omit_expression => true, prepend_module_to_snapshot => false }, {
+            if folder.is_some_and(|f| f == "capture") {
+                insta::assert_yaml_snapshot!(parse_captures(&decoded.text));
+                return;
+            }
             match sniff(&name, &decoded.text) {
                 FileKind::Ini => insta::assert_yaml_snapshot!(GoldenIni {
                     invalid_utf8_lines: decoded.invalid_lines.clone(),

@@ -1,6 +1,7 @@
 //! Command-line interface: one file per subcommand.
 
 mod parse;
+mod timeline;
 
 use std::process::ExitCode;
 
@@ -18,11 +19,15 @@ pub struct Cli {
 enum Command {
     /// Print each record of a log or config file as evacdoc reads it.
     Parse(parse::ParseArgs),
+    /// The interleaved story of an instance, request, notification or host across the
+    /// hosts and services of one or more bundles.
+    Timeline(timeline::TimelineArgs),
 }
 
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Parse(args) => parse::run(&args),
+        Command::Timeline(args) => timeline::run(&args),
     }
 }

@@ -31,4 +31,31 @@ pub enum IngestError {
         /// The limit.
         limit: u64,
     },
+    /// A compressed stream or archive ends early or does not decode; `reason` says
+    /// which, with the decoder's words.
+    #[error("{}: {reason}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, lowercase.
+        reason: String,
+    },
+    /// The file was handed to the extractor but is neither tar nor zip.
+    #[error("{}: not a tar or zip archive", path.display())]
+    NotAnArchive {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Decompressing or extracting went past a limit; usually a decompression bomb.
+    #[error("{}: {what} over the limit of {limit} {unit}", path.display())]
+    LimitExceeded {
+        /// The file.
+        path: PathBuf,
+        /// What was counted, such as "decompressed content".
+        what: &'static str,
+        /// The limit.
+        limit: u64,
+        /// Its unit, "bytes" or "entries".
+        unit: &'static str,
+    },
 }

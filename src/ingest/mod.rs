@@ -1,7 +1,14 @@
-//! Reading what users hand over. Only this module opens input files.
+//! Reading what users hand over: folders, files and archives, deployment layouts, host
+//! identity, file roles, time zones. Only this module opens input files.
 
+pub mod archive;
+pub mod decompress;
+pub mod discover;
 mod error;
+pub mod layout;
 mod read;
+pub mod role;
+pub mod timezone;
 
 pub use error::IngestError;
 pub use read::read_file;

@@ -1,0 +1,63 @@
+//! Saved output of `openstack` CLI commands, as support engineers keep it next to the
+//! logs: `notification show|list`, `notification vmove list|show`, `server show`,
+//! `server event list [--long]`, `volume show` and `volume attachment list`, in the
+//! default table format (cliff/prettytable borders, `--fit-width` wrapped cells, `grep`ped
+//! rows without borders), `-f json`, `-f yaml` and, for lists, `-f value`.
+//!
+//! Captures are recognised by their content, never by the file name. A file may hold
+//! several, each optionally preceded by its command line (`$ openstack server show …`);
+//! the command line, when there, decides the command and supplies the id an output
+//! may lack (`openstack volume show <id> | grep multiattach`). Tables and documents of
+//! any other command are ignored. Values `None`, `null`, `""` and `-` are absent.
+//!
+//! Captures are small, so the records own their data. Nothing here panics.
+
+mod command;
+mod fields;
+mod notification;
+pub mod pylit;
+mod scan;
+mod server;
+mod server_event;
+mod table;
+#[cfg(test)]
+mod testutil;
+mod vmove;
+mod volume;
+
+pub use notification::{Notification, NotificationRow, ProgressDetail, WorkflowTask};
+pub use scan::{parse_capture, parse_captures};
+pub use server::Server;
+pub use server_event::ServerEvent;
+pub use vmove::Vmove;
+pub use volume::{Volume, VolumeAttachment};
+
+/// One recognised CLI capture.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
+pub enum Capture {
+    /// `openstack notification show <id>`.
+    Notification(Notification),
+    /// `openstack notification list`.
+    NotificationList(Vec<NotificationRow>),
+    /// `openstack notification vmove list <id>`, or `vmove show <id> <vmove>` (one move).
+    VmoveList {
+        /// The notification, from the command line (or the API's `notification_uuid`).
+        notification_id: Option<String>,
+        /// The VM moves, in the order printed.
+        moves: Vec<Vmove>,
+    },
+    /// `openstack server show <id>`.
+    Server(Server),
+    /// `openstack server event list [--long] <id>` (or Nova's `instanceActions`).
+    ServerEvents {
+        /// The server, from the command line or, failing that, the events when they agree.
+        server_id: Option<String>,
+        /// The events (instance actions), in the order printed (newest first).
+        events: Vec<ServerEvent>,
+    },
+    /// `openstack volume show <id>`.
+    Volume(Volume),
+    /// `openstack volume attachment list`.
+    VolumeAttachments(Vec<VolumeAttachment>),
+}

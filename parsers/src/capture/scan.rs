@@ -1,0 +1,676 @@
+//! Finding captures in a text: command lines, tables, JSON and YAML documents, `-f value`
+//! lines; and turning each into a [`Capture`].
+
+use memchr::memmem;
+use serde_json::Value;
+
+use super::Capture;
+use super::command::{Command, Kind, command_line};
+use super::fields::{Obj, text};
+use super::notification::{Notification, NotificationRow};
+use super::server::Server;
+use super::server_event::ServerEvent;
+use super::table::{Shape, is_border, is_row, parse_table};
+use super::vmove::Vmove;
+use super::volume::{Volume, VolumeAttachment};
+
+/// Strings at least one of which every capture contains: text with none of them is
+/// skipped without looking at its lines.
+const SIGNATURES: &[&[u8]] = &[
+    b"+-",
+    b"| ",
+    b"openstack ",
+    b"notification_uuid",
+    b"Request ID",
+    b"request_id",
+    b"OS-EXT-",
+    b"multiattach",
+    b"server_id",
+    b"instance_uuid",
+    b"Volume ID",
+];
+
+/// Keys that make a YAML block worth parsing when no command line announced it.
+const YAML_KEYS: &[&str] = &[
+    "notification_uuid:",
+    "OS-EXT-",
+    "Request ID:",
+    "request_id:",
+    "server_id:",
+    "instance_uuid:",
+    "multiattach:",
+    "Volume ID:",
+    "source_host:",
+];
+
+/// Envelopes of raw API responses, unwrapped before reading.
+const ENVELOPES: &[&str] = &[
+    "notification",
+    "notifications",
+    "vmove",
+    "vmoves",
+    "server",
+    "instanceActions",
+    "volume",
+    "attachments",
+];
+
+/// The first capture in `text`, or `None` when it holds none.
+///
+/// ```
+/// use evacdoc_parsers::capture::{parse_capture, Capture};
+/// let text = "$ openstack volume show 35ab2ef8-5508-4401-bff4-06c2f119c225 | grep multiattach\n\
+///             | multiattach | False |\n";
+/// let Some(Capture::Volume(v)) = parse_capture(text) else { panic!() };
+/// assert_eq!(v.id, "35ab2ef8-5508-4401-bff4-06c2f119c225");
+/// assert_eq!(v.multiattach, Some(false));
+/// assert!(parse_capture("2020-12-08 19:51:12.309 235 INFO nova.api [-] hello\n").is_none());
+/// ```
+pub fn parse_capture(text: &str) -> Option<Capture> {
+    parse_captures(text).into_iter().next()
+}
+
+/// Every capture in `text`, in order. Each may be preceded by its command line
+/// (`$ openstack …`, `# openstack …`, `user@host:~$ openstack …`), which then decides
+/// the command and format; without one, the columns decide. Output of other commands
+/// (and ordinary log or config text) is skipped.
+///
+/// ```
+/// use evacdoc_parsers::capture::{parse_captures, Capture};
+/// let text = "\
+/// $ openstack notification vmove list 9ace2da7-97d1-48cb-a96a-08ad4624481b -f json
+/// [{\"uuid\": \"6f1c0a2e-9a3b-4c5d-8e7f-0a1b2c3d4e5f\",
+///   \"server_id\": \"56ce6206-3659-495e-a6ea-f4d3d578cc96\", \"server_name\": \"vm1\",
+///   \"source_host\": \"node02ob100.maas\", \"dest_host\": null, \"start_time\": null,
+///   \"end_time\": null, \"type\": \"evacuation\", \"status\": \"pending\"}]
+/// $ openstack server event list 56ce6206-3659-495e-a6ea-f4d3d578cc96
+/// +------------------------------------------+--------------------------------------+--------+----------------------------+
+/// | Request ID                               | Server ID                            | Action | Start Time                 |
+/// +------------------------------------------+--------------------------------------+--------+----------------------------+
+/// | req-de081ecf-4201-4542-b092-e21b2f5ce942 | 56ce6206-3659-495e-a6ea-f4d3d578cc96 | lock   | 2020-12-08T19:51:11.000000 |
+/// +------------------------------------------+--------------------------------------+--------+----------------------------+
+/// ";
+/// let captures = parse_captures(text);
+/// assert_eq!(captures.len(), 2);
+/// let Capture::VmoveList { notification_id, moves } = &captures[0] else { panic!() };
+/// assert_eq!(notification_id.as_deref(), Some("9ace2da7-97d1-48cb-a96a-08ad4624481b"));
+/// assert_eq!(moves[0].status.as_deref(), Some("pending"));
+/// assert_eq!(moves[0].start_time, None);
+/// let Capture::ServerEvents { events, .. } = &captures[1] else { panic!() };
+/// assert_eq!(events[0].action, "lock");
+/// ```
+pub fn parse_captures(text: &str) -> Vec<Capture> {
+    let bytes = text.as_bytes();
+    if !SIGNATURES.iter().any(|s| memmem::find(bytes, s).is_some()) {
+        return Vec::new();
+    }
+    Scanner::new(text).run()
+}
+
+/// One document of a capture, before its command is known.
+enum Raw {
+    Object(Obj),
+    List(Vec<Obj>),
+}
+
+struct Scanner<'a> {
+    text: &'a str,
+    /// Each line (without its end) and its byte offset.
+    lines: Vec<(usize, &'a str)>,
+    out: Vec<Capture>,
+}
+
+impl<'a> Scanner<'a> {
+    fn new(text: &'a str) -> Scanner<'a> {
+        let mut lines = Vec::new();
+        let mut off = 0;
+        for raw in text.split_inclusive('\n') {
+            let line = raw.strip_suffix('\n').unwrap_or(raw);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            lines.push((off, line));
+            off += raw.len();
+        }
+        Scanner {
+            text,
+            lines,
+            out: Vec::new(),
+        }
+    }
+
+    fn line(&self, i: usize) -> &'a str {
+        self.lines.get(i).map_or("", |l| l.1)
+    }
+
+    fn run(mut self) -> Vec<Capture> {
+        let mut pending: Option<Command> = None;
+        let mut i = 0;
+        while i < self.lines.len() {
+            let line = self.line(i);
+            let t = line.trim();
+            if t.is_empty() {
+                i += 1;
+                continue;
+            }
+            if let Some(cmd) = command_line(line) {
+                pending = Some(cmd);
+                i += 1;
+                continue;
+            }
+            let cmd = pending.take();
+            let format = cmd.as_ref().and_then(|c| c.format.as_deref());
+            if is_border(t) || is_row(t) {
+                i = self.table(i, cmd.as_ref());
+            } else if let Some(next) = self.json(i, cmd.as_ref()) {
+                i = next;
+            } else if format == Some("value") {
+                i = self.value_lines(i, cmd.as_ref());
+            } else if cmd.is_some() || yaml_start(t) {
+                i = self.yaml(i, cmd.as_ref());
+            } else {
+                i += 1;
+            }
+        }
+        self.out
+    }
+
+    fn push(&mut self, raw: Raw, cmd: Option<&Command>) {
+        if let Some(capture) = build(raw, cmd) {
+            self.out.push(capture);
+        }
+    }
+
+    /// A table from line `i`: rows and borders, ending after its third border.
+    fn table(&mut self, i: usize, cmd: Option<&Command>) -> usize {
+        let mut j = i;
+        let mut borders = 0;
+        while j < self.lines.len() {
+            let t = self.line(j).trim();
+            if is_border(t) {
+                borders += 1;
+                j += 1;
+                if borders == 3 {
+                    break;
+                }
+            } else if is_row(t) {
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        let table = parse_table(self.lines.get(i..j).unwrap_or(&[]).iter().map(|l| l.1));
+        let columns = cmd.map(Command::columns).filter(|c| !c.is_empty());
+        let raw = match table.shape(columns.as_deref()) {
+            Some(Shape::Fields(obj)) => Some(Raw::Object(obj)),
+            Some(Shape::Rows(rows)) => Some(Raw::List(rows)),
+            None => None,
+        };
+        if let Some(raw) = raw {
+            self.push(raw, cmd);
+        }
+        j.max(i + 1)
+    }
+
+    /// A JSON document starting on line `i`; the next line to read, or `None` when
+    /// there is none.
+    fn json(&mut self, i: usize, cmd: Option<&Command>) -> Option<usize> {
+        let (off, line) = *self.lines.get(i)?;
+        let t = line.trim_start();
+        if !(t.starts_with('{') || t.starts_with('[')) {
+            return None;
+        }
+        let rest = self.text.get(off..)?;
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        let value = match stream.next() {
+            Some(Ok(v)) => v,
+            _ => return None,
+        };
+        let end = off + stream.byte_offset();
+        match value {
+            Value::Object(o) => self.push(Raw::Object(o), cmd),
+            Value::Array(items) => {
+                let objs = items
+                    .into_iter()
+                    .filter_map(|v| match v {
+                        Value::Object(o) => Some(o),
+                        _ => None,
+                    })
+                    .collect();
+                self.push(Raw::List(objs), cmd);
+            }
+            _ => {}
+        }
+        // The line the document ends on is done with, whatever follows it there.
+        let next = self
+            .lines
+            .iter()
+            .position(|(o, l)| o + l.len() >= end)
+            .map_or(self.lines.len(), |p| p + 1);
+        Some(next.max(i + 1))
+    }
+
+    /// The lines of a block from `i`: non-blank, up to a command line or a table.
+    fn block_end(&self, i: usize, same: impl Fn(&str) -> bool) -> usize {
+        let mut j = i;
+        while j < self.lines.len() {
+            let line = self.line(j);
+            let t = line.trim();
+            if t.is_empty()
+                || is_border(t)
+                || (j > i && (command_line(line).is_some() || !same(line)))
+            {
+                break;
+            }
+            j += 1;
+        }
+        j.max(i + 1)
+    }
+
+    /// A YAML document from line `i` (`-f yaml`).
+    fn yaml(&mut self, i: usize, cmd: Option<&Command>) -> usize {
+        let first = self.line(i);
+        let indent = first.len() - first.trim_start().len();
+        let prefix = first.get(..indent).unwrap_or("");
+        let j = self.block_end(i, |l| {
+            l.starts_with(prefix)
+                && l.get(indent..).is_some_and(|r| {
+                    r.starts_with(' ') || r.starts_with("- ") || r == "-" || yaml_key(r).is_some()
+                })
+        });
+        let block: Vec<&str> = (i..j)
+            .map(|k| self.line(k).get(indent..).unwrap_or(""))
+            .collect();
+        let doc = block.join("\n");
+        if cmd.is_none() && !YAML_KEYS.iter().any(|k| doc.contains(k)) {
+            return j;
+        }
+        if let Ok(value) = serde_yaml_ng::from_str::<Value>(&doc) {
+            match value {
+                Value::Object(o) => self.push(Raw::Object(o), cmd),
+                Value::Array(items) => {
+                    let objs = items
+                        .into_iter()
+                        .filter_map(|v| match v {
+                            Value::Object(o) => Some(o),
+                            _ => None,
+                        })
+                        .collect();
+                    self.push(Raw::List(objs), cmd);
+                }
+                _ => {}
+            }
+        }
+        j
+    }
+
+    /// `-f value` lines from `i`: one row per line (lists), one field per line (show).
+    fn value_lines(&mut self, i: usize, cmd: Option<&Command>) -> usize {
+        let j = self.block_end(i, |_| true);
+        let Some(cmd) = cmd else { return j };
+        let columns = cmd.columns();
+        let lines: Vec<&str> = (i..j).map(|k| self.line(k).trim()).collect();
+        if cmd.kind.is_list() {
+            let rows = lines
+                .iter()
+                .map(|l| {
+                    columns
+                        .iter()
+                        .cloned()
+                        .zip(
+                            split_value_line(l, columns.len())
+                                .into_iter()
+                                .map(Value::String),
+                        )
+                        .collect::<Obj>()
+                })
+                .collect();
+            self.push(Raw::List(rows), Some(cmd));
+        } else if !cmd.columns.is_empty() {
+            let obj = cmd
+                .columns
+                .iter()
+                .cloned()
+                .zip(lines.iter().map(|l| Value::String(l.to_string())))
+                .collect();
+            self.push(Raw::Object(obj), Some(cmd));
+        }
+        j
+    }
+}
+
+/// Splits a `-f value` line into `n` fields at whitespace, the last taking the rest.
+fn split_value_line(line: &str, n: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = line.trim();
+    while out.len() + 1 < n {
+        match rest.split_once(char::is_whitespace) {
+            Some((a, b)) => {
+                out.push(a.to_string());
+                rest = b.trim_start();
+            }
+            None => break,
+        }
+    }
+    if !rest.is_empty() {
+        out.push(rest.to_string());
+    }
+    out
+}
+
+/// The key of a `key: value` / `key:` YAML line.
+fn yaml_key(line: &str) -> Option<&str> {
+    let first = line.chars().next()?;
+    if first.is_whitespace() || matches!(first, '#' | '|' | '+' | '{' | '[' | '-' | '"' | '\'') {
+        return None;
+    }
+    // Keys may hold colons (`OS-EXT-STS:vm_state`): the key ends at `": "` or a final `:`.
+    let key = match line.split_once(": ") {
+        Some((key, _)) => key,
+        None => line.trim_end().strip_suffix(':')?,
+    };
+    let ok = !key.is_empty() && key.len() <= 64 && !key.contains("  ");
+    ok.then_some(key)
+}
+
+/// True for the first line of a YAML document cliff prints: `key: …` or `- key: …`.
+fn yaml_start(t: &str) -> bool {
+    yaml_key(t.strip_prefix("- ").unwrap_or(t)).is_some()
+}
+
+/// Unwraps `{"vmoves": [...]}`-style API envelopes.
+fn unwrap_envelope(raw: Raw) -> Raw {
+    match raw {
+        Raw::Object(obj) if obj.len() == 1 => {
+            let Some((key, value)) = obj.iter().next() else {
+                return Raw::Object(obj);
+            };
+            if !ENVELOPES.contains(&key.as_str()) {
+                return Raw::Object(obj);
+            }
+            match value {
+                Value::Object(inner) => Raw::Object(inner.clone()),
+                Value::Array(items) => Raw::List(
+                    items
+                        .iter()
+                        .filter_map(|v| v.as_object().cloned())
+                        .collect(),
+                ),
+                _ => Raw::Object(obj),
+            }
+        }
+        other => other,
+    }
+}
+
+/// The command a document's fields or columns belong to.
+fn classify(raw: &Raw) -> Option<Kind> {
+    match raw {
+        Raw::Object(o) => {
+            if Vmove::looks_like(o) {
+                Some(Kind::VmoveShow)
+            } else if o.contains_key("notification_uuid") {
+                Some(Kind::NotificationShow)
+            } else if Server::looks_like(o) {
+                Some(Kind::ServerShow)
+            } else if Volume::looks_like(o) {
+                Some(Kind::VolumeShow)
+            } else {
+                None
+            }
+        }
+        Raw::List(rows) => {
+            let o = rows.first()?;
+            if Vmove::looks_like(o) {
+                Some(Kind::VmoveList)
+            } else if o.contains_key("notification_uuid") {
+                Some(Kind::NotificationList)
+            } else if ServerEvent::looks_like(o) {
+                Some(Kind::ServerEventList)
+            } else if VolumeAttachment::looks_like(o) {
+                Some(Kind::VolumeAttachmentList)
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Reads one document as the capture of `cmd` (or of the command its keys suggest).
+fn build(raw: Raw, cmd: Option<&Command>) -> Option<Capture> {
+    let raw = unwrap_envelope(raw);
+    let kind = match cmd {
+        Some(c) if c.kind == Kind::Other => return None,
+        Some(c) => c.kind,
+        None => classify(&raw)?,
+    };
+    let arg = cmd.and_then(|c| c.args.first()).map(String::as_str);
+    match (kind, raw) {
+        (Kind::NotificationShow, Raw::Object(o)) => {
+            Notification::from_obj(&o, arg).map(Capture::Notification)
+        }
+        (Kind::NotificationList, Raw::List(rows)) => Some(Capture::NotificationList(
+            rows.iter().filter_map(NotificationRow::from_obj).collect(),
+        )),
+        (Kind::VmoveList | Kind::VmoveShow, raw) => {
+            let rows = match raw {
+                Raw::List(rows) => rows,
+                Raw::Object(o) => vec![o],
+            };
+            let notification_id = arg
+                .map(str::to_string)
+                .or_else(|| rows.iter().find_map(|o| text(o, &["notification_uuid"])));
+            Some(Capture::VmoveList {
+                notification_id,
+                moves: rows.iter().filter_map(Vmove::from_obj).collect(),
+            })
+        }
+        (Kind::ServerShow, Raw::Object(o)) => Server::from_obj(&o, arg).map(Capture::Server),
+        (Kind::ServerEventList, Raw::List(rows)) => {
+            let events: Vec<ServerEvent> = rows.iter().filter_map(ServerEvent::from_obj).collect();
+            let server_id = arg.map(str::to_string).or_else(|| {
+                let first = events.first()?.server_id.clone()?;
+                events
+                    .iter()
+                    .all(|e| e.server_id.as_deref() == Some(first.as_str()))
+                    .then_some(first)
+            });
+            Some(Capture::ServerEvents { server_id, events })
+        }
+        (Kind::VolumeShow, Raw::Object(o)) => Volume::from_obj(&o, arg).map(Capture::Volume),
+        (Kind::VolumeAttachmentList, Raw::List(rows)) => Some(Capture::VolumeAttachments(
+            rows.iter().map(VolumeAttachment::from_obj).collect(),
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MULTI: &str = "\
+ubuntu@infra1:~$ openstack notification list
++--------------------------------------+----------------------------+--------+--------------+--------------------------------------+----------------------------------------------------------------------------+
+| notification_uuid                    | generated_time             | status | type         | source_host_uuid                     | payload                                                                    |
++--------------------------------------+----------------------------+--------+--------------+--------------------------------------+----------------------------------------------------------------------------+
+| 9ace2da7-97d1-48cb-a96a-08ad4624481b | 2020-12-08T19:48:33.000000 | error  | COMPUTE_HOST | d2b5c5a4-1f9e-4d4b-9a57-5b0a3e0d6c11 | {'event': 'STOPPED', 'host_status': 'NORMAL', 'cluster_status': 'OFFLINE'} |
++--------------------------------------+----------------------------+--------+--------------+--------------------------------------+----------------------------------------------------------------------------+
+
+ubuntu@infra1:~$ openstack segment list
++--------------------------------------+------+-------------+--------------+-----------------+
+| uuid                                 | name | description | service_type | recovery_method |
++--------------------------------------+------+-------------+--------------+-----------------+
+| 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d | az1  | None        | COMPUTE      | auto            |
++--------------------------------------+------+-------------+--------------+-----------------+
+
+ubuntu@infra1:~$ openstack server show 56ce6206-3659-495e-a6ea-f4d3d578cc96 -c OS-EXT-SRV-ATTR:host -c status -f json
+{
+  \"OS-EXT-SRV-ATTR:host\": \"node02ob100.maas\",
+  \"status\": \"ACTIVE\"
+}
+ubuntu@infra1:~$ openstack server event list 56ce6206-3659-495e-a6ea-f4d3d578cc96 -f yaml
+- Action: unlock
+  Request ID: req-7bb8e483-e54e-457f-a110-1f9a95a1b4c8
+  Server ID: 56ce6206-3659-495e-a6ea-f4d3d578cc96
+  Start Time: '2020-12-08T19:51:14.000000'
+- Action: lock
+  Request ID: req-de081ecf-4201-4542-b092-e21b2f5ce942
+  Server ID: 56ce6206-3659-495e-a6ea-f4d3d578cc96
+  Start Time: '2020-12-08T19:51:11.000000'
+
+ubuntu@infra1:~$ openstack server show does-not-exist
+No server with a name or ID of 'does-not-exist' exists.
+ubuntu@infra1:~$ openstack volume show 35ab2ef8-5508-4401-bff4-06c2f119c225 -c multiattach -f value
+False
+";
+
+    #[test]
+    fn several_captures_with_command_lines() {
+        let all = parse_captures(MULTI);
+        assert_eq!(all.len(), 4, "{all:#?}");
+        let Capture::NotificationList(rows) = &all[0] else {
+            panic!("{:?}", all[0])
+        };
+        assert_eq!(
+            rows[0].notification_uuid,
+            "9ace2da7-97d1-48cb-a96a-08ad4624481b"
+        );
+        let Capture::Server(s) = &all[1] else {
+            panic!("{:?}", all[1])
+        };
+        assert_eq!(s.id, "56ce6206-3659-495e-a6ea-f4d3d578cc96");
+        assert_eq!(s.host.as_deref(), Some("node02ob100.maas"));
+        assert_eq!(s.boot_from_volume, None);
+        let Capture::ServerEvents { server_id, events } = &all[2] else {
+            panic!("{:?}", all[2])
+        };
+        assert_eq!(
+            server_id.as_deref(),
+            Some("56ce6206-3659-495e-a6ea-f4d3d578cc96")
+        );
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[1].action, "lock");
+        let Capture::Volume(v) = &all[3] else {
+            panic!("{:?}", all[3])
+        };
+        assert_eq!(v.multiattach, Some(false));
+        assert_eq!(parse_capture(MULTI).as_ref(), all.first());
+    }
+
+    #[test]
+    fn back_to_back_tables_without_command_lines() {
+        let text = "\
++-------------+--------------------------------------+
+| Field       | Value                                |
++-------------+--------------------------------------+
+| id          | 35ab2ef8-5508-4401-bff4-06c2f119c225 |
+| multiattach | False                                |
+| status      | reserved                             |
++-------------+--------------------------------------+
++--------------------------------------+--------------------------------------+--------------------------------------+----------+
+| ID                                   | Volume ID                            | Server ID                            | Status   |
++--------------------------------------+--------------------------------------+--------------------------------------+----------+
+| e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b | 35ab2ef8-5508-4401-bff4-06c2f119c225 | caad8b3d-c2c3-43ec-845f-7c5f056ebcd4 | reserved |
++--------------------------------------+--------------------------------------+--------------------------------------+----------+
+";
+        let all = parse_captures(text);
+        assert_eq!(all.len(), 2);
+        assert!(matches!(&all[0], Capture::Volume(v) if v.status.as_deref() == Some("reserved")));
+        assert!(matches!(&all[1], Capture::VolumeAttachments(a) if a.len() == 1));
+    }
+
+    #[test]
+    fn ordinary_text_is_not_a_capture() {
+        let oslo = "\
+2020-12-08 19:51:12.309 235 INFO masakari.compute.nova [req-de081ecf-4201-4542-b092-e21b2f5ce942 masakari - - - -] Call evacuate command for instance 56ce6206-3659-495e-a6ea-f4d3d578cc96 on host None
+2020-12-08 19:51:15.122 235 ERROR masakari.engine.drivers.taskflow.driver Traceback (most recent call last):
+2020-12-08 19:51:15.122 235 ERROR masakari.engine.drivers.taskflow.driver masakari.exception.HostRecoveryFailureException: Failed to evacuate instances '56ce6206-3659-495e-a6ea-f4d3d578cc96' from host 'node02ob100.maas'
+[pid: 1234|app: 0|req: 1/1] 10.0.0.1 () {34 vars in 567 bytes} [Fri Aug  1 10:00:00 2025] GET /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96 => generated 2321 bytes in 12 msecs (HTTP/1.1 200) 4 headers in 155 bytes (1 switches on core 0)
+";
+        assert!(parse_captures(oslo).is_empty());
+        let ini = "[DEFAULT]\nwait_period_after_service_update = 60\n[taskflow]\nconnection = ********\n\
+                   [host_failure]\nevacuate_all_instances = True\n";
+        assert!(parse_captures(ini).is_empty());
+        let other_table = "\
++----+--------------+---------------+------+---------+-------+----------------------------+
+| ID | Binary       | Host          | Zone | Status  | State | Updated At                 |
++----+--------------+---------------+------+---------+-------+----------------------------+
+|  7 | nova-compute | node02ob100   | nova | enabled | down  | 2020-12-08T19:47:31.000000 |
++----+--------------+---------------+------+---------+-------+----------------------------+
+";
+        assert!(parse_captures(other_table).is_empty());
+        let other_show = "\
++-----------------+--------------------------------------+
+| Field           | Value                                |
++-----------------+--------------------------------------+
+| uuid            | 0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d |
+| name            | az1                                  |
+| recovery_method | auto                                 |
++-----------------+--------------------------------------+
+";
+        assert!(parse_captures(other_show).is_empty());
+        let prose =
+            "server_id: is what the bug report calls it\nNote: nothing here\n{not json\n[]\n";
+        assert!(parse_captures(prose).is_empty());
+    }
+
+    #[test]
+    fn truncated_table_still_reads() {
+        let text = "\
++-------------------+--------------------------------------+
+| Field             | Value                                |
++-------------------+--------------------------------------+
+| notification_uuid | 9ace2da7-97d1-48cb-a96a-08ad4624481b |
+| status            | err";
+        let Some(Capture::Notification(n)) = parse_capture(text) else {
+            panic!()
+        };
+        assert_eq!(n.notification_uuid, "9ace2da7-97d1-48cb-a96a-08ad4624481b");
+        assert_eq!(n.status, None, "a row cut short is not a row");
+    }
+
+    #[test]
+    fn crlf_and_indentation() {
+        let text = "    $ openstack volume show 35ab2ef8-5508-4401-bff4-06c2f119c225 -f yaml\r\n    \
+                    id: 35ab2ef8-5508-4401-bff4-06c2f119c225\r\n    multiattach: true\r\n    status: in-use\r\n";
+        let Some(Capture::Volume(v)) = parse_capture(text) else {
+            panic!()
+        };
+        assert_eq!(v.multiattach, Some(true));
+        assert_eq!(v.status.as_deref(), Some("in-use"));
+    }
+
+    #[test]
+    fn value_line_split() {
+        assert_eq!(split_value_line("a  b c d", 3), ["a", "b", "c d"]);
+        assert_eq!(split_value_line("a", 3), ["a"]);
+        assert!(split_value_line("", 3).is_empty());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(s in "\\PC*") {
+            let _ = parse_captures(&s);
+        }
+
+        #[test]
+        fn never_panics_on_capture_like_text(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just("+----+-----+\n".to_string()),
+                    proptest::strategy::Just("| Field | Value |\n".to_string()),
+                    proptest::strategy::Just("| payload | {'a': [1, (2, 'x\n".to_string()),
+                    proptest::strategy::Just("|  | é |\n".to_string()),
+                    proptest::strategy::Just("$ openstack notification show x -f json\n".to_string()),
+                    proptest::strategy::Just("$ openstack server event list -f value\n".to_string()),
+                    proptest::strategy::Just("{\"notification_uuid\": [\n".to_string()),
+                    proptest::strategy::Just("- Request ID: r\n  Action: a\n".to_string()),
+                    proptest::strategy::Just("recovery_workflow_details: [{\n".to_string()),
+                    "[|+{}\\[\\]'\":a-z \n-]{0,20}",
+                ],
+                0..12,
+            )
+        ) {
+            let _ = parse_captures(&parts.concat());
+        }
+    }
+}

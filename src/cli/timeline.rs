@@ -1,0 +1,108 @@
+//! `evacdoc timeline PATH... (--instance UUID | --request REQ | --notification UUID |
+//! --host H) [--format text|json]`: the interleaved story across hosts and services.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use clap::{Args, ValueEnum};
+use evacdoc::correlate::timeline::{Subject, entries, render_text, select};
+use evacdoc::correlate::{Options, analyze};
+use evacdoc::model::Uuid;
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("subject").required(true)))]
+pub struct TimelineArgs {
+    /// Folders, log files or archives; several make one analysis.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The instance (server) UUID.
+    #[arg(long, group = "subject")]
+    instance: Option<String>,
+    /// A request id (`req-...`), local or global.
+    #[arg(long, group = "subject")]
+    request: Option<String>,
+    /// A Masakari notification UUID.
+    #[arg(long, group = "subject")]
+    notification: Option<String>,
+    /// A host name, short or fully qualified.
+    #[arg(long, group = "subject")]
+    host: Option<String>,
+    /// Time zone for every host's local times, overriding what the bundle says
+    /// (`Europe/Berlin`, `UTC`, `+02:00`).
+    #[arg(long)]
+    tz: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TimelineFormat::Text)]
+    format: TimelineFormat,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum TimelineFormat {
+    Text,
+    Json,
+}
+
+fn uuid_arg(flag: &str, value: &str) -> anyhow::Result<Uuid> {
+    Uuid::parse(value.trim())
+        .with_context(|| format!("--{flag} {value:?} is not a UUID (8-4-4-4-12 hex digits)"))
+}
+
+impl TimelineArgs {
+    fn subject(&self) -> anyhow::Result<Subject> {
+        Ok(if let Some(v) = &self.instance {
+            Subject::Instance(uuid_arg("instance", v)?)
+        } else if let Some(v) = &self.notification {
+            Subject::Notification(uuid_arg("notification", v)?)
+        } else if let Some(v) = &self.request {
+            let id = Uuid::parse_request_id(v.trim()).or_else(|| Uuid::parse(v.trim()));
+            Subject::Request(
+                id.with_context(|| format!("--request {v:?} is not a request id (req-<uuid>)"))?,
+            )
+        } else if let Some(v) = &self.host {
+            Subject::Host(v.trim().to_string())
+        } else {
+            bail!("one of --instance, --request, --notification or --host is needed")
+        })
+    }
+}
+
+pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
+    let subject = args.subject()?;
+    let options = Options {
+        tz: args.tz.clone(),
+        progress: true,
+    };
+    let analysis = analyze(&args.paths, &options)?;
+    let ids = select(&analysis, &subject);
+    for skew in analysis.skew.iter().filter(|s| s.applied) {
+        let name = |h: u32| analysis.host(h).map(|h| h.hostname.as_str()).unwrap_or("?");
+        eprintln!(
+            "note: {} against {}: {} ms over {} call pairs: {}",
+            name(skew.host),
+            name(skew.reference),
+            skew.offset_ms,
+            skew.pairs,
+            skew.note
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        TimelineFormat::Text => {
+            if ids.is_empty() {
+                eprintln!(
+                    "no events found for that subject in {} files",
+                    analysis.files.len()
+                );
+            }
+            out.write_all(render_text(&analysis, &ids).as_bytes())?;
+        }
+        TimelineFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, &entries(&analysis, &ids))?;
+            writeln!(out)?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,293 @@
+//! From a parsed record to an [`Event`], for the records that can matter to a diagnosis.
+//!
+//! A bundle holds millions of lines; the recovery story is told by a few thousand. Every
+//! Masakari record is kept; of the others, those that carry the signs detectors and
+//! timelines look for (API calls on servers and services, errors, evacuation and volume
+//! attachment messages). The rest are counted, not stored.
+
+use evacdoc_parsers::line::{Content, Wrapper};
+use evacdoc_parsers::records::RecordKind;
+use evacdoc_parsers::{Record, Timestamp};
+use memchr::memmem;
+
+use crate::correlate::ids::{UuidKind, classified_uuids, mentioned_hosts};
+use crate::ingest::timezone::OffsetVotes;
+use crate::model::{
+    Event, EventKind, FileId, HostId, HttpRequest, Project, Service, Severity, Uuid,
+};
+
+/// An event whose time is still the line's own (local, or with an offset).
+#[derive(Clone, Debug)]
+pub struct RawEvent {
+    /// The event; `time` is filled once the host's zone is known.
+    pub event: Event,
+    /// The time as the line wrote it; `None` for lines without one (raw tracebacks),
+    /// which take the time of the record before them.
+    pub stamp: Option<Timestamp>,
+}
+
+/// Request paths that Masakari's recovery calls, or that show an instance or volume moving.
+const INTERESTING_PATHS: [&str; 6] = [
+    "/servers/",
+    "/os-services",
+    "/os-hypervisors",
+    "/os-aggregates",
+    "/volumes/",
+    "/attachments",
+];
+
+/// Messages of Nova and Cinder that belong to an evacuation or a volume moving.
+const INTERESTING_MESSAGES: [&str; 16] = [
+    "vacuat",
+    "ebuild",
+    "Destroying instance",
+    "Cleaning up allocations",
+    "bringing vm",
+    "disk on",
+    "HTTP exception thrown",
+    "Fault thrown",
+    "still in use",
+    "expected to be down",
+    "Seems service",
+    "Lost connection",
+    "unable to report status",
+    "ttach",
+    "force_detach",
+    "reset_status",
+];
+
+fn contains_any(text: &str, needles: &[&str]) -> bool {
+    needles
+        .iter()
+        .any(|n| memmem::find(text.as_bytes(), n.as_bytes()).is_some())
+}
+
+fn interesting_request(method: &str, path: &str, status: u16) -> bool {
+    status >= 500 || (status >= 400 && method != "GET") || contains_any(path, &INTERESTING_PATHS)
+}
+
+/// Whether a record of `service` is kept as an event.
+pub fn keep(service: &Service, record: &Record<'_>) -> bool {
+    if record.kind == RecordKind::Unparsed {
+        return false;
+    }
+    if record.kind == RecordKind::RawTraceback || service.project() == Project::Masakari {
+        return true;
+    }
+    if let Some(request) = record.nova_request() {
+        return interesting_request(request.method, request.uri, request.status);
+    }
+    match &record.head.content {
+        Content::Access(a) => {
+            interesting_request(a.method.unwrap_or(""), a.path.unwrap_or(""), a.status)
+        }
+        Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status),
+        Content::Oslo(o) => {
+            o.level.is_warning_or_above() || contains_any(o.message, &INTERESTING_MESSAGES)
+        }
+        Content::Text { .. } => false,
+    }
+}
+
+fn offset_in(outer: &str, inner: &str) -> u32 {
+    let start = (inner.as_ptr() as usize).saturating_sub(outer.as_ptr() as usize);
+    u32::try_from(start.min(outer.len())).unwrap_or(0)
+}
+
+fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// Records the time-zone evidence a record carries for its host.
+pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
+    match (&record.head.wrapper, &record.head.content) {
+        (Some(Wrapper::Pebble(p)), Content::Oslo(o)) => {
+            if let Some(utc) = p.time.unix_nanos() {
+                votes.vote_difference(o.timestamp.unix_nanos(0) - utc, "pebble timestamps");
+            }
+        }
+        (Some(Wrapper::Syslog(s)), Content::Oslo(_)) => {
+            if let Some(offset) = s.time.timestamp().and_then(|t| t.offset) {
+                votes.vote(offset, "journal timestamps");
+            }
+        }
+        (_, Content::Access(a)) => {
+            if let Some(offset) = a.time.offset {
+                votes.vote(offset, "apache access times");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Builds the event of a kept record.
+pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
+    let raw = record.head.raw;
+    let mut event = Event {
+        time: 0,
+        file,
+        line: u32::try_from(record.line).unwrap_or(u32::MAX),
+        host,
+        kind: EventKind::Text,
+        severity: None,
+        logger: None,
+        request_id: None,
+        global_request_id: None,
+        instances: Vec::new(),
+        notifications: Vec::new(),
+        volumes: Vec::new(),
+        mentioned_hosts: Vec::new(),
+        http: None,
+        text: raw.to_string(),
+        message_start: 0,
+        more: record
+            .continuation
+            .iter()
+            .chain(&record.traceback)
+            .map(|l| l.to_string())
+            .collect(),
+        second_precision: false,
+    };
+    let mut message = record.message();
+    match &record.head.content {
+        Content::Oslo(o) => {
+            event.kind = EventKind::Log;
+            event.severity = Some(Severity::of(o.level));
+            event.logger = Some(o.logger.to_string());
+            event.request_id = o.request_id().and_then(Uuid::parse_request_id);
+            event.global_request_id = o.global_request_id().and_then(Uuid::parse_request_id);
+            if let Some(instance) = o.instance.and_then(Uuid::parse) {
+                event.instances.push(instance);
+            }
+            event.message_start = offset_in(raw, o.message);
+            message = o.message;
+            if let Some(request) = record.nova_request() {
+                event.kind = EventKind::Request;
+                event.http = Some(HttpRequest {
+                    method: request.method.to_string(),
+                    path: request.uri.to_string(),
+                    status: request.status,
+                    user_agent: None,
+                });
+            }
+        }
+        Content::Access(a) => {
+            event.kind = EventKind::Request;
+            event.second_precision = true;
+            event.message_start = offset_in(raw, a.request);
+            event.http = Some(HttpRequest {
+                method: a.method.unwrap_or("-").to_string(),
+                path: a.path.unwrap_or(a.request).to_string(),
+                status: a.status,
+                user_agent: a.user_agent.map(str::to_string),
+            });
+            message = a.request;
+        }
+        Content::Uwsgi(u) => {
+            event.kind = EventKind::Request;
+            event.http = Some(HttpRequest {
+                method: u.method.to_string(),
+                path: u.path.to_string(),
+                status: u.status,
+                user_agent: None,
+            });
+            message = u.path;
+        }
+        Content::Text { text, .. } => {
+            event.message_start = offset_in(raw, text);
+            if record.kind == RecordKind::RawTraceback {
+                event.kind = EventKind::Traceback;
+                event.severity = Some(Severity::Error);
+            }
+        }
+    }
+    let texts = std::iter::once(message)
+        .chain(record.continuation.iter().copied())
+        .chain(record.traceback.iter().copied());
+    for text in texts {
+        for (kind, id) in classified_uuids(text) {
+            match kind {
+                UuidKind::Instance => push_unique(&mut event.instances, id),
+                UuidKind::Notification => push_unique(&mut event.notifications, id),
+                UuidKind::Volume => push_unique(&mut event.volumes, id),
+            }
+        }
+    }
+    for host in mentioned_hosts(message) {
+        push_unique(&mut event.mentioned_hosts, host.to_string());
+    }
+    RawEvent {
+        event,
+        stamp: record.timestamp(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use evacdoc_parsers::Records;
+
+    use super::*;
+
+    fn first(text: &str) -> Record<'_> {
+        Records::new(text).next().unwrap()
+    }
+
+    #[test]
+    fn masakari_call_becomes_an_event_with_ids() {
+        let line = "2020-12-08 19:51:12.309 235 INFO masakari.compute.nova [req-de081ecf-4201-4542-b092-e21b2f5ce942 masakari - - - -] Call evacuate command for instance 56ce6206-3659-495e-a6ea-f4d3d578cc96 on host None";
+        let record = first(line);
+        assert!(keep(&Service::new("masakari-engine"), &record));
+        let raw = event_of(&record, 3, 1);
+        let e = raw.event;
+        assert_eq!((e.file, e.line, e.host), (3, 1, 1));
+        assert_eq!(
+            e.request_id.unwrap().request_id(),
+            "req-de081ecf-4201-4542-b092-e21b2f5ce942"
+        );
+        assert_eq!(
+            e.instances[0].to_string(),
+            "56ce6206-3659-495e-a6ea-f4d3d578cc96"
+        );
+        assert!(e.message().starts_with("Call evacuate command"));
+        assert_eq!(raw.stamp.unwrap().to_string(), "2020-12-08T19:51:12.309");
+    }
+
+    #[test]
+    fn access_lines_kept_for_server_actions_only() {
+        let post = first(
+            "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\"",
+        );
+        let service = Service::new("nova-api-access");
+        assert!(keep(&service, &post));
+        let e = event_of(&post, 0, 0).event;
+        assert!(e.second_precision);
+        assert_eq!(e.http.as_ref().unwrap().status, 400);
+        assert_eq!(e.instances.len(), 1);
+        // The message of an access line is what follows the time: request and status.
+        assert_eq!(
+            e.message(),
+            "POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\""
+        );
+        let images = first(
+            "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET /v2/images HTTP/1.1\" 200 540 \"-\" \"x\"",
+        );
+        assert!(!keep(&service, &images));
+    }
+
+    #[test]
+    fn nova_noise_is_dropped_and_errors_kept() {
+        let service = Service::new("nova-compute");
+        let noise = first(
+            "2024-05-21 08:00:01.100 2211 INFO nova.compute.resource_tracker [None req-c6c75849-7ccc-4e27-a6ab-d494c093fdb5 - - - - - -] Final resource view",
+        );
+        assert!(!keep(&service, &noise));
+        let evac = first(
+            "2024-05-21 08:06:01.100 2211 INFO nova.compute.manager [None req-c6c75849-7ccc-4e27-a6ab-d494c093fdb5 - - - - - -] [instance: 56ce6206-3659-495e-a6ea-f4d3d578cc96] Evacuating instance",
+        );
+        assert!(keep(&service, &evac));
+        let err = first("2024-05-21 08:06:01.100 2211 ERROR nova.compute.manager [-] boom");
+        assert!(keep(&service, &err));
+    }
+}

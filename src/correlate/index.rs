@@ -1,0 +1,78 @@
+//! Indexes from every id to the events that carry it, built once after the events are
+//! in their final order, so that timelines and detectors never scan all events.
+
+use std::collections::HashMap;
+
+use crate::correlate::ids::short_host;
+use crate::model::{Event, EventId, Uuid};
+
+/// Ids to event positions (ascending, so in time order).
+#[derive(Clone, Debug, Default)]
+pub struct Indexes {
+    /// Local request id → events.
+    pub request: HashMap<Uuid, Vec<EventId>>,
+    /// Global request id → events.
+    pub global_request: HashMap<Uuid, Vec<EventId>>,
+    /// Instance UUID → events.
+    pub instance: HashMap<Uuid, Vec<EventId>>,
+    /// Notification UUID → events.
+    pub notification: HashMap<Uuid, Vec<EventId>>,
+    /// Volume UUID → events.
+    pub volume: HashMap<Uuid, Vec<EventId>>,
+    /// Short host name (lowercase) → events logged on it or mentioning it.
+    pub host: HashMap<String, Vec<EventId>>,
+}
+
+fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Vec<EventId>>, key: K, id: EventId) {
+    let list = map.entry(key).or_default();
+    if list.last() != Some(&id) {
+        list.push(id);
+    }
+}
+
+impl Indexes {
+    /// Builds the indexes of `events`; `host_names[h]` lists the short names of host `h`.
+    pub fn build(events: &[Event], host_names: &[Vec<String>]) -> Indexes {
+        let mut index = Indexes::default();
+        for (position, event) in events.iter().enumerate() {
+            let id = position as EventId;
+            if let Some(r) = event.request_id {
+                add(&mut index.request, r, id);
+            }
+            if let Some(g) = event.global_request_id {
+                add(&mut index.global_request, g, id);
+            }
+            for i in &event.instances {
+                add(&mut index.instance, *i, id);
+            }
+            for n in &event.notifications {
+                add(&mut index.notification, *n, id);
+            }
+            for v in &event.volumes {
+                add(&mut index.volume, *v, id);
+            }
+            for name in host_names.get(event.host as usize).into_iter().flatten() {
+                add(&mut index.host, name.clone(), id);
+            }
+            for name in &event.mentioned_hosts {
+                add(&mut index.host, short_host(name), id);
+            }
+        }
+        index
+    }
+
+    /// Events of a request id, as local or global id.
+    pub fn request_events(&self, id: Uuid) -> Vec<EventId> {
+        let mut out: Vec<EventId> = self
+            .request
+            .get(&id)
+            .into_iter()
+            .chain(self.global_request.get(&id))
+            .flatten()
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

@@ -1,0 +1,304 @@
+//! Writing entries under the destination: nothing outside it, no link followed or
+//! created, limits counted while the entries stream by.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{ErrorKind, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{ExtractLimits, ExtractReport, SkippedEntry};
+use crate::ingest::IngestError;
+
+/// What became of a regular-file entry.
+#[derive(Debug)]
+pub(super) enum Written {
+    /// Written whole; the number of bytes.
+    Done(u64),
+    /// Not written; the reason is in the report.
+    Skipped,
+    /// Reading the entry failed: the part before the error is on disk.
+    Failed {
+        /// Bytes written.
+        written: u64,
+        /// The read error.
+        error: std::io::Error,
+    },
+}
+
+/// The destination of one extraction, with its counters and report.
+#[derive(Debug)]
+pub(super) struct Sink<'a> {
+    archive: &'a Path,
+    dest: PathBuf,
+    limits: &'a ExtractLimits,
+    entries: u64,
+    /// Entry data gone through, written or read past: bounds disk and time.
+    consumed: u64,
+    /// Folders (relative) known to be real directories. Extraction never creates a
+    /// symlink nor removes a directory, so once checked they stay safe.
+    dirs: HashSet<PathBuf>,
+    /// Recorded symlinks by path, so a later entry with the same path replaces one.
+    symlinks: BTreeMap<PathBuf, PathBuf>,
+    files: u64,
+    bytes: u64,
+    skipped: Vec<SkippedEntry>,
+    buffer: Vec<u8>,
+}
+
+impl<'a> Sink<'a> {
+    pub(super) fn new(
+        archive: &'a Path,
+        dest: &Path,
+        limits: &'a ExtractLimits,
+    ) -> Result<Self, IngestError> {
+        std::fs::create_dir_all(dest).map_err(|source| IngestError::Io {
+            path: dest.to_path_buf(),
+            source,
+        })?;
+        Ok(Sink {
+            archive,
+            dest: dest.to_path_buf(),
+            limits,
+            entries: 0,
+            consumed: 0,
+            dirs: HashSet::new(),
+            symlinks: BTreeMap::new(),
+            files: 0,
+            bytes: 0,
+            skipped: Vec::new(),
+            buffer: vec![0; 64 << 10],
+        })
+    }
+
+    pub(super) fn archive(&self) -> &Path {
+        self.archive
+    }
+
+    pub(super) fn limits(&self) -> &ExtractLimits {
+        self.limits
+    }
+
+    /// Counts one more entry; past the limit the extraction stops.
+    pub(super) fn entry(&mut self) -> Result<(), IngestError> {
+        self.entries += 1;
+        if self.entries > self.limits.max_entries {
+            return Err(self.over("archive entries", self.limits.max_entries, "entries"));
+        }
+        Ok(())
+    }
+
+    /// Counts entry data that the archive reader goes through without writing it.
+    pub(super) fn pass_over(&mut self, bytes: u64) -> Result<(), IngestError> {
+        self.consumed = self.consumed.saturating_add(bytes);
+        if self.consumed > self.limits.max_total_bytes {
+            return Err(self.total_exceeded());
+        }
+        Ok(())
+    }
+
+    pub(super) fn skip(&mut self, name: &str, reason: impl Into<String>) {
+        self.skipped.push(SkippedEntry {
+            path: name.to_owned(),
+            reason: reason.into(),
+        });
+    }
+
+    pub(super) fn directory(&mut self, name: &str, rel: &Path) -> Result<(), IngestError> {
+        if let Some(reason) = self.make_dirs(rel)? {
+            self.skip(name, reason);
+        }
+        self.symlinks.remove(rel);
+        Ok(())
+    }
+
+    /// Records a symlink without creating it; an earlier file at that path goes.
+    pub(super) fn symlink(
+        &mut self,
+        name: &str,
+        rel: PathBuf,
+        target: PathBuf,
+    ) -> Result<(), IngestError> {
+        match self.clear(&rel)? {
+            Some(reason) => self.skip(name, reason),
+            None => {
+                self.symlinks.insert(rel, target);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes a regular file from `reader`, stopping at the per-entry and total limits.
+    pub(super) fn file(
+        &mut self,
+        name: &str,
+        rel: &Path,
+        reader: &mut dyn Read,
+    ) -> Result<Written, IngestError> {
+        if let Some(reason) = self.clear(rel)? {
+            self.skip(name, reason);
+            return Ok(Written::Skipped);
+        }
+        let path = self.dest.join(rel);
+        let mut out = create_file(&path).map_err(|source| io_error(&path, source))?;
+        self.symlinks.remove(rel);
+        self.files += 1;
+        let total_left = self.limits.max_total_bytes.saturating_sub(self.consumed);
+        let cap = total_left.min(self.limits.max_entry_bytes);
+        let mut written: u64 = 0;
+        loop {
+            let n = match reader.read(&mut self.buffer) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+                Err(error) => {
+                    self.consumed += written;
+                    self.bytes += written;
+                    return Ok(Written::Failed { written, error });
+                }
+            };
+            let chunk = self.buffer.get(..n).unwrap_or_default();
+            let len = u64::try_from(n).unwrap_or(u64::MAX);
+            if written.saturating_add(len) > cap {
+                self.consumed += written;
+                if cap == total_left {
+                    self.bytes += written;
+                    return Err(self.total_exceeded());
+                }
+                self.files -= 1;
+                drop(out);
+                std::fs::remove_file(&path).map_err(|source| io_error(&path, source))?;
+                let limit = self.limits.max_entry_bytes;
+                self.skip(name, format!("over the per-entry limit of {limit} bytes"));
+                return Ok(Written::Skipped);
+            }
+            out.write_all(chunk)
+                .map_err(|source| io_error(&path, source))?;
+            written += len;
+        }
+        self.consumed += written;
+        self.bytes += written;
+        Ok(Written::Done(written))
+    }
+
+    /// Removes a file written by [`Sink::file`] whose entry turned out damaged.
+    pub(super) fn discard(
+        &mut self,
+        name: &str,
+        rel: &Path,
+        written: u64,
+        reason: String,
+    ) -> Result<(), IngestError> {
+        let path = self.dest.join(rel);
+        std::fs::remove_file(&path).map_err(|source| io_error(&path, source))?;
+        self.files -= 1;
+        self.bytes -= written;
+        self.skip(name, reason);
+        Ok(())
+    }
+
+    pub(super) fn finish(self, damage: Option<IngestError>) -> ExtractReport {
+        ExtractReport {
+            files: self.files,
+            bytes: self.bytes,
+            symlinks: self.symlinks.into_iter().collect(),
+            skipped: self.skipped,
+            damage,
+        }
+    }
+
+    fn over(&self, what: &'static str, limit: u64, unit: &'static str) -> IngestError {
+        IngestError::LimitExceeded {
+            path: self.archive.to_path_buf(),
+            what,
+            limit,
+            unit,
+        }
+    }
+
+    fn total_exceeded(&self) -> IngestError {
+        self.over("archive content", self.limits.max_total_bytes, "bytes")
+    }
+
+    /// Makes every folder of `rel` under the destination. Returns why not when one is
+    /// a symlink or a file already there: following it could write outside.
+    fn make_dirs(&mut self, rel: &Path) -> Result<Option<String>, IngestError> {
+        let mut current = PathBuf::new();
+        for part in rel.components() {
+            current.push(part);
+            if self.dirs.contains(&current) {
+                continue;
+            }
+            let path = self.dest.join(&current);
+            match std::fs::symlink_metadata(&path) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Ok(Some(format!(
+                        "{} is a symbolic link in the destination",
+                        current.display()
+                    )));
+                }
+                Ok(meta) if meta.is_dir() => {}
+                Ok(_) => {
+                    return Ok(Some(format!(
+                        "{} is a file, not a folder",
+                        current.display()
+                    )));
+                }
+                Err(err) if err.kind() == ErrorKind::NotFound => {
+                    create_dir(&path).map_err(|source| io_error(&path, source))?;
+                }
+                Err(source) => return Err(io_error(&path, source)),
+            }
+            self.dirs.insert(current.clone());
+        }
+        Ok(None)
+    }
+
+    /// Makes `rel`'s folders and removes what is at `rel` itself (a later entry wins);
+    /// removing a symlink never touches its target. A folder there is kept.
+    fn clear(&mut self, rel: &Path) -> Result<Option<String>, IngestError> {
+        if let Some(parent) = rel.parent()
+            && let Some(reason) = self.make_dirs(parent)?
+        {
+            return Ok(Some(reason));
+        }
+        let folder_there = || format!("{} is already a folder", rel.display());
+        if self.dirs.contains(rel) {
+            return Ok(Some(folder_there()));
+        }
+        let path = self.dest.join(rel);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.is_dir() => Ok(Some(folder_there())),
+            Ok(_) => {
+                std::fs::remove_file(&path).map_err(|source| io_error(&path, source))?;
+                Ok(None)
+            }
+            Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
+            Err(source) => Err(io_error(&path, source)),
+        }
+    }
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> IngestError {
+    IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Creates a new file, 0644 whatever the archive says (no setuid, no exec). `create_new`
+/// fails rather than follow a symlink that appeared after [`Sink::clear`].
+fn create_file(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+    options.open(path)
+}
+
+/// Creates one folder, 0755 whatever the archive says.
+fn create_dir(path: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o755);
+    builder.create(path)
+}

@@ -1,0 +1,274 @@
+//! What a file is, from its path inside a host's folder: which service's log or config,
+//! or another piece of evidence (package list, time zone, CLI capture).
+
+use crate::model::Service;
+
+/// The role of a file in a bundle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A service log (read line by line).
+    Log(Service),
+    /// An oslo.config file of a service.
+    Config(Service),
+    /// Package versions (`dpkg -l`, `rpm -qa`, `snap list`).
+    Packages,
+    /// Time zone or clock evidence (`etc/timezone`, `sos_commands/date/date`, ...).
+    Clock,
+    /// The host name (`etc/hostname`, sos `hostname`).
+    Hostname,
+    /// A file that may hold captured OpenStack CLI output (decided by content).
+    MaybeCapture,
+    /// Not read, with the reason.
+    Ignored(&'static str),
+}
+
+/// Strips log-rotation suffixes: `x.log.1` → `x.log`, `x.log.2.gz` → `x.log`,
+/// `x.log-20240521.gz` → `x.log`, and returns the rotation number (0 for the current file).
+pub fn rotation(name: &str) -> (&str, u32) {
+    let mut base = name;
+    for ext in [".gz", ".xz", ".zst", ".bz2"] {
+        if let Some(stripped) = base.strip_suffix(ext) {
+            base = stripped;
+            break;
+        }
+    }
+    if let Some((stem, n)) = base.rsplit_once('.')
+        && !n.is_empty()
+        && n.len() <= 3
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        return (stem, n.parse().unwrap_or(0));
+    }
+    // logrotate `dateext`: name-YYYYMMDD; older is smaller, so invert for ordering.
+    if let Some((stem, date)) = base.rsplit_once('-')
+        && date.len() == 8
+        && date.bytes().all(|b| b.is_ascii_digit())
+    {
+        let n: u32 = date.parse().unwrap_or(0);
+        return (stem, 100_000_000 - n);
+    }
+    (base, 0)
+}
+
+/// Service names of well-known log files, by file stem.
+fn known_log_service(stem: &str) -> Option<&'static str> {
+    Some(match stem {
+        "masakari-engine" => "masakari-engine",
+        "masakari-api" | "masakari_wsgi" | "masakari-wsgi" => "masakari-api",
+        "masakari_error" => "masakari-api-error",
+        "masakari_access" => "masakari-api-access",
+        "masakari-hostmonitor" => "masakari-hostmonitor",
+        "masakari-instancemonitor" => "masakari-instancemonitor",
+        "masakari-processmonitor" => "masakari-processmonitor",
+        "masakari-introspectiveinstancemonitor" => "masakari-introspectiveinstancemonitor",
+        "nova-api" | "nova-api-wsgi" | "nova-api-os-compute" | "nova-api-uwsgi" => "nova-api",
+        "nova-api-os-compute_access" | "nova-api-access" | "nova_api_wsgi_access" => {
+            "nova-api-access"
+        }
+        "nova-api-os-compute_error" | "nova-api-error" | "nova_api_wsgi_error" => "nova-api-error",
+        "nova-compute" => "nova-compute",
+        "nova-conductor" => "nova-conductor",
+        "nova-scheduler" => "nova-scheduler",
+        "nova-metadata-api" | "nova-api-metadata" => "nova-metadata",
+        "nova-placement-api" | "placement-api" => "placement-api",
+        "cinder-api" | "cinder-wsgi" | "cinder_api" => "cinder-api",
+        "cinder_access" | "cinder-api-access" | "cinder_wsgi_access" => "cinder-api-access",
+        "cinder-volume" | "volume" => "cinder-volume",
+        "cinder-scheduler" => "cinder-scheduler",
+        "keystone" | "keystone-wsgi-public" | "keystone-apache-public-error" => "keystone",
+        "keystone_access" | "keystone-apache-public-access" => "keystone-access",
+        _ => return None,
+    })
+}
+
+/// The service of a Sunbeam pod-log container (`..._logs_nova-0_-c_nova-api`).
+fn pod_container_service(container: &str) -> String {
+    match container {
+        // The nova-api container runs Apache: access lines and oslo lines together.
+        "nova-api" => "nova-api".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The role of `rel`, a path inside a host folder (`var/log/nova/nova-compute.log`).
+pub fn role_of(rel: &str) -> Role {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let lower = rel.to_ascii_lowercase();
+
+    // Sunbeam pod logs: sos_commands/kubernetes/.../podlogs/<pod>/k8s_kubectl_..._logs_<pod>_-c_<container>
+    if let Some((_, container)) = name.rsplit_once("_-c_")
+        && name.contains("_logs_")
+    {
+        return Role::Log(Service::new(pod_container_service(container)));
+    }
+    // Journal captures: journalctl_--no-pager_--unit_nova-compute
+    if let Some((_, unit)) = name.split_once("--unit_") {
+        let unit = unit.trim_end_matches(".service");
+        let unit = unit.rsplit('.').next().unwrap_or(unit);
+        return Role::Log(Service::new(unit));
+    }
+    if lower.starts_with("sos_commands/") {
+        return match name {
+            "dpkg_-l" | "installed-debs" | "rpm_-qa" => Role::Packages,
+            n if n.starts_with("snap_list") || n.starts_with("installed-rpms") => Role::Packages,
+            "date" | "date_--utc" | "timedatectl" | "hwclock" => Role::Clock,
+            "hostname" => Role::Hostname,
+            _ if lower.contains("/openstack") || lower.contains("masakari") => Role::MaybeCapture,
+            _ => Role::Ignored("sos command output evacdoc does not read"),
+        };
+    }
+    match rel {
+        "hostname" | "etc/hostname" => return Role::Hostname,
+        "etc/timezone" | "etc/localtime" | "date" => return Role::Clock,
+        "installed-debs" | "installed-rpms" => return Role::Packages,
+        _ => {}
+    }
+    if name.ends_with(".conf") || name.ends_with(".ini") {
+        let stem = name.trim_end_matches(".conf").trim_end_matches(".ini");
+        let service = match stem {
+            "masakari" | "masakarimonitors" | "nova" | "nova-compute" | "cinder" | "keystone"
+            | "placement" => stem,
+            _ => return Role::Ignored("configuration evacdoc does not read"),
+        };
+        if lower.contains("/apache2/") || lower.contains("/httpd/") {
+            return Role::Ignored("web server configuration");
+        }
+        return Role::Config(Service::new(service));
+    }
+    let in_logs = lower.starts_with("var/log/")
+        || lower.contains("/var/log/")
+        || lower.starts_with("var/snap/openstack-hypervisor/common/")
+        || lower.starts_with("log/");
+    let (base, _) = rotation(name);
+    let stem = base.strip_suffix(".log").unwrap_or(base);
+    if let Some(service) = known_log_service(stem) {
+        return Role::Log(Service::new(service));
+    }
+    if in_logs {
+        if base.ends_with(".log") || base.ends_with("_log") {
+            // An unknown service's log: named after its file, read if the content fits.
+            let dir = rel.rsplit('/').nth(1).unwrap_or("");
+            let service = if dir.is_empty() || dir == "log" {
+                stem.to_string()
+            } else {
+                format!("{dir}/{stem}")
+            };
+            return Role::Log(Service::new(service));
+        }
+        if matches!(base, "syslog" | "messages" | "kern.log") {
+            return Role::Log(Service::new("syslog"));
+        }
+        return Role::Ignored("not a log file");
+    }
+    if name.ends_with(".txt")
+        || name.ends_with(".json")
+        || name.ends_with(".yaml")
+        || !name.contains('.')
+    {
+        return Role::MaybeCapture;
+    }
+    if base.ends_with(".log") {
+        return Role::Log(Service::new(stem));
+    }
+    Role::Ignored("not a log, config or capture")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(rel: &str) -> String {
+        match role_of(rel) {
+            Role::Log(s) => s.0,
+            other => panic!("{rel}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn rotations() {
+        assert_eq!(rotation("nova-compute.log"), ("nova-compute.log", 0));
+        assert_eq!(rotation("nova-compute.log.1"), ("nova-compute.log", 1));
+        assert_eq!(rotation("nova-compute.log.12.gz"), ("nova-compute.log", 12));
+        assert_eq!(
+            rotation("nova-api-os-compute_access.log.2.gz").0,
+            "nova-api-os-compute_access.log"
+        );
+        let (stem, newer) = rotation("masakari-engine.log-20240521.gz");
+        let (_, older) = rotation("masakari-engine.log-20240520.gz");
+        assert_eq!(stem, "masakari-engine.log");
+        assert!(older > newer);
+    }
+
+    #[test]
+    fn logs_by_deployment() {
+        assert_eq!(
+            log("var/log/masakari/masakari-engine.log"),
+            "masakari-engine"
+        );
+        assert_eq!(
+            log("var/log/masakari/masakari-engine.log.2.gz"),
+            "masakari-engine"
+        );
+        assert_eq!(
+            log("var/log/kolla/masakari/masakari-engine.log"),
+            "masakari-engine"
+        );
+        assert_eq!(
+            log("var/log/apache2/nova-api-os-compute_access.log"),
+            "nova-api-access"
+        );
+        assert_eq!(
+            log("var/log/kolla/nova/nova-api-access.log"),
+            "nova-api-access"
+        );
+        assert_eq!(log("var/log/nova/nova-api-wsgi.log"), "nova-api");
+        assert_eq!(
+            log("var/log/containers/nova/nova-compute.log"),
+            "nova-compute"
+        );
+        assert_eq!(
+            log(
+                "sos_commands/kubernetes/cluster-info/openstack/podlogs/masakari-0/k8s_kubectl_--namespace_openstack_logs_masakari-0_-c_masakari-engine"
+            ),
+            "masakari-engine"
+        );
+        assert_eq!(
+            log("sos_commands/sunbeam_hypervisor/journalctl_--no-pager_--unit_nova-compute"),
+            "nova-compute"
+        );
+        assert_eq!(
+            log("var/snap/openstack-hypervisor/common/log/nova/nova-compute.log"),
+            "nova-compute"
+        );
+        assert_eq!(
+            log("var/log/neutron/neutron-server.log"),
+            "neutron/neutron-server"
+        );
+    }
+
+    #[test]
+    fn other_roles() {
+        assert_eq!(
+            role_of("etc/masakari/masakari.conf"),
+            Role::Config(Service::new("masakari"))
+        );
+        assert_eq!(
+            role_of("etc/kolla/nova-api/nova.conf"),
+            Role::Config(Service::new("nova"))
+        );
+        assert_eq!(
+            role_of("var/lib/config-data/puppet-generated/nova/etc/nova/nova.conf"),
+            Role::Config(Service::new("nova"))
+        );
+        assert_eq!(role_of("sos_commands/dpkg/dpkg_-l"), Role::Packages);
+        assert_eq!(role_of("sos_commands/date/date"), Role::Clock);
+        assert_eq!(role_of("etc/timezone"), Role::Clock);
+        assert_eq!(role_of("hostname"), Role::Hostname);
+        assert_eq!(role_of("notification-show.txt"), Role::MaybeCapture);
+        assert!(matches!(role_of("var/log/wtmp"), Role::Ignored(_)));
+        assert!(matches!(
+            role_of("sos_commands/block/lsblk"),
+            Role::Ignored(_)
+        ));
+    }
+}
