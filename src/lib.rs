@@ -5,9 +5,13 @@
 
 /// Joining records into one analysis: events, indexes, joins, clock skew, timelines.
 pub mod correlate;
+/// Detectors: what went wrong, with the evidence.
+pub mod detect;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
 /// Hosts, services, ids and events.
 pub mod model;
+/// Known bugs, fix status and reports.
+pub mod triage;
 
 pub use evacdoc_parsers as parsers;

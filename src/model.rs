@@ -149,10 +149,10 @@ impl fmt::Display for Service {
     }
 }
 
-/// The severity of an event, when its line has one.
+/// The level of a log line, in five steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
-pub enum Severity {
+pub enum LogLevel {
     /// DEBUG or TRACE.
     Debug,
     /// INFO, AUDIT or an unknown level.
@@ -165,16 +165,16 @@ pub enum Severity {
     Critical,
 }
 
-impl Severity {
-    /// The severity of an oslo.log level.
-    pub fn of(level: evacdoc_parsers::oslo::Level<'_>) -> Severity {
+impl LogLevel {
+    /// The level of an oslo.log level name.
+    pub fn of(level: evacdoc_parsers::oslo::Level<'_>) -> LogLevel {
         use evacdoc_parsers::oslo::Level;
         match level {
-            Level::Trace | Level::Debug => Severity::Debug,
-            Level::Info | Level::Audit | Level::Other(_) => Severity::Info,
-            Level::Warning => Severity::Warning,
-            Level::Error => Severity::Error,
-            Level::Critical => Severity::Critical,
+            Level::Trace | Level::Debug => LogLevel::Debug,
+            Level::Info | Level::Audit | Level::Other(_) => LogLevel::Info,
+            Level::Warning => LogLevel::Warning,
+            Level::Error => LogLevel::Error,
+            Level::Critical => LogLevel::Critical,
         }
     }
 }
@@ -223,10 +223,12 @@ pub struct Event {
     pub host: HostId,
     /// What kind of line.
     pub kind: EventKind,
-    /// Severity, when the line gives one.
-    pub severity: Option<Severity>,
+    /// LogLevel, when the line gives one.
+    pub level: Option<LogLevel>,
     /// The oslo logger, when there is one.
     pub logger: Option<String>,
+    /// The process id of an oslo line (several workers write one file).
+    pub pid: Option<u32>,
     /// The local request id.
     pub request_id: Option<Uuid>,
     /// The global request id.
@@ -245,6 +247,8 @@ pub struct Event {
     pub text: String,
     /// Byte offset of the message within `text` (0 when the line has no prefix).
     pub message_start: u32,
+    /// Byte length of the message (colour residue after it excluded).
+    pub message_len: u32,
     /// The record's further lines (continuation, then traceback), as written.
     pub more: Vec<String>,
     /// True when the time came from a line with one-second precision (Apache `%t`):
@@ -255,8 +259,9 @@ pub struct Event {
 impl Event {
     /// The message part of the first line.
     pub fn message(&self) -> &str {
+        let start = self.message_start as usize;
         self.text
-            .get(self.message_start as usize..)
+            .get(start..start + self.message_len as usize)
             .unwrap_or(&self.text)
     }
 

@@ -5,8 +5,12 @@
 
 /// The analysis of the sample scenarios.
 mod analysis;
+/// `evacdoc analyze` formats and exit codes.
+mod analyze_cli;
 /// `evacdoc parse` on committed samples and on bad input.
 mod cli_parse;
+/// Detectors over every scenario: expected findings, evidence, golden JSON.
+mod detect;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
 /// Shared helpers: run the binary, find the samples.

@@ -35,6 +35,7 @@ pub mod ini;
 pub mod line;
 pub mod nova_request;
 pub mod oslo;
+pub mod packages;
 pub mod pebble;
 pub mod records;
 pub mod sniff;

@@ -145,19 +145,36 @@ impl DateTime {
     }
 
     /// Nanoseconds since the Unix epoch, reading this wall clock at `offset` seconds
-    /// east of UTC.
+    /// east of UTC. Saturates at the limits of `i64` (before 1677-09-21 and after
+    /// 2262-04-11); see [`DateTime::checked_unix_nanos`].
     pub fn unix_nanos(&self, offset: Offset) -> i64 {
+        match self.checked_unix_nanos(offset) {
+            Some(nanos) => nanos,
+            None if self.unix_secs(offset) < 0 => i64::MIN,
+            None => i64::MAX,
+        }
+    }
+
+    /// Nanoseconds since the Unix epoch, or `None` when the instant does not fit in an
+    /// `i64` (before 1677-09-21 or after 2262-04-11).
+    pub fn checked_unix_nanos(&self, offset: Offset) -> Option<i64> {
+        self.unix_secs(offset)
+            .checked_mul(1_000_000_000)?
+            .checked_add(i64::from(self.nanos))
+    }
+
+    /// Seconds since the Unix epoch (years 0 to 65535 cannot overflow).
+    fn unix_secs(&self, offset: Offset) -> i64 {
         let days = days_from_civil(
             i64::from(self.year),
             i64::from(self.month),
             i64::from(self.day),
         );
-        let secs = days * 86_400
+        days * 86_400
             + i64::from(self.hour) * 3600
             + i64::from(self.minute) * 60
             + i64::from(self.second)
-            - i64::from(offset);
-        secs * 1_000_000_000 + i64::from(self.nanos)
+            - i64::from(offset)
     }
 
     /// The UTC wall clock of a Unix time in nanoseconds; `None` outside years 0 to 9999.
@@ -207,9 +224,10 @@ impl Timestamp {
         }
     }
 
-    /// Nanoseconds since the Unix epoch, when the offset is known.
+    /// Nanoseconds since the Unix epoch, when the offset is known and the instant fits
+    /// in an `i64`.
     pub fn unix_nanos(&self) -> Option<i64> {
-        self.offset.map(|offset| self.local.unix_nanos(offset))
+        self.local.checked_unix_nanos(self.offset?)
     }
 
     /// The same instant in UTC, when the offset is known.
@@ -567,5 +585,19 @@ mod tests {
             DateTime::from_unix_nanos(-1).unwrap().to_string(),
             "1969-12-31T23:59:59.999999999"
         );
+    }
+
+    #[test]
+    fn unix_nanos_outside_i64_saturates_or_is_none() {
+        let early = dt("1000-01-01 00:00:00.001");
+        assert_eq!(early.unix_nanos(0), i64::MIN);
+        assert_eq!(early.checked_unix_nanos(0), None);
+        let late = dt("9999-12-31 23:59:59.999");
+        assert_eq!(late.unix_nanos(0), i64::MAX);
+        let ts = Timestamp {
+            local: late,
+            offset: Some(0),
+        };
+        assert_eq!((ts.unix_nanos(), ts.to_utc()), (None, None));
     }
 }

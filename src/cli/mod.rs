@@ -1,5 +1,6 @@
 //! Command-line interface: one file per subcommand.
 
+mod analyze;
 mod parse;
 mod timeline;
 
@@ -17,6 +18,9 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Find what went wrong in the Masakari recoveries of one or more bundles: findings
+    /// with evidence lines, the config behind them, known bugs and the fix.
+    Analyze(analyze::AnalyzeArgs),
     /// Print each record of a log or config file as evacdoc reads it.
     Parse(parse::ParseArgs),
     /// The interleaved story of an instance, request, notification or host across the
@@ -27,6 +31,7 @@ enum Command {
 /// Runs the chosen subcommand.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Analyze(args) => analyze::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Timeline(args) => timeline::run(&args),
     }

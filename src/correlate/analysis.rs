@@ -96,6 +96,8 @@ pub struct ConfigValue {
     pub value: String,
     /// 1-based line.
     pub line: usize,
+    /// The line as written in the file.
+    pub text: String,
 }
 
 /// An OpenStack CLI capture found in the inputs.
@@ -105,6 +107,24 @@ pub struct CaptureFile {
     pub file: String,
     /// What it holds.
     pub capture: evacdoc_parsers::capture::Capture,
+    /// The file's lines that name an id (1-based number, text): what evidence cites.
+    #[serde(skip)]
+    pub lines: Vec<(usize, String)>,
+}
+
+/// An installed package, from the bundle's package lists.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct InstalledPackage {
+    /// The host.
+    pub host: HostId,
+    /// Package name.
+    pub name: String,
+    /// Version as installed.
+    pub version: String,
+    /// `deb`, `rpm` or `snap`.
+    pub kind: &'static str,
+    /// The list it came from.
+    pub file: String,
 }
 
 /// Counts over the whole analysis.
@@ -143,6 +163,8 @@ pub struct Analysis {
     pub config: Vec<ConfigValue>,
     /// CLI captures.
     pub captures: Vec<CaptureFile>,
+    /// Installed packages of OpenStack services (from dpkg, rpm and snap lists).
+    pub packages: Vec<InstalledPackage>,
     /// Events, in time order (UTC).
     pub events: Vec<Event>,
     /// Indexes from ids to events.

@@ -12,7 +12,7 @@ use evacdoc_parsers::{Format, Records};
 use rayon::prelude::*;
 
 use crate::correlate::analysis::{
-    Analysis, CaptureFile, ConfigValue, FileInfo, Host, Missing, Skipped, Stats,
+    Analysis, CaptureFile, ConfigValue, FileInfo, Host, InstalledPackage, Missing, Skipped, Stats,
 };
 use crate::correlate::extract::{RawEvent, event_of, keep, vote_offsets};
 use crate::correlate::ids::short_host;
@@ -112,6 +112,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         .collect();
     let mut config = Vec::new();
     let mut captures = Vec::new();
+    let mut packages = Vec::new();
     let mut bundle_zones: BTreeMap<u32, HostZone> = BTreeMap::new();
     let mut logs = Vec::new();
     for p in placed {
@@ -124,6 +125,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
                     bundle_zones.entry(p.host).or_insert(zone);
                 }
             }
+            Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages),
             Role::Clock | Role::Hostname | Role::Packages | Role::Ignored(_) => {}
         }
     }
@@ -235,6 +237,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         missing,
         config,
         captures,
+        packages,
         events,
         index,
         joins,
@@ -390,6 +393,7 @@ fn read_config(
     match read_text(&p.file.abs, MAX_SMALL_FILE) {
         Ok((text, _)) => {
             let doc = parse_ini(&text);
+            let lines: Vec<&str> = text.lines().collect();
             for entry in &doc.entries {
                 config.push(ConfigValue {
                     file: p.file.rel.clone(),
@@ -399,6 +403,10 @@ fn read_config(
                     option: entry.key.to_string(),
                     value: entry.value.to_string(),
                     line: entry.line,
+                    text: lines
+                        .get(entry.line.saturating_sub(1))
+                        .map(|l| l.trim_end_matches('\r').to_string())
+                        .unwrap_or_default(),
                 });
             }
         }
@@ -414,10 +422,54 @@ fn read_captures(p: &Placed<'_>, captures: &mut Vec<CaptureFile>) {
         return;
     }
     if let Ok((text, _)) = read_text(&p.file.abs, MAX_SMALL_FILE) {
-        for capture in evacdoc_parsers::capture::parse_captures(&text) {
+        let found = evacdoc_parsers::capture::parse_captures(&text);
+        if found.is_empty() {
+            return;
+        }
+        let lines: Vec<(usize, String)> = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| evacdoc_parsers::text::uuids_in(l).next().is_some())
+            .take(10_000)
+            .map(|(i, l)| (i + 1, l.trim_end_matches('\r').to_string()))
+            .collect();
+        for capture in found {
             captures.push(CaptureFile {
                 file: p.file.rel.clone(),
                 capture,
+                lines: lines.clone(),
+            });
+        }
+    }
+}
+
+/// Packages of the projects evacdoc reasons about (the rest of a host's list is noise).
+const PACKAGE_PREFIXES: [&str; 8] = [
+    "masakari",
+    "python3-masakari",
+    "nova",
+    "python3-nova",
+    "cinder",
+    "python3-cinder",
+    "keystone",
+    "openstack",
+];
+
+fn read_packages(p: &Placed<'_>, packages: &mut Vec<InstalledPackage>) {
+    let Ok((text, _)) = read_text(&p.file.abs, MAX_SMALL_FILE) else {
+        return;
+    };
+    for package in evacdoc_parsers::packages::parse_packages(&text) {
+        if PACKAGE_PREFIXES
+            .iter()
+            .any(|prefix| package.name.starts_with(prefix))
+        {
+            packages.push(InstalledPackage {
+                host: p.host,
+                name: package.name.to_string(),
+                version: package.version.to_string(),
+                kind: package.kind,
+                file: p.file.rel.clone(),
             });
         }
     }

@@ -13,7 +13,7 @@ use memchr::memmem;
 use crate::correlate::ids::{UuidKind, classified_uuids, mentioned_hosts};
 use crate::ingest::timezone::OffsetVotes;
 use crate::model::{
-    Event, EventKind, FileId, HostId, HttpRequest, Project, Service, Severity, Uuid,
+    Event, EventKind, FileId, HostId, HttpRequest, LogLevel, Project, Service, Uuid,
 };
 
 /// An event whose time is still the line's own (local, or with an offset).
@@ -131,8 +131,9 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         line: u32::try_from(record.line).unwrap_or(u32::MAX),
         host,
         kind: EventKind::Text,
-        severity: None,
+        level: None,
         logger: None,
+        pid: None,
         request_id: None,
         global_request_id: None,
         instances: Vec::new(),
@@ -142,6 +143,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         http: None,
         text: raw.to_string(),
         message_start: 0,
+        message_len: 0,
         more: record
             .continuation
             .iter()
@@ -150,18 +152,18 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
             .collect(),
         second_precision: false,
     };
-    let mut message = record.message();
+    let message;
     match &record.head.content {
         Content::Oslo(o) => {
             event.kind = EventKind::Log;
-            event.severity = Some(Severity::of(o.level));
+            event.level = Some(LogLevel::of(o.level));
             event.logger = Some(o.logger.to_string());
+            event.pid = Some(o.pid);
             event.request_id = o.request_id().and_then(Uuid::parse_request_id);
             event.global_request_id = o.global_request_id().and_then(Uuid::parse_request_id);
             if let Some(instance) = o.instance.and_then(Uuid::parse) {
                 event.instances.push(instance);
             }
-            event.message_start = offset_in(raw, o.message);
             message = o.message;
             if let Some(request) = record.nova_request() {
                 event.kind = EventKind::Request;
@@ -176,14 +178,16 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         Content::Access(a) => {
             event.kind = EventKind::Request;
             event.second_precision = true;
-            event.message_start = offset_in(raw, a.request);
             event.http = Some(HttpRequest {
                 method: a.method.unwrap_or("-").to_string(),
                 path: a.path.unwrap_or(a.request).to_string(),
                 status: a.status,
                 user_agent: a.user_agent.map(str::to_string),
             });
-            message = a.request;
+            // The request and what follows it (status, size, agent).
+            message = raw
+                .get(offset_in(raw, a.request) as usize..)
+                .unwrap_or(a.request);
         }
         Content::Uwsgi(u) => {
             event.kind = EventKind::Request;
@@ -196,13 +200,15 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
             message = u.path;
         }
         Content::Text { text, .. } => {
-            event.message_start = offset_in(raw, text);
+            message = text;
             if record.kind == RecordKind::RawTraceback {
                 event.kind = EventKind::Traceback;
-                event.severity = Some(Severity::Error);
+                event.level = Some(LogLevel::Error);
             }
         }
     }
+    event.message_start = offset_in(raw, message);
+    event.message_len = u32::try_from(message.len()).unwrap_or(0);
     let texts = std::iter::once(message)
         .chain(record.continuation.iter().copied())
         .chain(record.traceback.iter().copied());

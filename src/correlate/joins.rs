@@ -301,8 +301,9 @@ mod tests {
             } else {
                 EventKind::Log
             },
-            severity: None,
+            level: None,
             logger: logger.map(str::to_string),
+            pid: None,
             request_id: None,
             global_request_id: None,
             instances: crate::correlate::ids::classified_uuids(text)
@@ -320,6 +321,7 @@ mod tests {
             }),
             text: text.into(),
             message_start: 0,
+            message_len: text.len() as u32,
             more: vec![],
             second_precision: http.is_some(),
         }

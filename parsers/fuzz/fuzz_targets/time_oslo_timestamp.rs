@@ -1,0 +1,7 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let text = evacdoc_parsers::utf8::decode(data).text;
+    let _ = std::hint::black_box(
+        evacdoc_parsers::time::oslo_timestamp(&text).map(|(_, t)| (t.to_string(), t.unix_nanos(0))),
+    );
+});

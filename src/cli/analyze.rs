@@ -1,0 +1,133 @@
+//! `evacdoc analyze PATH... [--format text|json|markdown] [--fail-on critical|warning]
+//! [--each]`: what went wrong in the Masakari recoveries of the inputs, with evidence.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use evacdoc::correlate::{Analysis, Options, analyze};
+use evacdoc::detect::{DetectOptions, Finding, Severity, detect};
+use evacdoc::triage::report::{Style, json_document, markdown, text};
+use evacdoc::triage::{Catalog, attach_known_bugs};
+use rayon::prelude::*;
+
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// Folders, log files or archives; several make one analysis (unless --each).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    format: ReportFormat,
+    /// Exit with status 1 when a finding of this severity or worse is found.
+    #[arg(long, value_enum)]
+    fail_on: Option<FailOn>,
+    /// One analysis per input, run in parallel (for triage bots); JSON output becomes
+    /// an array of documents.
+    #[arg(long)]
+    each: bool,
+    /// Time zone for every host's local times, overriding what the bundle says.
+    #[arg(long)]
+    tz: Option<String>,
+    /// A boot-from-volume evacuation slower than this many seconds is a finding.
+    #[arg(long, default_value_t = 300)]
+    bfv_delay: i64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ReportFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FailOn {
+    Critical,
+    Warning,
+}
+
+struct Outcome {
+    analysis: Analysis,
+    findings: Vec<Finding>,
+}
+
+fn run_one(
+    paths: &[PathBuf],
+    args: &AnalyzeArgs,
+    catalog: &Catalog,
+    progress: bool,
+) -> anyhow::Result<Outcome> {
+    let options = Options {
+        tz: args.tz.clone(),
+        progress,
+    };
+    let analysis = analyze(paths, &options)?;
+    let mut findings = detect(
+        &analysis,
+        &DetectOptions {
+            bfv_delay_secs: args.bfv_delay,
+        },
+    );
+    attach_known_bugs(&mut findings, catalog, &analysis);
+    Ok(Outcome { analysis, findings })
+}
+
+pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    let catalog = Catalog::shipped()?;
+    let outcomes: Vec<Outcome> = if args.each {
+        args.paths
+            .par_iter()
+            .map(|p| run_one(std::slice::from_ref(p), args, &catalog, false))
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        vec![run_one(&args.paths, args, &catalog, true)?]
+    };
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        ReportFormat::Json => {
+            let docs: Vec<_> = outcomes
+                .iter()
+                .map(|o| json_document(&o.analysis, &o.findings))
+                .collect();
+            if args.each {
+                serde_json::to_writer_pretty(&mut out, &docs)?;
+            } else if let Some(doc) = docs.first() {
+                serde_json::to_writer_pretty(&mut out, doc)?;
+            }
+            writeln!(out)?;
+        }
+        ReportFormat::Text => {
+            let style = if std::io::stdout().is_terminal() {
+                Style::COLOUR
+            } else {
+                Style::PLAIN
+            };
+            for o in &outcomes {
+                out.write_all(text(&o.analysis, &o.findings, style).as_bytes())?;
+            }
+        }
+        ReportFormat::Markdown => {
+            for o in &outcomes {
+                out.write_all(markdown(&o.analysis, &o.findings).as_bytes())?;
+            }
+        }
+    }
+    out.flush()?;
+    let threshold = args.fail_on.map(|f| match f {
+        FailOn::Critical => Severity::Critical,
+        FailOn::Warning => Severity::Warning,
+    });
+    let met = threshold.is_some_and(|t| {
+        outcomes
+            .iter()
+            .flat_map(|o| &o.findings)
+            .any(|f| f.severity >= t)
+    });
+    Ok(if met {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,373 @@
+//! `evacuate-400-race`: Masakari asked Nova to evacuate while Nova still saw the failed
+//! host's compute service as up, and Nova refused with HTTP 400.
+//!
+//! Masakari disables the failed host's nova-compute, sleeps
+//! `wait_period_after_service_update` seconds (charm option `evacuation-delay`), then
+//! calls evacuate. Nova accepts an evacuation only once its servicegroup check says the
+//! source service is down: `service_down_time` seconds after the last heartbeat, which
+//! the service sends every `report_interval` seconds. Masakari never forces the service
+//! down, so when the sleep is shorter than Nova's detection (or the host kept
+//! heartbeating for a while after Masakari was told it failed), evacuate returns
+//! `400 Compute service of <host> is still in use.`.
+//!
+//! Inputs: Masakari engine log (required); Nova API access log and/or nova-api log
+//! (either shows the 400; old Masakari releases log nothing about it, so the join with
+//! Nova's lines is the only way); masakari.conf and nova.conf (optional, for the
+//! explanation and the fix).
+//!
+//! Logic: for each evacuate call of a host-failure recovery, the status Nova answered
+//! (joined access or request-log line), Nova's own message for that request (`Compute
+//! service of X is still in use.`, `expected to be down, but it was up`), and
+//! Masakari's warning with the 400 text. A 400 for another reason (same host,
+//! accelerators, ...) is not this finding.
+
+use crate::correlate::recovery::{Call, CallAction, Recovery};
+use crate::detect::evidence::{self, duration, of_config, of_events};
+use crate::detect::finding::{Action, ConfigChange, Finding, Remediation, Severity};
+use crate::detect::{DetectContext, Detector};
+use crate::model::{EventId, Uuid};
+
+/// The detector.
+#[derive(Debug)]
+pub struct Evacuate400Race;
+
+/// Nova's words when the source compute service is still up.
+const RACE_TEXTS: [&str; 2] = ["still in use", "expected to be down, but it was up"];
+/// Nova's words for the other reasons evacuate answers 400.
+const OTHER_400_TEXTS: [&str; 5] = [
+    "The target host can't be the same one",
+    "have accelerators",
+    "port-resource-request",
+    "vTPM",
+    "Invalid input for field",
+];
+
+/// What Nova said about one evacuate call.
+struct Refusal {
+    call: EventId,
+    instance: Option<Uuid>,
+    /// Events that show the 400 and its reason.
+    evidence: Vec<EventId>,
+    /// Nova or Masakari named the race in words (not only a bare 400).
+    worded: bool,
+}
+
+fn texts_in(ctx: &DetectContext<'_>, ids: &[EventId], needles: &[&str]) -> Vec<EventId> {
+    ids.iter()
+        .copied()
+        .filter(|&i| {
+            ctx.analysis.events.get(i as usize).is_some_and(|e| {
+                needles
+                    .iter()
+                    .any(|n| e.text.contains(n) || e.more.iter().any(|l| l.contains(n)))
+            })
+        })
+        .collect()
+}
+
+/// Nova's lines of the requests joined to a call (same Nova request id).
+fn nova_request_lines(ctx: &DetectContext<'_>, call: &Call) -> Vec<EventId> {
+    let index = &ctx.analysis.index;
+    let mut out = call.requests.clone();
+    for &r in &call.requests {
+        let Some(request) = ctx.analysis.events.get(r as usize) else {
+            continue;
+        };
+        if let Some(id) = request.request_id {
+            out.extend(index.request.get(&id).into_iter().flatten().copied());
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Masakari's warnings of the attempt after the call (newer releases log the 400 text).
+fn masakari_warnings(
+    ctx: &DetectContext<'_>,
+    attempt_events: &[EventId],
+    call: EventId,
+) -> Vec<EventId> {
+    attempt_events
+        .iter()
+        .copied()
+        .filter(|&i| i > call)
+        .filter(|&i| {
+            ctx.analysis
+                .events
+                .get(i as usize)
+                .is_some_and(|e| e.message().contains("(HTTP 400)"))
+        })
+        .collect()
+}
+
+fn refusal(ctx: &DetectContext<'_>, attempt_events: &[EventId], call: &Call) -> Option<Refusal> {
+    let nova = nova_request_lines(ctx, call);
+    let warnings = masakari_warnings(ctx, attempt_events, call.event);
+    let mut evidence = nova.clone();
+    evidence.extend(&warnings);
+    let race_words = texts_in(ctx, &evidence, &RACE_TEXTS);
+    let other_words = texts_in(ctx, &evidence, &OTHER_400_TEXTS);
+    let status_400 = call.status(ctx.analysis) == Some(400);
+    if !other_words.is_empty() && race_words.is_empty() {
+        return None;
+    }
+    if race_words.is_empty() && !status_400 {
+        return None;
+    }
+    Some(Refusal {
+        call: call.event,
+        instance: call.instance,
+        evidence,
+        worded: !race_words.is_empty(),
+    })
+}
+
+fn config_number(ctx: &DetectContext<'_>, service: &str, option: &str) -> Option<(i64, usize)> {
+    let analysis = ctx.analysis;
+    let position = analysis
+        .config
+        .iter()
+        .rposition(|c| c.service == service && c.section == "DEFAULT" && c.option == option)?;
+    let value = analysis.config[position].value.trim().parse().ok()?;
+    Some((value, position))
+}
+
+/// The value `wait_period_after_service_update` should have for Nova's settings.
+pub(crate) fn recommended_wait(service_down_time: i64, report_interval: i64) -> i64 {
+    (service_down_time + 2 * report_interval + 30).max(180)
+}
+
+impl Detector for Evacuate400Race {
+    fn id(&self) -> &'static str {
+        "evacuate-400-race"
+    }
+
+    fn doc(&self) -> &'static str {
+        "Masakari called evacuate while Nova still saw the failed host's compute service up, \
+         and Nova answered HTTP 400 \"Compute service of <host> is still in use\"."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        ctx.recoveries
+            .iter()
+            .filter(|r| r.is_host_failure())
+            .filter_map(|r| self.finding(ctx, r))
+            .collect()
+    }
+}
+
+impl Evacuate400Race {
+    fn finding(&self, ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<Finding> {
+        let analysis = ctx.analysis;
+        let mut refusals = Vec::new();
+        for attempt in &recovery.attempts {
+            for call in attempt.calls_of(CallAction::Evacuate, None) {
+                if let Some(r) = refusal(ctx, &attempt.events, call) {
+                    refusals.push((attempt, r));
+                }
+            }
+        }
+        let (first_attempt, first) = refusals.first()?;
+        let host = recovery
+            .failed_host
+            .clone()
+            .unwrap_or_else(|| "the failed host".into());
+        let status = recovery.final_status().unwrap_or("unknown");
+
+        // Instances whose evacuation never succeeded later.
+        let mut instances: Vec<Uuid> = Vec::new();
+        let mut left_behind: Vec<Uuid> = Vec::new();
+        for (_, r) in &refusals {
+            let Some(i) = r.instance else { continue };
+            if !instances.contains(&i) {
+                instances.push(i);
+            }
+            let later_success = recovery.attempts.iter().any(|a| {
+                a.calls_of(CallAction::Evacuate, Some(i))
+                    .any(|c| c.event > r.call && matches!(c.status(analysis), Some(200..=299)))
+            });
+            if !later_success && !left_behind.contains(&i) {
+                left_behind.push(i);
+            }
+        }
+        let recovered = status == "finished" && left_behind.is_empty();
+
+        let mut ids: Vec<EventId> = Vec::new();
+        for call in first_attempt
+            .calls
+            .iter()
+            .filter(|c| c.action == CallAction::DisableService)
+        {
+            ids.push(call.event);
+            ids.extend(&call.requests);
+        }
+        if let Some((sleep, _)) = first_attempt.sleep {
+            ids.push(sleep);
+        }
+        for (attempt, r) in &refusals {
+            ids.push(r.call);
+            ids.extend(&r.evidence);
+            if let Some(end) = attempt.end {
+                ids.push(end);
+            }
+        }
+        if let Some(end) = recovery.attempts.last().and_then(|a| a.end) {
+            ids.push(end);
+        }
+        let mut evidence = of_events(analysis, ids.iter().copied());
+
+        // The settings behind the race.
+        let wait = config_number(ctx, "masakari", "wait_period_after_service_update");
+        let slept = first_attempt.sleep.map(|(_, s)| s as i64);
+        let wait_value = wait.map(|(v, _)| v).or(slept).unwrap_or(180);
+        let sdt = config_number(ctx, "nova", "service_down_time");
+        let ri = config_number(ctx, "nova", "report_interval");
+        let (sdt_value, ri_value) = (sdt.map_or(60, |(v, _)| v), ri.map_or(10, |(v, _)| v));
+        for (_, position) in [wait, sdt, ri].into_iter().flatten() {
+            if let Some(value) = analysis.config.get(position) {
+                evidence.push(of_config(analysis, value));
+            }
+        }
+        let recommended = recommended_wait(sdt_value, ri_value);
+
+        let call_event = analysis.events.get(first.call as usize)?;
+        let disable_time = first_attempt
+            .calls
+            .iter()
+            .find(|c| c.action == CallAction::DisableService)
+            .and_then(|c| analysis.events.get(c.event as usize))
+            .map(|e| e.time);
+        let gap = disable_time
+            .map(|t| format!(", {} after disabling it", duration(call_event.time - t)))
+            .unwrap_or_default();
+        let wording = if first.worded {
+            format!("Nova answered HTTP 400 \"Compute service of {host} is still in use.\"")
+        } else {
+            "Nova answered HTTP 400 (its log gives no reason here, and no other 400 reason applies)"
+                .to_string()
+        };
+        let charm = if analysis.layout == crate::ingest::layout::Layout::JujuCrashdump {
+            " (charm option `evacuation-delay`)"
+        } else {
+            ""
+        };
+        let mut explanation = format!(
+            "Masakari disabled nova-compute on {host}, slept {} s (`wait_period_after_service_update`{charm}) \
+             and called evacuate{gap}. Nova accepts an evacuation only once it sees the source \
+             compute service down, `service_down_time` ({sdt_value} s) after its last heartbeat, \
+             which is sent every `report_interval` ({ri_value} s); Masakari never forces the \
+             service down. {wording}: Nova still counted the host as up. ",
+            slept.unwrap_or(wait_value)
+        );
+        if wait_value < sdt_value + ri_value {
+            explanation.push_str(&format!(
+                "With a {wait_value} s wait against {sdt_value} s + {ri_value} s of detection, \
+                 this race is expected on every host failure. "
+            ));
+        } else {
+            explanation.push_str(
+                "The wait covers Nova's detection time, so the host went on heartbeating after \
+                 Masakari was told it failed (a hung rather than dead host): fence it, or force its \
+                 service down, before evacuating. ",
+            );
+        }
+        explanation.push_str(&if recovered {
+            format!(
+                "A later attempt evacuated the instance(s) and the notification ended `{status}`."
+            )
+        } else {
+            format!("The notification ended `{status}`; the instance(s) were not evacuated.")
+        });
+
+        let file = wait
+            .and_then(|(_, p)| analysis.config.get(p))
+            .map(|c| c.file.clone())
+            .or_else(|| {
+                analysis
+                    .config
+                    .iter()
+                    .find(|c| c.service == "masakari")
+                    .map(|c| c.file.clone())
+            })
+            .unwrap_or_else(|| "masakari.conf".into());
+        let config_changes = if wait_value < recommended {
+            vec![ConfigChange {
+                file,
+                section: "DEFAULT".into(),
+                option: "wait_period_after_service_update".into(),
+                current: Some(wait_value.to_string()),
+                recommended: recommended.to_string(),
+                note: format!(
+                    "must exceed Nova's service_down_time ({sdt_value}) plus report_interval \
+                     ({ri_value}) with a margin{charm}"
+                ),
+            }]
+        } else {
+            Vec::new()
+        };
+        let mut actions: Vec<Action> = left_behind
+            .iter()
+            .map(|i| Action::Evacuate {
+                instance: i.to_string(),
+                from_host: host.clone(),
+            })
+            .collect();
+        if !left_behind.is_empty() {
+            actions.push(Action::ForceDownService { host: host.clone() });
+        }
+        let all_ids: Vec<EventId> = refusals.iter().map(|(_, r)| r.call).collect();
+        Some(Finding {
+            id: format!("{}:{}", self.id(), recovery.notification),
+            detector: self.id(),
+            severity: if recovered {
+                Severity::Warning
+            } else {
+                Severity::Critical
+            },
+            title: format!("Evacuation from {host} raced Nova's failure detection: HTTP 400"),
+            summary: format!(
+                "{} evacuate call(s) for notification {} were refused by Nova with HTTP 400 because \
+                 it still saw {host}'s compute service up; the notification ended `{status}`.",
+                refusals.len(),
+                recovery.notification
+            ),
+            failed_host: recovery.failed_host.clone(),
+            instance_uuids: instances.iter().map(Uuid::to_string).collect(),
+            notification_id: Some(recovery.notification.to_string()),
+            request_ids: evidence::request_ids(analysis, &all_ids),
+            window: evidence::window(analysis, &ids),
+            evidence,
+            explanation,
+            remediation: Remediation {
+                summary: format!(
+                    "Make Masakari wait longer than Nova's down detection (wait_period_after_service_update \
+                     >= {recommended}), or fence failed hosts and force their compute service down so \
+                     Nova accepts the evacuation at once.{}",
+                    if left_behind.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " Evacuate the {} instance(s) still on {host}.",
+                            left_behind.len()
+                        )
+                    }
+                ),
+                config_changes,
+                actions,
+            },
+            known_bugs: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recommended_wait_covers_detection_with_a_margin() {
+        assert_eq!(recommended_wait(60, 10), 180);
+        assert_eq!(recommended_wait(180, 30), 270);
+    }
+}

@@ -1,0 +1,126 @@
+//! `evacuation-race-risk`: from the configuration alone, Masakari's wait after disabling
+//! a failed host's compute service cannot cover Nova's down detection, so evacuations
+//! will race (see `evacuate-400-race`) on the next host failure.
+//!
+//! Inputs: masakari.conf (required: without it nothing is known of the wait);
+//! nova.conf (optional: Nova's defaults apply when absent, and the finding says so).
+//!
+//! Logic: `wait_period_after_service_update` (default 180) against `service_down_time`
+//! (default 60) plus `report_interval` (default 10): a wait below their sum races.
+
+use crate::correlate::analysis::ConfigValue;
+use crate::detect::evacuate_400_race::recommended_wait;
+use crate::detect::evidence::of_config;
+use crate::detect::finding::{ConfigChange, Finding, Remediation, Severity};
+use crate::detect::{DetectContext, Detector};
+
+/// The detector.
+#[derive(Debug)]
+pub struct EvacuationRaceRisk;
+
+fn number(value: Option<&ConfigValue>, default: i64) -> i64 {
+    value
+        .and_then(|v| v.value.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+impl Detector for EvacuationRaceRisk {
+    fn id(&self) -> &'static str {
+        "evacuation-race-risk"
+    }
+
+    fn doc(&self) -> &'static str {
+        "The configuration alone makes evacuations race Nova: Masakari's \
+         wait_period_after_service_update is shorter than Nova's service_down_time plus \
+         report_interval."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        let analysis = ctx.analysis;
+        let mut masakari_files: Vec<&str> = analysis
+            .config
+            .iter()
+            .filter(|c| c.service == "masakari")
+            .map(|c| c.file.as_str())
+            .collect();
+        masakari_files.dedup();
+        let Some(masakari_file) = masakari_files.first().copied() else {
+            return Vec::new();
+        };
+        let wait = analysis.config_value("masakari", "DEFAULT", "wait_period_after_service_update");
+        let sdt = analysis.config_value("nova", "DEFAULT", "service_down_time");
+        let ri = analysis.config_value("nova", "DEFAULT", "report_interval");
+        let (wait_s, sdt_s, ri_s) = (number(wait, 180), number(sdt, 60), number(ri, 10));
+        if wait_s >= sdt_s + ri_s {
+            return Vec::new();
+        }
+        let evidence = [wait, sdt, ri]
+            .into_iter()
+            .flatten()
+            .map(|v| of_config(analysis, v))
+            .collect();
+        let nova_known = sdt.is_some() || ri.is_some();
+        let recommended = recommended_wait(sdt_s, ri_s);
+        let charm = if analysis.layout == crate::ingest::layout::Layout::JujuCrashdump {
+            " (charm option `evacuation-delay`)"
+        } else {
+            ""
+        };
+        vec![Finding {
+            id: format!(
+                "{}:{}",
+                self.id(),
+                wait.map_or(masakari_file, |w| w.file.as_str())
+            ),
+            detector: self.id(),
+            severity: Severity::Warning,
+            title: format!(
+                "Masakari waits {wait_s} s after disabling a host; Nova needs {sdt_s} s + {ri_s} s to see it down"
+            ),
+            summary: format!(
+                "wait_period_after_service_update = {wait_s}{charm} is shorter than Nova's service_down_time \
+                 ({sdt_s}) plus report_interval ({ri_s}): evacuations will be refused with HTTP 400 \"Compute \
+                 service of <host> is still in use\" on host failures."
+            ),
+            failed_host: None,
+            instance_uuids: Vec::new(),
+            notification_id: None,
+            request_ids: Vec::new(),
+            window: None,
+            evidence,
+            explanation: format!(
+                "After disabling a failed host's nova-compute, Masakari sleeps \
+                 wait_period_after_service_update ({wait_s} s) and then evacuates. Nova accepts an \
+                 evacuation only when it sees the source compute service down, which happens \
+                 service_down_time ({sdt_s} s) after the service's last heartbeat, sent every \
+                 report_interval ({ri_s} s). A host that dies just after a heartbeat is seen down up to \
+                 {} s after Masakari is told, so a shorter wait makes the evacuate calls race Nova.{}",
+                sdt_s + ri_s,
+                if nova_known {
+                    ""
+                } else {
+                    " No nova.conf was found: Nova's defaults are assumed."
+                }
+            ),
+            remediation: Remediation {
+                summary: format!(
+                    "Raise wait_period_after_service_update to at least {recommended}{charm}, or fence failed \
+                     hosts and force their compute service down before evacuating."
+                ),
+                config_changes: vec![ConfigChange {
+                    file: wait.map_or(masakari_file, |w| w.file.as_str()).to_string(),
+                    section: "DEFAULT".into(),
+                    option: "wait_period_after_service_update".into(),
+                    current: wait.map(|w| w.value.clone()),
+                    recommended: recommended.to_string(),
+                    note: format!(
+                        "above service_down_time + report_interval ({}) with a margin",
+                        sdt_s + ri_s
+                    ),
+                }],
+                actions: Vec::new(),
+            },
+            known_bugs: Vec::new(),
+        }]
+    }
+}

@@ -1,0 +1,163 @@
+//! A finding: what a detector concluded, with everything an operator needs to act on it
+//! (the `findings[]` objects of the `evacdoc.analysis/v1` schema).
+
+use serde::Serialize;
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing.
+    Info,
+    /// A risk, or a failure that was recovered from.
+    Warning,
+    /// Instances were not recovered.
+    Critical,
+}
+
+impl Severity {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+/// The time span a finding covers (RFC 3339, UTC).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Window {
+    /// First event.
+    pub start: String,
+    /// Last event.
+    pub end: String,
+}
+
+/// A line behind a finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// File, relative to the input root.
+    pub path: String,
+    /// 1-based line in that file.
+    pub line: usize,
+    /// Host name.
+    pub host: String,
+    /// UTC time of the line, when it has one (config lines have none).
+    pub timestamp: Option<String>,
+    /// The line as written.
+    pub text: String,
+}
+
+/// A configuration change that would prevent the failure.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ConfigChange {
+    /// The file where the option is (or would be) set.
+    pub file: String,
+    /// INI section.
+    pub section: String,
+    /// Option.
+    pub option: String,
+    /// The value in force (`null` when unset, the default applies).
+    pub current: Option<String>,
+    /// The value recommended.
+    pub recommended: String,
+    /// Why, in a sentence (and the deployment tool's name for it, if any).
+    pub note: String,
+}
+
+/// A recovery action the executor can run (dry-run first).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum Action {
+    /// Evacuate an instance left on a failed host.
+    Evacuate {
+        /// Instance UUID.
+        instance: String,
+        /// The failed host.
+        from_host: String,
+    },
+    /// Unlock an instance Masakari left locked.
+    Unlock {
+        /// Instance UUID.
+        instance: String,
+    },
+    /// Remove a volume's attachment to a dead host so the volume can attach elsewhere.
+    ForceDetachVolume {
+        /// Volume UUID.
+        volume: String,
+        /// The attachment to remove, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        attachment: Option<String>,
+        /// The dead host the volume is attached to.
+        host: String,
+    },
+    /// Mark the failed host's compute service forced down (only if it is fenced).
+    ForceDownService {
+        /// The host.
+        host: String,
+    },
+}
+
+/// What to do about a finding.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Remediation {
+    /// In a few sentences.
+    pub summary: String,
+    /// Config changes.
+    pub config_changes: Vec<ConfigChange>,
+    /// Executor actions.
+    pub actions: Vec<Action>,
+}
+
+/// A known bug a finding points to, and whether the installed packages carry its fix.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct KnownBugRef {
+    /// `launchpad`, `storyboard`, ...
+    pub tracker: String,
+    /// The bug's id in the tracker.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Link.
+    pub url: String,
+    /// Where the fix is released, as the catalog knows it.
+    pub fixed_in: Vec<String>,
+    /// What the bundle's packages say about the fix (`installed`, `not installed`,
+    /// `unknown` with the reason).
+    pub fix_status: String,
+}
+
+/// One conclusion of a detector.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Stable id: detector and subject (`evacuate-400-race:<notification>`).
+    pub id: String,
+    /// The detector's id.
+    pub detector: &'static str,
+    /// How bad.
+    pub severity: Severity,
+    /// One line.
+    pub title: String,
+    /// Two or three sentences.
+    pub summary: String,
+    /// The failed compute host.
+    pub failed_host: Option<String>,
+    /// Instances concerned.
+    pub instance_uuids: Vec<String>,
+    /// The Masakari notification.
+    pub notification_id: Option<String>,
+    /// Request ids of the calls involved.
+    pub request_ids: Vec<String>,
+    /// Time span.
+    pub window: Option<Window>,
+    /// The lines behind it, in time order.
+    pub evidence: Vec<Evidence>,
+    /// What happened and why, for an operator.
+    pub explanation: String,
+    /// What to do.
+    pub remediation: Remediation,
+    /// Known bugs (filled by triage).
+    pub known_bugs: Vec<KnownBugRef>,
+}

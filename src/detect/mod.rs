@@ -1,0 +1,41 @@
+//! Detectors: pure functions over an [`Analysis`] that name what went wrong in a Masakari
+//! recovery, with the evidence. One file per detector; [`DETECTORS`] lists them all.
+
+mod bfv_evacuation_delay;
+mod context;
+pub(crate) mod evacuate_400_race;
+mod evacuation_race_risk;
+mod evidence;
+pub mod finding;
+mod pending_after_finished;
+mod recovery_failed;
+
+pub use context::{DetectContext, DetectOptions, run_all};
+pub use finding::{Finding, Severity};
+
+use crate::correlate::Analysis;
+
+/// A detector.
+pub trait Detector: Sync {
+    /// The stable id (`evacuate-400-race`); never renamed.
+    fn id(&self) -> &'static str;
+    /// What the failure is, for a reader who has never seen it (the file's doc comment
+    /// says more).
+    fn doc(&self) -> &'static str;
+    /// The findings in `ctx`.
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding>;
+}
+
+/// Every detector, in the order findings are reported.
+pub static DETECTORS: &[&dyn Detector] = &[
+    &evacuate_400_race::Evacuate400Race,
+    &pending_after_finished::PendingAfterFinished,
+    &bfv_evacuation_delay::BfvEvacuationDelay,
+    &evacuation_race_risk::EvacuationRaceRisk,
+    &recovery_failed::RecoveryFailed,
+];
+
+/// Runs every detector over `analysis`.
+pub fn detect(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
+    run_all(analysis, options)
+}

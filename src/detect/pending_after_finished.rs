@@ -1,0 +1,255 @@
+//! `pending-after-finished`: a host-failure notification ended `finished` while an
+//! instance's move never happened; the instance was left on the dead host.
+//!
+//! In `EvacuateInstancesTask` each instance is handled in a green thread that first
+//! fetches and locks the server, outside the `try` that marks the VM move failed. When
+//! Nova or Keystone fails there (Nova 503, Keystone unreachable or 401), the exception
+//! leaves the thread, eventlet prints it to stderr only, the VM move stays `pending`,
+//! and the task, counting only `succeeded`/`failed` moves, reports success
+//! (Launchpad bug 2158101; upstream fix 4e6dd2e6).
+//!
+//! Inputs: Masakari engine log, or `notification vmove list` / `notification show`
+//! captures (either suffices); Nova and Keystone logs and stderr captures (optional: they
+//! show the API failure).
+//!
+//! Logic: in a recovery that ended `finished`, an instance with `Call get server
+//! command` (or lock) but no evacuate call and no warning about it; or a VM move still
+//! `pending`/`ongoing` under a `finished` notification. A recovery that failed properly
+//! (`error`/`failed`) is not this.
+
+use crate::correlate::recovery::{Attempt, CallAction, Recovery};
+use crate::detect::evidence::{self, of_capture, of_events};
+use crate::detect::finding::{Action, Finding, Remediation, Severity};
+use crate::detect::{DetectContext, Detector};
+use crate::model::{EventId, EventKind, LogLevel, Project, Uuid};
+
+/// The detector.
+#[derive(Debug)]
+pub struct PendingAfterFinished;
+
+/// How far around the last call the API failure that interrupted it is looked for.
+const FAILURE_WINDOW_NS: i64 = 30 * 1_000_000_000;
+
+/// Instances the attempt fetched or locked and then dropped without a word.
+fn dropped_instances(ctx: &DetectContext<'_>, attempt: &Attempt) -> Vec<Uuid> {
+    let analysis = ctx.analysis;
+    attempt
+        .instances()
+        .into_iter()
+        .filter(|&i| {
+            let touched = attempt
+                .calls_of(CallAction::GetServer, Some(i))
+                .next()
+                .is_some()
+                || attempt.calls_of(CallAction::Lock, Some(i)).next().is_some();
+            let evacuated = attempt
+                .calls_of(CallAction::Evacuate, Some(i))
+                .next()
+                .is_some()
+                || attempt.calls_of(CallAction::Stop, Some(i)).next().is_some();
+            let spoken_of = attempt.events.iter().any(|&e| {
+                analysis.events.get(e as usize).is_some_and(|ev| {
+                    ev.instances.contains(&i)
+                        && (ev.level >= Some(LogLevel::Warning)
+                            || ev
+                                .message()
+                                .starts_with("Ignoring recovery of HA_Enabled instance"))
+                })
+            });
+            touched && !evacuated && !spoken_of
+        })
+        .collect()
+}
+
+/// API failures around `time`: raw tracebacks on the engine host, 5xx answers and
+/// errors in Nova and Keystone.
+fn api_failures(ctx: &DetectContext<'_>, engine_host: Option<u32>, time: i64) -> Vec<EventId> {
+    let analysis = ctx.analysis;
+    let first = analysis
+        .events
+        .partition_point(|e| e.time < time - FAILURE_WINDOW_NS);
+    analysis.events[first..]
+        .iter()
+        .enumerate()
+        .take_while(|(_, e)| e.time <= time + FAILURE_WINDOW_NS)
+        .filter(|(_, e)| {
+            let project = evidence::project(analysis, e);
+            let traceback = e.kind == EventKind::Traceback && Some(e.host) == engine_host;
+            let server_error = e.http.as_ref().is_some_and(|h| h.status >= 500)
+                && matches!(project, Project::Nova | Project::Keystone);
+            let service_error = e.level >= Some(LogLevel::Error)
+                && matches!(project, Project::Nova | Project::Keystone)
+                && e.kind == EventKind::Log;
+            traceback || server_error || service_error
+        })
+        .map(|(offset, _)| (first + offset) as EventId)
+        .collect()
+}
+
+impl Detector for PendingAfterFinished {
+    fn id(&self) -> &'static str {
+        "pending-after-finished"
+    }
+
+    fn doc(&self) -> &'static str {
+        "A host-failure notification ended `finished` while an instance's move never completed \
+         (its VM move stayed `pending`): the instance was left on the dead host."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        ctx.recoveries
+            .iter()
+            .filter(|r| r.is_host_failure() && r.final_status() == Some("finished"))
+            .filter_map(|r| self.finding(ctx, r))
+            .collect()
+    }
+}
+
+impl PendingAfterFinished {
+    fn finding(&self, ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<Finding> {
+        let analysis = ctx.analysis;
+        let finished = recovery
+            .attempts
+            .iter()
+            .rev()
+            .find(|a| a.status.as_deref() == Some("finished"));
+        let mut instances: Vec<Uuid> = finished
+            .map(|a| dropped_instances(ctx, a))
+            .unwrap_or_default();
+        let mut evidence = Vec::new();
+        // What the captures say: moves still pending under a finished notification.
+        for (file, m) in &recovery.vmoves {
+            let pending = matches!(m.status.as_deref(), Some("pending" | "ongoing"));
+            if let (true, Some(id)) = (pending, Uuid::parse(&m.server_id)) {
+                if !instances.contains(&id) {
+                    instances.push(id);
+                }
+                evidence.extend(of_capture(analysis, file, &m.server_id));
+            }
+        }
+        if instances.is_empty() {
+            return None;
+        }
+        for (file, _) in &recovery.captured {
+            evidence.extend(of_capture(
+                analysis,
+                file,
+                &recovery.notification.to_string(),
+            ));
+        }
+        let mut ids: Vec<EventId> = Vec::new();
+        let mut failure_ids: Vec<EventId> = Vec::new();
+        if let Some(attempt) = finished {
+            if let Some(start) = attempt.start {
+                ids.push(start);
+            }
+            for &i in &instances {
+                for call in attempt.calls.iter().filter(|c| c.instance == Some(i)) {
+                    ids.push(call.event);
+                    ids.extend(&call.requests);
+                    if let Some(e) = analysis.events.get(call.event as usize) {
+                        failure_ids.extend(api_failures(ctx, recovery.engine_host, e.time));
+                    }
+                }
+            }
+            ids.extend(attempt.end);
+        }
+        failure_ids.sort_unstable();
+        failure_ids.dedup();
+        ids.extend(&failure_ids);
+        let mut all = of_events(analysis, ids.iter().copied());
+        all.extend(evidence);
+        let host = recovery
+            .failed_host
+            .clone()
+            .unwrap_or_else(|| "the failed host".into());
+        let causes: Vec<String> = failure_ids
+            .iter()
+            .filter_map(|&i| analysis.events.get(i as usize))
+            .map(|e| match (&e.http, e.kind) {
+                (Some(h), _) => format!("{} {} answered {}", h.method, h.path, h.status),
+                (None, EventKind::Traceback) => e
+                    .more
+                    .iter()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .cloned()
+                    .unwrap_or_else(|| "a traceback".into()),
+                _ => e.message().chars().take(160).collect(),
+            })
+            .take(4)
+            .collect();
+        let cause = if causes.is_empty() {
+            "The API failure itself is not in these logs (eventlet prints it to the engine's \
+             stderr only, which a log file does not catch)."
+                .to_string()
+        } else {
+            format!("Around that moment: {}.", causes.join("; "))
+        };
+        let list = instances
+            .iter()
+            .map(Uuid::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let locked: Vec<Uuid> = finished
+            .map(|a| {
+                instances
+                    .iter()
+                    .copied()
+                    .filter(|&i| {
+                        a.calls_of(CallAction::Lock, Some(i)).next().is_some()
+                            && a.calls_of(CallAction::Unlock, Some(i)).next().is_none()
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut actions: Vec<Action> = instances
+            .iter()
+            .map(|i| Action::Evacuate {
+                instance: i.to_string(),
+                from_host: host.clone(),
+            })
+            .collect();
+        actions.extend(locked.iter().map(|i| Action::Unlock {
+            instance: i.to_string(),
+        }));
+        Some(Finding {
+            id: format!("{}:{}", self.id(), recovery.notification),
+            detector: self.id(),
+            severity: Severity::Critical,
+            title: format!(
+                "Recovery of {host} reported finished, but {} instance(s) never moved",
+                instances.len()
+            ),
+            summary: format!(
+                "Notification {} ended `finished`, yet {list} was not evacuated: Masakari fetched it and \
+                 made no further call for it, so its VM move stayed pending.",
+                recovery.notification
+            ),
+            failed_host: recovery.failed_host.clone(),
+            instance_uuids: instances.iter().map(Uuid::to_string).collect(),
+            notification_id: Some(recovery.notification.to_string()),
+            request_ids: evidence::request_ids(analysis, &ids),
+            window: evidence::window(analysis, &ids),
+            evidence: all,
+            explanation: format!(
+                "Masakari's evacuation worker fetched (and possibly locked) {list} and then said nothing \
+                 more about it: no evacuate call, no warning, no failed VM move, while the notification \
+                 ended `finished`. This is the signature of an exception escaping the worker before the \
+                 VM move is updated: a Nova or Keystone API failure during the server lookup or lock. The \
+                 move stays `pending`, the task counts only succeeded and failed moves, and the recovery \
+                 is reported finished with the instance still on {host}. {cause}"
+            ),
+            remediation: Remediation {
+                summary: format!(
+                    "Evacuate {list} from {host} now (and unlock it if Masakari locked it). Install a \
+                     Masakari release with the fix for bug 2158101, which fails such moves and the \
+                     notification instead of reporting success."
+                ),
+                config_changes: Vec::new(),
+                actions,
+            },
+            known_bugs: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,209 @@
+//! `recovery-failed`: a recovery that ended `error`, `failed` or `ignored` for a reason
+//! outside the three failure classes, named for what it is: Keystone refusing
+//! Masakari's credentials, no reserved host left, a notification ignored for its
+//! `host_status`, Nova unreachable, an evacuation timing out.
+//!
+//! It exists so that failures nobody has a detector for are still reported, and never
+//! misclassified as one of the three: the runner drops it for a notification another
+//! failure class explains.
+//!
+//! Inputs: Masakari engine log, or a `notification show` capture.
+//!
+//! Logic: the recovery's final status; the reason from the error summaries and
+//! tracebacks of the attempt's warnings and errors, matched against known causes.
+
+use crate::correlate::recovery::Recovery;
+use crate::detect::evidence::{self, of_capture, of_events};
+use crate::detect::finding::{Finding, Remediation, Severity};
+use crate::detect::{DetectContext, Detector};
+use crate::model::{EventId, LogLevel};
+
+/// The detector.
+#[derive(Debug)]
+pub struct RecoveryFailed;
+
+/// Known causes: (text in the failure lines, reason, what to do).
+const CAUSES: [(&str, &str, &str); 9] = [
+    (
+        "Unauthorized",
+        "Keystone rejected Masakari's service credentials (HTTP 401)",
+        "Check os_privileged_user_name/password in masakari.conf against Keystone (a rotated password is the usual cause), restart masakari-engine, then re-run the recovery.",
+    ),
+    (
+        "No reserved_hosts available",
+        "no reserved host was available for the segment's reserved_host recovery",
+        "Add reserved hosts to the failover segment (or switch it to auto / auto_priority), then evacuate the instances left on the failed host.",
+    ),
+    (
+        "ignored as host_status is not provided",
+        "the notification was ignored: its payload had no host_status",
+        "Make the monitor that sent it include host_status (NORMAL) in the payload; evacuate the failed host's instances by hand meanwhile.",
+    ),
+    (
+        "ignored as host_status",
+        "the notification was ignored: its host_status was not NORMAL",
+        "Masakari recovers only notifications with host_status NORMAL; check the host monitor's view of the host, and evacuate by hand if the host is really down.",
+    ),
+    (
+        "An unknown exception occurred",
+        "Nova or Keystone could not be reached (connection error or timeout)",
+        "Check Masakari's connectivity to the Nova and Keystone endpoints, then re-run the recovery.",
+    ),
+    (
+        "Timeout for instance",
+        "an evacuation did not complete within wait_period_after_evacuation",
+        "Check the destination host's nova-compute for the rebuild, and raise wait_period_after_evacuation if rebuilds are slow.",
+    ),
+    (
+        "No valid host was found",
+        "Nova's scheduler found no destination host (NoValidHost)",
+        "Free capacity or relax scheduling constraints for the HA instances, then evacuate them.",
+    ),
+    (
+        "is already under maintenance",
+        "the host was already under maintenance",
+        "Take the host out of maintenance in Masakari once it is recovered.",
+    ),
+    (
+        "Failover segment is disabled",
+        "the failover segment is disabled",
+        "Enable the segment if recovery is wanted.",
+    ),
+];
+
+fn failure_lines(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<EventId> {
+    let analysis = ctx.analysis;
+    recovery
+        .attempts
+        .iter()
+        .flat_map(|a| a.events.iter().copied())
+        .filter(|&i| {
+            analysis.events.get(i as usize).is_some_and(|e| {
+                e.level >= Some(LogLevel::Warning)
+                    || e.message().contains(" ignored as host_status")
+            })
+        })
+        .collect()
+}
+
+impl Detector for RecoveryFailed {
+    fn id(&self) -> &'static str {
+        "recovery-failed"
+    }
+
+    fn doc(&self) -> &'static str {
+        "A Masakari recovery ended error, failed or ignored for a reason outside the three failure \
+         classes (Keystone 401, no reserved host, missing host_status, ...), named for what it is."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        ctx.recoveries
+            .iter()
+            .filter_map(|r| self.finding(ctx, r))
+            .collect()
+    }
+}
+
+impl RecoveryFailed {
+    fn finding(&self, ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<Finding> {
+        let analysis = ctx.analysis;
+        let status = recovery.final_status()?;
+        if !matches!(status, "error" | "failed" | "ignored") {
+            return None;
+        }
+        let lines = failure_lines(ctx, recovery);
+        let text_of = |i: &EventId| {
+            analysis
+                .events
+                .get(*i as usize)
+                .map(|e| e.full_text())
+                .unwrap_or_default()
+        };
+        let texts: Vec<String> = lines.iter().map(text_of).collect();
+        let captured: Vec<String> = recovery
+            .captured
+            .iter()
+            .filter_map(|(_, n)| n.message.clone())
+            .collect();
+        let cause = CAUSES
+            .iter()
+            .find(|(needle, _, _)| texts.iter().chain(&captured).any(|t| t.contains(needle)));
+        // A VM event Masakari deliberately ignores (not one of its recoverable events)
+        // is not a failure.
+        if status == "ignored" && cause.is_none() {
+            return None;
+        }
+        let (reason, advice) = match cause {
+            Some((_, reason, advice)) => (reason.to_string(), advice.to_string()),
+            None => {
+                let summary = lines
+                    .iter()
+                    .rev()
+                    .filter_map(|i| analysis.events.get(*i as usize))
+                    .find(|e| e.level >= Some(LogLevel::Error))
+                    .map(|e| e.message().chars().take(200).collect::<String>())
+                    .unwrap_or_else(|| "no error line in the logs".into());
+                (
+                    format!("unclassified failure: {summary}"),
+                    "Read the evidence lines; if this is a recurring failure, it deserves its own detector."
+                        .to_string(),
+                )
+            }
+        };
+        let mut ids: Vec<EventId> = recovery.attempts.iter().filter_map(|a| a.start).collect();
+        ids.extend(&lines);
+        ids.extend(recovery.attempts.iter().filter_map(|a| a.end));
+        let mut all = of_events(analysis, ids.iter().copied());
+        for (file, _) in &recovery.captured {
+            all.extend(of_capture(
+                analysis,
+                file,
+                &recovery.notification.to_string(),
+            ));
+        }
+        let host = recovery
+            .failed_host
+            .clone()
+            .unwrap_or_else(|| "the host".into());
+        let severity = if status == "ignored" {
+            Severity::Warning
+        } else {
+            Severity::Critical
+        };
+        Some(Finding {
+            id: format!("{}:{}", self.id(), recovery.notification),
+            detector: self.id(),
+            severity,
+            title: format!("Recovery of {host} ended `{status}`: {reason}"),
+            summary: format!(
+                "Notification {} ({}) ended `{status}` after {} attempt(s): {reason}.",
+                recovery.notification,
+                recovery.kind.as_deref().unwrap_or("unknown type"),
+                recovery.attempts.len().max(1)
+            ),
+            failed_host: recovery.failed_host.clone(),
+            instance_uuids: recovery
+                .attempts
+                .iter()
+                .flat_map(|a| a.instances())
+                .map(|i| i.to_string())
+                .collect(),
+            notification_id: Some(recovery.notification.to_string()),
+            request_ids: evidence::request_ids(analysis, &ids),
+            window: evidence::window(analysis, &ids),
+            evidence: all,
+            explanation: format!(
+                "Masakari's recovery of {host} did not complete: the notification ended `{status}` because \
+                 {reason}. This is none of the evacuation failure classes evacdoc knows (no evacuate race, \
+                 no instance silently dropped, no slow volume-backed rebuild); the lines below show where it \
+                 stopped."
+            ),
+            remediation: Remediation {
+                summary: advice,
+                config_changes: Vec::new(),
+                actions: Vec::new(),
+            },
+            known_bugs: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,185 @@
+//! The known-bug catalog (`known_bugs.toml`, compiled in) and its match against findings
+//! and installed packages.
+
+use serde::Deserialize;
+
+use crate::correlate::Analysis;
+use crate::detect::Finding;
+use crate::detect::finding::KnownBugRef;
+use crate::triage::version;
+
+/// The catalog as shipped.
+const CATALOG: &str = include_str!("known_bugs.toml");
+
+/// Where a fix is released.
+#[derive(Clone, Debug, Deserialize)]
+pub struct FixedIn {
+    /// A release, distribution or series.
+    #[serde(rename = "where")]
+    pub place: String,
+    /// Package carrying the fix, when known.
+    pub package: Option<String>,
+    /// First fixed upstream version of that package, when known.
+    pub version: Option<String>,
+    /// Tracker status.
+    pub status: String,
+}
+
+/// A known bug.
+#[derive(Clone, Debug, Deserialize)]
+pub struct KnownBug {
+    /// Tracker name.
+    pub tracker: String,
+    /// Id in the tracker (empty when unknown).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Link.
+    pub url: String,
+    /// Affected components.
+    pub components: Vec<String>,
+    /// Affected versions, in words.
+    pub affected: String,
+    /// Detectors that point to it.
+    pub detectors: Vec<String>,
+    /// The upstream fix, when there is one.
+    pub upstream_fix: Option<String>,
+    /// Anything else worth knowing.
+    pub notes: Option<String>,
+    /// Where a fix is released.
+    #[serde(default)]
+    pub fixed_in: Vec<FixedIn>,
+}
+
+/// The catalog.
+#[derive(Clone, Debug, Deserialize)]
+pub struct Catalog {
+    /// Bugs.
+    #[serde(rename = "bug")]
+    pub bugs: Vec<KnownBug>,
+}
+
+/// The shipped catalog does not parse (a broken edit of `known_bugs.toml`).
+#[derive(Debug, thiserror::Error)]
+#[error("known_bugs.toml: {0}")]
+pub struct CatalogError(#[from] toml::de::Error);
+
+impl Catalog {
+    /// The catalog shipped with evacdoc.
+    pub fn shipped() -> Result<Catalog, CatalogError> {
+        Ok(toml::from_str(CATALOG)?)
+    }
+
+    /// Bugs a detector points to.
+    pub fn for_detector<'c>(
+        &'c self,
+        detector: &'c str,
+    ) -> impl Iterator<Item = &'c KnownBug> + 'c {
+        self.bugs
+            .iter()
+            .filter(move |b| b.detectors.iter().any(|d| d == detector))
+    }
+}
+
+/// What the installed packages say of a bug's fix.
+fn fix_status(bug: &KnownBug, analysis: &Analysis) -> String {
+    for fixed in &bug.fixed_in {
+        let (Some(package), Some(fixed_version)) = (&fixed.package, &fixed.version) else {
+            continue;
+        };
+        let installed: Vec<_> = analysis
+            .packages
+            .iter()
+            .filter(|p| &p.name == package)
+            .collect();
+        if let Some(p) = installed.first() {
+            let have = version::upstream(&p.version);
+            return if version::compare(have, fixed_version) != std::cmp::Ordering::Less {
+                format!(
+                    "installed: {package} {} includes the fix ({fixed_version})",
+                    p.version
+                )
+            } else {
+                format!(
+                    "not installed: {package} {} predates the fix ({fixed_version})",
+                    p.version
+                )
+            };
+        }
+    }
+    let relevant: Vec<String> = analysis
+        .packages
+        .iter()
+        .filter(|p| {
+            bug.components
+                .iter()
+                .any(|c| p.name.starts_with(c.as_str()))
+        })
+        .map(|p| format!("{} {}", p.name, p.version))
+        .take(3)
+        .collect();
+    if relevant.is_empty() {
+        "unknown: the bundle has no package list for the affected components".into()
+    } else {
+        format!(
+            "unknown: installed {}; the catalog has no fixed version to compare with",
+            relevant.join(", ")
+        )
+    }
+}
+
+/// Adds to each finding the catalog's bugs for its detector, with the fix status.
+pub fn attach_known_bugs(findings: &mut [Finding], catalog: &Catalog, analysis: &Analysis) {
+    for finding in findings {
+        finding.known_bugs = catalog
+            .for_detector(finding.detector)
+            .map(|bug| KnownBugRef {
+                tracker: bug.tracker.clone(),
+                id: bug.id.clone(),
+                title: bug.title.clone(),
+                url: bug.url.clone(),
+                fixed_in: bug
+                    .fixed_in
+                    .iter()
+                    .map(|f| match &f.version {
+                        Some(v) => format!(
+                            "{}: {} {v} ({})",
+                            f.place,
+                            f.package.as_deref().unwrap_or(""),
+                            f.status
+                        ),
+                        None => format!("{}: {}", f.place, f.status),
+                    })
+                    .collect(),
+                fix_status: fix_status(bug, analysis),
+            })
+            .collect();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::DETECTORS;
+
+    #[test]
+    fn shipped_catalog_parses_and_names_real_detectors() {
+        let catalog = Catalog::shipped().unwrap();
+        assert!(catalog.bugs.iter().any(|b| b.id == "2158101"));
+        for bug in &catalog.bugs {
+            for detector in &bug.detectors {
+                assert!(
+                    DETECTORS.iter().any(|d| d.id() == detector),
+                    "{}: unknown detector {detector}",
+                    bug.title
+                );
+            }
+            assert!(bug.url.starts_with("https://"));
+        }
+        assert!(
+            catalog
+                .for_detector("pending-after-finished")
+                .any(|b| b.id == "2158101")
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! Rendering an analysis and its findings: the `evacdoc.analysis/v1` JSON document, text
+//! for a terminal, and Markdown ready to paste into a bug tracker.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::correlate::Analysis;
+use crate::correlate::timeline::utc;
+use crate::detect::{Finding, Severity};
+
+/// The schema name written in every JSON document.
+pub const SCHEMA: &str = "evacdoc.analysis/v1";
+
+/// The JSON document of an analysis (`evacdoc analyze --format json`).
+pub fn json_document(analysis: &Analysis, findings: &[Finding]) -> Value {
+    let hosts: Vec<Value> = analysis
+        .hosts
+        .iter()
+        .map(|h| {
+            json!({ "id": h.id, "hostname": h.hostname, "services": h.services,
+                    "aliases": h.aliases, "zone": h.zone, "zone_source": h.zone_source })
+        })
+        .collect();
+    let files: Vec<Value> = analysis
+        .files
+        .iter()
+        .map(|f| {
+            json!({ "path": f.path, "host": f.host, "service": f.service, "format": f.format,
+                    "records": f.records, "unparsed": f.unparsed })
+        })
+        .collect();
+    let config: Vec<Value> = analysis
+        .config
+        .iter()
+        .map(|c| json!({ "file": c.file, "section": c.section, "option": c.option, "value": c.value, "line": c.line }))
+        .collect();
+    let time_range = match (analysis.events.first(), analysis.events.last()) {
+        (Some(first), Some(last)) => json!({ "start": utc(first.time), "end": utc(last.time) }),
+        _ => Value::Null,
+    };
+    json!({
+        "schema": SCHEMA,
+        "analysis": {
+            "inputs": analysis.inputs,
+            "layout": analysis.layout.as_str(),
+            "hosts": hosts,
+            "files": files,
+            "config": config,
+            "time_range": time_range,
+            "skipped": analysis.skipped,
+            "missing": analysis.missing,
+            "skew": analysis.skew,
+        },
+        "findings": findings,
+        "stats": {
+            "bytes": analysis.stats.bytes,
+            "files": analysis.stats.files,
+            "records": analysis.stats.records,
+            "unparsed": analysis.stats.unparsed,
+            "elapsed_ms": analysis.stats.elapsed_ms,
+        },
+    })
+}
+
+/// Colours for a terminal (empty strings when not one).
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    bold: &'static str,
+    red: &'static str,
+    yellow: &'static str,
+    dim: &'static str,
+    reset: &'static str,
+}
+
+impl Style {
+    /// ANSI colours.
+    pub const COLOUR: Style = Style {
+        bold: "\u{1b}[1m",
+        red: "\u{1b}[31m",
+        yellow: "\u{1b}[33m",
+        dim: "\u{1b}[2m",
+        reset: "\u{1b}[0m",
+    };
+    /// No colours.
+    pub const PLAIN: Style = Style {
+        bold: "",
+        red: "",
+        yellow: "",
+        dim: "",
+        reset: "",
+    };
+}
+
+fn severity_label(severity: Severity, style: Style) -> String {
+    let colour = match severity {
+        Severity::Critical => style.red,
+        Severity::Warning => style.yellow,
+        Severity::Info => "",
+    };
+    format!(
+        "{colour}{}{}",
+        severity.as_str().to_uppercase(),
+        style.reset
+    )
+}
+
+/// The terminal report: findings first, then hosts and files.
+pub fn text(analysis: &Analysis, findings: &[Finding], style: Style) -> String {
+    let mut out = String::new();
+    let Style {
+        bold, dim, reset, ..
+    } = style;
+    if findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "{bold}No findings.{reset} evacdoc found no failed or risky Masakari recovery in these inputs.\n"
+        );
+    }
+    for (n, f) in findings.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "{bold}{}. [{}] {}{reset}",
+            n + 1,
+            severity_label(f.severity, style),
+            f.title
+        );
+        let _ = writeln!(out, "   {dim}{}{reset}", f.id);
+        let _ = writeln!(out, "   {}", f.summary);
+        if let Some(w) = &f.window {
+            let _ = writeln!(out, "   window: {} .. {}", w.start, w.end);
+        }
+        let _ = writeln!(out, "\n   Why: {}", f.explanation);
+        let _ = writeln!(out, "\n   Evidence:");
+        for e in f.evidence.iter().take(30) {
+            let _ = writeln!(out, "     {dim}{}:{}{reset} {}", e.path, e.line, e.text);
+        }
+        if f.evidence.len() > 30 {
+            let _ = writeln!(
+                out,
+                "     ... {} more lines (see --format json)",
+                f.evidence.len() - 30
+            );
+        }
+        let _ = writeln!(out, "\n   Fix: {}", f.remediation.summary);
+        for c in &f.remediation.config_changes {
+            let _ = writeln!(
+                out,
+                "     {} [{}] {} = {} (now {}): {}",
+                c.file,
+                c.section,
+                c.option,
+                c.recommended,
+                c.current.as_deref().unwrap_or("unset"),
+                c.note
+            );
+        }
+        for a in &f.remediation.actions {
+            let _ = writeln!(
+                out,
+                "     action: {}",
+                serde_json::to_string(a).unwrap_or_default()
+            );
+        }
+        for b in &f.known_bugs {
+            let id = if b.id.is_empty() { "?" } else { &b.id };
+            let _ = writeln!(
+                out,
+                "   Known bug: {} {id} {} ({})\n     fix: {}",
+                b.tracker, b.title, b.url, b.fix_status
+            );
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "{bold}Inputs{reset}: {} ({})",
+        analysis.inputs.join(", "),
+        analysis.layout.as_str()
+    );
+    let _ = writeln!(out, "{bold}Hosts{reset}:");
+    for h in &analysis.hosts {
+        let _ = writeln!(
+            out,
+            "  {:<28} zone {:<16} services {}",
+            h.hostname,
+            h.zone,
+            h.services.join(", ")
+        );
+    }
+    let s = &analysis.stats;
+    let _ = writeln!(
+        out,
+        "{bold}Read{reset}: {} files, {} records ({} unparsed), {:.1} MB in {} ms; {} events kept",
+        s.files,
+        s.records,
+        s.unparsed,
+        s.bytes as f64 / 1e6,
+        s.elapsed_ms,
+        s.events
+    );
+    for m in &analysis.missing {
+        let _ = writeln!(out, "  missing: {} ({})", m.path, m.reason);
+    }
+    for k in analysis.skipped.iter().take(20) {
+        let _ = writeln!(out, "  skipped: {} ({})", k.path, k.reason);
+    }
+    for skew in analysis.skew.iter().filter(|s| s.applied) {
+        let _ = writeln!(
+            out,
+            "  clock: host {} vs {}: {} ms ({})",
+            skew.host, skew.reference, skew.offset_ms, skew.note
+        );
+    }
+    out
+}
+
+/// The Markdown report, for a bug tracker: evidence as code blocks of interleaved lines.
+pub fn markdown(analysis: &Analysis, findings: &[Finding]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## evacdoc analysis\n");
+    let _ = writeln!(
+        out,
+        "Inputs: `{}` ({} layout, {} hosts, {} files). Schema `{SCHEMA}`.\n",
+        analysis.inputs.join("`, `"),
+        analysis.layout.as_str(),
+        analysis.hosts.len(),
+        analysis.files.len()
+    );
+    if findings.is_empty() {
+        let _ = writeln!(out, "No findings.");
+    }
+    for f in findings {
+        let _ = writeln!(
+            out,
+            "### {}: {}\n",
+            f.severity.as_str().to_uppercase(),
+            f.title
+        );
+        let _ = writeln!(out, "- detector: `{}`", f.detector);
+        if let Some(n) = &f.notification_id {
+            let _ = writeln!(out, "- notification: `{n}`");
+        }
+        if let Some(h) = &f.failed_host {
+            let _ = writeln!(out, "- failed host: `{h}`");
+        }
+        if !f.instance_uuids.is_empty() {
+            let _ = writeln!(
+                out,
+                "- instances: {}",
+                f.instance_uuids
+                    .iter()
+                    .map(|i| format!("`{i}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if let Some(w) = &f.window {
+            let _ = writeln!(out, "- window: {} .. {}", w.start, w.end);
+        }
+        let _ = writeln!(out, "\n{}\n", f.explanation);
+        let _ = writeln!(out, "Evidence:\n\n```");
+        for e in &f.evidence {
+            let _ = writeln!(
+                out,
+                "{}:{}:{}",
+                e.path,
+                e.line,
+                e.text.replace("```", "'''")
+            );
+        }
+        let _ = writeln!(out, "```\n");
+        let _ = writeln!(out, "**Fix:** {}\n", f.remediation.summary);
+        for c in &f.remediation.config_changes {
+            let _ = writeln!(
+                out,
+                "- `{}` `[{}]` `{} = {}` (now `{}`): {}",
+                c.file,
+                c.section,
+                c.option,
+                c.recommended,
+                c.current.as_deref().unwrap_or("unset"),
+                c.note
+            );
+        }
+        if !f.known_bugs.is_empty() {
+            let _ = writeln!(out, "\nKnown bugs:\n");
+            for b in &f.known_bugs {
+                let id = if b.id.is_empty() {
+                    String::new()
+                } else {
+                    format!(" #{}", b.id)
+                };
+                let _ = writeln!(
+                    out,
+                    "- [{}{id}]({}) {}: {}",
+                    b.tracker, b.url, b.title, b.fix_status
+                );
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

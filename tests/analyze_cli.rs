@@ -1,0 +1,80 @@
+//! `evacdoc analyze` as a user runs it: formats, exit codes, several bundles.
+
+use serde_json::Value;
+
+use crate::analysis::scenario;
+use crate::util::{evacdoc, stderr, stdout};
+
+#[test]
+fn text_report_leads_with_findings() {
+    let path = scenario("2020-juju-evacuate-race");
+    let output = evacdoc(&["analyze", path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.starts_with("1. [WARNING] Evacuation from node02ob100.maas raced"),
+        "{text}"
+    );
+    assert!(text.contains("wait_period_after_service_update = 180 (now 60)"));
+    assert!(text.contains("\nHosts:\n"));
+}
+
+#[test]
+fn markdown_report_has_code_blocks_of_evidence() {
+    let path = scenario("2024-sosreports-two-timezones");
+    let output = evacdoc(&["analyze", path.to_str().unwrap(), "--format", "markdown"]);
+    assert!(output.status.success());
+    let md = stdout(&output);
+    assert!(md.starts_with("## evacdoc analysis\n"));
+    assert!(md.contains("### CRITICAL: Recovery of cmp2"), "{md}");
+    assert!(
+        md.contains(
+            "\n```\nsosreport-ctl1-2024-05-21-xkqpwz/var/log/masakari/masakari-engine.log:"
+        )
+    );
+    assert!(md.contains("[launchpad #2158101](https://bugs.launchpad.net/bugs/2158101)"));
+}
+
+#[test]
+fn fail_on_sets_the_exit_code() {
+    let race = scenario("2020-juju-evacuate-race");
+    let healthy = scenario("2025-kolla-healthy-recovery");
+    let code = |path: &std::path::Path, level: &str| {
+        evacdoc(&[
+            "analyze",
+            path.to_str().unwrap(),
+            "--format",
+            "json",
+            "--fail-on",
+            level,
+        ])
+        .status
+        .code()
+    };
+    assert_eq!(code(&race, "warning"), Some(1));
+    assert_eq!(code(&race, "critical"), Some(0));
+    assert_eq!(code(&healthy, "warning"), Some(0));
+    let bad = evacdoc(&["analyze", "/nonexistent/bundle.tar.xz"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("/nonexistent/bundle.tar.xz"));
+}
+
+#[test]
+fn each_input_gets_its_own_analysis() {
+    let a = scenario("2020-juju-evacuate-race");
+    let b = scenario("2025-kolla-healthy-recovery");
+    let output = evacdoc(&[
+        "analyze",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--each",
+        "--format",
+        "json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let docs: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(docs.len(), 2);
+    assert_eq!(docs[0]["analysis"]["layout"], "juju-crashdump");
+    assert_eq!(docs[1]["analysis"]["layout"], "kolla");
+    assert!(docs[1]["findings"].as_array().unwrap().is_empty());
+}
