@@ -316,3 +316,78 @@ impl BfvEvacuationDelay {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::context::testing::{engine, findings, start};
+
+    const N: &str = "e0b2c6a9-4d17-4f3e-8b5a-1c9d7e2f6a38";
+    const G: &str = "3c6da5d7-4da4-41a6-b8a1-7a97656412a9";
+    const BFV: &str = "caad8b3d-c2c3-43ec-845f-7c5f056ebcd4";
+    const EPH: &str = "89606586-ae8d-49a4-aa24-fdaec2e518bb";
+    const NOVA: &str = "masakari.compute.nova";
+
+    fn bundle(bfv_disk_at: &str, bfv_disk: &str) -> Vec<(&'static str, String)> {
+        let mut log = start(N, G, "sunbeam-3", 180);
+        for (t, i) in [("10:05:48.100", BFV), ("10:05:48.200", EPH)] {
+            log += &engine(
+                t,
+                G,
+                "INFO",
+                NOVA,
+                &format!("Call evacuate command for instance {i} on host None"),
+            );
+        }
+        log += &engine(
+            "10:06:30.000",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: finished."),
+        );
+        let compute = format!(
+            "2024-05-21 10:06:01.000 77 INFO nova.compute.manager [req-{G} req-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default] [instance: {EPH}] disk on shared storage, evacuating using existing disk\n\
+             2024-05-21 {bfv_disk_at} 77 INFO nova.compute.manager [req-{G} req-1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default] [instance: {BFV}] {bfv_disk}\n"
+        );
+        vec![
+            ("ctl/var/log/masakari/masakari-engine.log", log),
+            ("cmp1/var/log/nova/nova-compute.log", compute),
+        ]
+    }
+
+    fn run(files: &[(&'static str, String)]) -> Vec<crate::detect::Finding> {
+        let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (*p, c.as_str())).collect();
+        findings("bfv-evacuation-delay", &borrowed)
+    }
+
+    #[test]
+    fn a_volume_backed_rebuild_thirteen_minutes_late() {
+        let found = run(&bundle(
+            "10:19:20.000",
+            "disk on volume, evacuating using existing volume",
+        ));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [BFV]);
+        assert!(found[0].title.contains("13 min 31 s"), "{}", found[0].title);
+        // Masakari said finished at 10:06:30, long before the rebuild.
+        assert_eq!(found[0].severity, crate::detect::Severity::Critical);
+    }
+
+    #[test]
+    fn prompt_or_ephemeral_moves_are_not_this() {
+        assert!(
+            run(&bundle(
+                "10:06:20.000",
+                "disk on volume, evacuating using existing volume"
+            ))
+            .is_empty()
+        );
+        assert!(
+            run(&bundle(
+                "10:19:20.000",
+                "disk on shared storage, evacuating using existing disk"
+            ))
+            .is_empty()
+        );
+    }
+}

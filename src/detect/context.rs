@@ -56,3 +56,66 @@ pub fn run_all(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
     findings.retain(|f| f.detector != "recovery-failed" || !explained.contains(&f.notification_id));
     findings
 }
+
+/// Building analyses from inline files, for the detectors' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::correlate::{Analysis, Options, analyze};
+    use crate::detect::{DETECTORS, DetectOptions, Finding};
+
+    use super::DetectContext;
+    use crate::correlate::recovery::recoveries;
+
+    /// The analysis of a bundle made of `files` (path, content).
+    pub fn analysis_of(files: &[(&str, &str)]) -> Analysis {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, content).unwrap();
+        }
+        analyze(&[dir.path().to_path_buf()], &Options::default()).unwrap()
+    }
+
+    /// What the detector `id` finds in `files`.
+    pub fn findings(id: &str, files: &[(&str, &str)]) -> Vec<Finding> {
+        let analysis = analysis_of(files);
+        let ctx = DetectContext {
+            recoveries: recoveries(&analysis),
+            analysis: &analysis,
+            options: DetectOptions::default(),
+        };
+        let detector = DETECTORS.iter().find(|d| d.id() == id).unwrap();
+        detector.detect(&ctx)
+    }
+
+    /// A Zed+ masakari-engine line of notification run `g` (global request id).
+    pub fn engine(time: &str, g: &str, level: &str, logger: &str, message: &str) -> String {
+        format!(
+            "2024-05-21 {time} 41 {level} {logger} [req-{g} req-7a1c0e52-9b3d-4f6e-8a21-0c4d5e6f7a8b nova - - - - -] {message}\n"
+        )
+    }
+
+    /// The start of a host-failure run of notification `n` on `host`.
+    pub fn start(n: &str, g: &str, host: &str, sleep: u32) -> String {
+        format!(
+            "2024-05-21 10:02:47.100 41 INFO masakari.engine.manager [None req-{g} 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification {n} of type: COMPUTE_HOST\n{}{}",
+            engine(
+                "10:02:47.300",
+                g,
+                "INFO",
+                "masakari.compute.nova",
+                &format!("Disable nova-compute on {host}")
+            ),
+            engine(
+                "10:02:47.400",
+                g,
+                "INFO",
+                "masakari.engine.drivers.taskflow.host_failure",
+                &format!(
+                    "Sleeping {sleep} sec before starting recovery thread until nova recognizes the node down."
+                )
+            ),
+        )
+    }
+}

@@ -371,3 +371,79 @@ mod tests {
         assert_eq!(recommended_wait(180, 30), 270);
     }
 }
+
+#[cfg(test)]
+mod race_tests {
+    use crate::detect::context::testing::{engine, findings, start};
+
+    const N: &str = "3330353d-4f69-4f1d-b1f9-3977329fb2cd";
+    const G: &str = "5d0e8a61-2c4b-4f7d-9e3a-1b6c8d0f2e4a";
+    const I: &str = "ea113f7d-32f7-422f-a8a7-c979958d7f19";
+    const NOVA: &str = "masakari.compute.nova";
+
+    fn bundle(nova_says: &str) -> Vec<(&'static str, String)> {
+        let mut log = start(N, G, "cmp02", 30);
+        log += &engine(
+            "10:03:17.500",
+            G,
+            "INFO",
+            NOVA,
+            &format!("Call evacuate command for instance {I} on host None"),
+        );
+        log += &engine(
+            "10:03:18.900",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: error."),
+        );
+        let access = format!(
+            "10.0.0.5 - - [21/May/2024:10:03:17 +0000] \"POST /v2.1/servers/{I}/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\"\n"
+        );
+        let api = format!(
+            "2024-05-21 10:03:17.830 23 INFO nova.api.openstack.wsgi [req-{G} req-2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default] HTTP exception thrown: {nova_says}\n\
+             2024-05-21 10:03:17.840 23 INFO nova.api.openstack.requestlog [req-{G} req-2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default] 10.0.0.5 \"POST /v2.1/servers/{I}/action\" status: 400 len: 96 microversion: 2.53 time: 0.31\n"
+        );
+        vec![
+            ("ctl01/var/log/masakari/masakari-engine.log", log),
+            (
+                "ctl01/var/log/apache2/nova-api-os-compute_access.log",
+                access,
+            ),
+            ("ctl01/var/log/nova/nova-api-wsgi.log", api),
+        ]
+    }
+
+    fn run(files: &[(&'static str, String)]) -> Vec<crate::detect::Finding> {
+        let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (*p, c.as_str())).collect();
+        findings("evacuate-400-race", &borrowed)
+    }
+
+    #[test]
+    fn a_400_still_in_use_after_a_short_sleep_is_the_race() {
+        let found = run(&bundle("Compute service of cmp02 is still in use."));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = &found[0];
+        assert_eq!(f.severity, crate::detect::Severity::Critical);
+        assert_eq!(f.instance_uuids, [I]);
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.text.contains("Sleeping 30 sec"))
+        );
+        assert!(f.evidence.iter().any(|e| e.text.contains("\" 400 540")));
+        assert!(f.explanation.contains("slept 30 s"));
+        assert_eq!(f.remediation.config_changes[0].recommended, "180");
+        assert!(
+            f.remediation
+                .actions
+                .iter()
+                .any(|a| matches!(a, crate::detect::finding::Action::Evacuate { .. }))
+        );
+    }
+
+    #[test]
+    fn a_400_for_another_reason_is_not_the_race() {
+        assert!(run(&bundle("The target host can't be the same one.")).is_empty());
+    }
+}

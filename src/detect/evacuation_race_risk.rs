@@ -124,3 +124,64 @@ impl Detector for EvacuationRaceRisk {
         }]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::context::testing::findings;
+
+    fn configs(wait: Option<u32>, service_down_time: u32) -> Vec<(&'static str, String)> {
+        let masakari = match wait {
+            Some(w) => {
+                format!("[DEFAULT]\ndebug = False\nwait_period_after_service_update = {w}\n")
+            }
+            None => "[DEFAULT]\ndebug = False\n".to_string(),
+        };
+        vec![
+            ("ctl/etc/masakari/masakari.conf", masakari),
+            (
+                "ctl/etc/nova/nova.conf",
+                format!(
+                    "[DEFAULT]\nservice_down_time = {service_down_time}\nreport_interval = 10\n"
+                ),
+            ),
+        ]
+    }
+
+    fn run(files: &[(&'static str, String)]) -> Vec<crate::detect::Finding> {
+        let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (*p, c.as_str())).collect();
+        findings("evacuation-race-risk", &borrowed)
+    }
+
+    #[test]
+    fn a_wait_below_nova_detection_is_a_risk() {
+        let found = run(&configs(Some(60), 60));
+        assert_eq!(found.len(), 1);
+        let change = &found[0].remediation.config_changes[0];
+        assert_eq!(
+            (change.current.as_deref(), change.recommended.as_str()),
+            (Some("60"), "180")
+        );
+        assert_eq!(found[0].evidence.len(), 3);
+        assert_eq!(
+            found[0].evidence[0].text,
+            "wait_period_after_service_update = 60"
+        );
+        assert_eq!(found[0].evidence[0].line, 3);
+    }
+
+    #[test]
+    fn defaults_and_long_waits_are_safe() {
+        assert!(run(&configs(None, 60)).is_empty());
+        assert!(run(&configs(Some(180), 60)).is_empty());
+        // A long service_down_time makes even the default wait too short.
+        assert_eq!(run(&configs(None, 300)).len(), 1);
+        // Without masakari.conf nothing is known of the wait.
+        assert!(
+            run(&[(
+                "ctl/etc/nova/nova.conf",
+                "[DEFAULT]\nservice_down_time = 600\n".into()
+            )])
+            .is_empty()
+        );
+    }
+}

@@ -207,3 +207,64 @@ impl RecoveryFailed {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::context::testing::{engine, findings, start};
+
+    const N: &str = "7b3e9f1a-2c4d-4e5f-8a6b-9c0d1e2f3a4b";
+    const G: &str = "1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9";
+
+    #[test]
+    fn a_keystone_401_is_named() {
+        let mut log = start(N, G, "compute-4", 180);
+        log += &engine(
+            "10:02:47.600",
+            G,
+            "WARNING",
+            "masakari.engine.drivers.taskflow.driver",
+            "Task 'DisableComputeServiceTask' (0b6f7a3e-0000-4000-8000-000000000002) transitioned into state 'FAILURE' from state 'RUNNING'",
+        );
+        log += "2024-05-21 10:02:47.600 41 ERROR masakari.engine.drivers.taskflow.driver Traceback (most recent call last):\n\
+                2024-05-21 10:02:47.600 41 ERROR masakari.engine.drivers.taskflow.driver keystoneauth1.exceptions.http.Unauthorized: The request you have made requires authentication. (HTTP 401) (Request-ID: req-0d1c2b3a-4958-4a6b-8c7d-6e5f4a3b2c1d)\n";
+        log += &engine(
+            "10:02:48.000",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: error."),
+        );
+        let found = findings(
+            "recovery-failed",
+            &[("ctl/var/log/masakari/masakari-engine.log", &log)],
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .title
+                .contains("Keystone rejected Masakari's service credentials"),
+            "{}",
+            found[0].title
+        );
+        assert_eq!(found[0].severity, crate::detect::Severity::Critical);
+    }
+
+    #[test]
+    fn a_finished_recovery_is_not_a_failure() {
+        let mut log = start(N, G, "compute-4", 180);
+        log += &engine(
+            "10:06:00.000",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: finished."),
+        );
+        assert!(
+            findings(
+                "recovery-failed",
+                &[("ctl/var/log/masakari/masakari-engine.log", &log)]
+            )
+            .is_empty()
+        );
+    }
+}
