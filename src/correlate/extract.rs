@@ -37,8 +37,9 @@ const INTERESTING_PATHS: [&str; 6] = [
 ];
 
 /// Messages of Nova and Cinder that belong to an evacuation or a volume moving.
-const INTERESTING_MESSAGES: [&str; 16] = [
+const INTERESTING_MESSAGES: [&str; 17] = [
     "vacuat",
+    "spawned successfully",
     "ebuild",
     "Destroying instance",
     "Cleaning up allocations",

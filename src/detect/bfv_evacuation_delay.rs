@@ -13,8 +13,9 @@
 //! instance (`disk on volume, evacuating using existing volume`); optional Cinder logs
 //! (attachment errors) and `volume show` / `server event list` captures.
 //!
-//! Logic: per instance, the time from the first evacuate call to the rebuild reaching
-//! its disk (`disk on ...` line). Over the threshold (5 minutes by default) for an
+//! Logic: per instance, the time from the first evacuate call to the rebuild done on the
+//! destination (`Instance spawned successfully`, else the `disk on ...` line that starts
+//! it). Over the threshold (5 minutes by default) for an
 //! instance booted from a volume is a finding; a boot-from-volume instance that moved
 //! promptly, or an instance restarted in place, is not.
 
@@ -32,12 +33,13 @@ pub struct BfvEvacuationDelay;
 /// How long after the evacuation Nova's work on the instance is still looked for.
 const SEARCH_NS: i64 = 2 * 60 * 60 * 1_000_000_000;
 
-/// One instance's evacuation: call, rebuild, whether it boots from a volume.
+/// One instance's evacuation: call, rebuild done, whether it boots from a volume.
 struct Move {
     instance: Uuid,
     call: EventId,
     start: i64,
-    /// The Nova line where the rebuild reached its disk, and its time.
+    /// The Nova line that shows the rebuild done (spawned, else its disk step), and its
+    /// time.
     rebuilt: Option<(EventId, i64)>,
     boot_from_volume: bool,
     volumes: Vec<Uuid>,
@@ -61,13 +63,22 @@ fn moves(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<Move> {
                 continue;
             }
             let lines = nova_lines(ctx, instance, event.time);
-            let disk = lines.iter().copied().find(|&i| {
-                analysis.events.get(i as usize).is_some_and(|e| {
-                    let m = e.message();
-                    m.contains("disk on volume")
-                        || m.contains("disk on shared storage")
-                        || m.contains("disk not on shared storage")
+            // Nova logs `disk on ...` as the rebuild starts and `spawned successfully`
+            // when the instance runs again: the later is when the move was done.
+            let first_with = |needles: &[&str]| {
+                lines.iter().copied().find(|&i| {
+                    analysis
+                        .events
+                        .get(i as usize)
+                        .is_some_and(|e| needles.iter().any(|n| e.message().contains(n)))
                 })
+            };
+            let done = first_with(&["spawned successfully"]).or_else(|| {
+                first_with(&[
+                    "disk on volume",
+                    "disk on shared storage",
+                    "disk not on shared storage",
+                ])
             });
             let on_volume = lines.iter().any(|&i| {
                 analysis
@@ -111,7 +122,7 @@ fn moves(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<Move> {
                 instance,
                 call: call.event,
                 start: event.time,
-                rebuilt: disk.and_then(|i| analysis.events.get(i as usize).map(|e| (i, e.time))),
+                rebuilt: done.and_then(|i| analysis.events.get(i as usize).map(|e| (i, e.time))),
                 boot_from_volume: on_volume || captured_bfv,
                 volumes,
             });
@@ -257,7 +268,7 @@ impl BfvEvacuationDelay {
             String::new()
         } else {
             format!(
-                " The {} other instance(s) of this recovery reached their disk within {}.",
+                " The {} other instance(s) of this recovery were rebuilt within {}.",
                 fast.len(),
                 duration(*fast.iter().max().unwrap_or(&0))
             )
@@ -292,8 +303,8 @@ impl BfvEvacuationDelay {
             evidence: all,
             explanation: format!(
                 "The instance(s) {list} boot from Cinder volumes. Nova accepted the evacuation, but the \
-                 rebuild on the destination reached its disk (`disk on volume, evacuating using existing \
-                 volume`) only after {}. A volume that is not multiattach can attach to the destination only \
+                 rebuild on the destination was done (`disk on volume, evacuating using existing volume`, \
+                 then spawned) only after {}. A volume that is not multiattach can attach to the destination only \
                  once its attachment to {host} is gone, and a powered-off host cannot detach it: the rebuild \
                  waits for the source to come back or for someone to clear the attachment.{others}{}",
                 delays.join(", "),

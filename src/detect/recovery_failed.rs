@@ -174,7 +174,10 @@ impl RecoveryFailed {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
             severity,
-            title: format!("Recovery of {host} ended `{status}`: {reason}"),
+            title: match &recovery.failed_host {
+                Some(h) => format!("Recovery of {h} ended `{status}`: {reason}"),
+                None => format!("Recovery ended `{status}`: {reason}"),
+            },
             summary: format!(
                 "Notification {} ({}) ended `{status}` after {} attempt(s): {reason}.",
                 recovery.notification,
