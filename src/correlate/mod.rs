@@ -1,4 +1,4 @@
-//! Joining what ingest read into one [`Analysis`]: events in time order across hosts,
+//! Joining what ingest read into one [`Analysis`](crate::correlate::Analysis): events in time order across hosts,
 //! indexes from every id to its events, Masakari↔Nova call joins, clock skew, timelines.
 
 pub mod analysis;

@@ -1,5 +1,5 @@
-//! Detectors: pure functions over an [`Analysis`] that name what went wrong in a Masakari
-//! recovery, with the evidence. One file per detector; [`DETECTORS`] lists them all.
+//! Detectors: pure functions over an [`Analysis`](crate::correlate::Analysis) that name what went wrong in a Masakari
+//! recovery, with the evidence. One file per detector; [`DETECTORS`](crate::detect::DETECTORS) lists them all.
 
 mod bfv_evacuation_delay;
 mod context;
