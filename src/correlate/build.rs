@@ -14,12 +14,13 @@ use rayon::prelude::*;
 use crate::correlate::analysis::{
     Analysis, CaptureFile, ConfigValue, FileInfo, Host, InstalledPackage, Missing, Skipped, Stats,
 };
-use crate::correlate::extract::{RawEvent, event_of, keep, vote_offsets};
+use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets};
 use crate::correlate::ids::short_host;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::join_calls;
 use crate::correlate::skew::estimate;
 use crate::ingest::IngestError;
+use crate::ingest::chunks::LineChunks;
 use crate::ingest::decompress::read_decompressed;
 use crate::ingest::discover::{Found, FoundFile, discover};
 use crate::ingest::layout::{HostRoot, Layout, host_roots, overall_layout, root_of};
@@ -141,16 +142,25 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         }
     }
 
+    // Masakari's logs first (small): the instances they name decide which of Nova's
+    // server requests matter when the (much larger) rest is read.
+    logs.sort_by_key(|p| !is_masakari(p));
+    let split = logs.partition_point(is_masakari);
     let progress = progress_bar(options.progress, logs.iter().map(|p| p.file.size).sum());
-    let outcomes: Vec<FileOutcome> = logs
-        .par_iter()
-        .enumerate()
-        .map(|(id, p)| {
-            let outcome = read_log(p, id as u32);
-            progress.inc(p.file.size);
-            outcome
-        })
-        .collect();
+    let read = |range: std::ops::Range<usize>, watch: &Watched| -> Vec<FileOutcome> {
+        logs[range.clone()]
+            .par_iter()
+            .zip(range)
+            .map(|(p, id)| {
+                let outcome = read_log(p, id as u32, watch);
+                progress.inc(p.file.size);
+                outcome
+            })
+            .collect()
+    };
+    let mut outcomes = read(0..split, &None);
+    let watch = watched_instances(&outcomes, &captures);
+    outcomes.extend(read(split..logs.len(), &watch));
     progress.finish_and_clear();
 
     // Time zones: --tz, then the bundle, then the host's own lines, then UTC.
@@ -486,8 +496,40 @@ fn read_zone(p: &Placed<'_>) -> Option<HostZone> {
     HostZone::named(&name, source).ok()
 }
 
+fn is_masakari(p: &Placed<'_>) -> bool {
+    matches!(&p.role, Role::Log(s) if s.project() == crate::model::Project::Masakari)
+}
+
+/// The instances Masakari's events and the CLI captures name; `None` without any
+/// Masakari line (then nothing narrows Nova's requests).
+fn watched_instances(masakari: &[FileOutcome], captures: &[CaptureFile]) -> Watched {
+    let mut set: std::collections::HashSet<crate::model::Uuid> = masakari
+        .iter()
+        .flat_map(|o| o.events.iter())
+        .flat_map(|r| r.event.instances.iter().copied())
+        .collect();
+    if masakari.iter().all(|o| o.events.is_empty()) {
+        return None;
+    }
+    for capture in captures {
+        use evacdoc_parsers::capture::Capture;
+        let ids: Vec<&str> = match &capture.capture {
+            Capture::VmoveList { moves, .. } => {
+                moves.iter().map(|m| m.server_id.as_str()).collect()
+            }
+            Capture::Server(s) => vec![s.id.as_str()],
+            Capture::ServerEvents {
+                server_id: Some(s), ..
+            } => vec![s.as_str()],
+            _ => Vec::new(),
+        };
+        set.extend(ids.into_iter().filter_map(crate::model::Uuid::parse));
+    }
+    Some(set)
+}
+
 /// Reads and parses one log file, keeping the events that matter.
-fn read_log(p: &Placed<'_>, id: u32) -> FileOutcome {
+fn read_log(p: &Placed<'_>, id: u32, watch: &Watched) -> FileOutcome {
     let service = match &p.role {
         Role::Log(service) => service.clone(),
         _ => Service::new("unknown"),
@@ -519,49 +561,73 @@ fn read_log(p: &Placed<'_>, id: u32) -> FileOutcome {
         votes: OffsetVotes::default(),
         skipped: None,
     };
-    let content = match read_decompressed(&p.file.abs, MAX_FILE_BYTES) {
-        Ok(content) => content,
+    let mut chunks = match LineChunks::open(&p.file.abs, MAX_FILE_BYTES) {
+        Ok(chunks) => chunks,
         Err(error) => {
             outcome.skipped = Some(error.to_string());
             return outcome;
         }
     };
-    if let Some(damage) = &content.damage {
-        outcome.info.incomplete = Some(format!("read up to damage: {damage}"));
-    }
-    let decoded = decode(&content.bytes);
     info = outcome.info;
-    info.bytes = content.bytes.len() as u64;
-    info.invalid_utf8_lines = decoded.invalid_lines.len() as u64;
-    if sniff(&p.inner, &decoded.text) == FileKind::Ini {
-        outcome.info = info;
-        outcome.skipped = Some("an INI file where a log was expected".into());
-        return outcome;
-    }
     let mut formats: BTreeMap<Format, u64> = BTreeMap::new();
     let mut last_stamp = None;
     let mut first_reason = None;
-    for record in Records::new(&decoded.text) {
-        info.records += 1;
-        *formats.entry(record.format()).or_default() += 1;
-        if let Some(reason) = record.unparsed_reason() {
-            info.unparsed += 1;
-            if first_reason.is_none() && reason != evacdoc_parsers::Reason::BLANK {
-                first_reason = Some((record.line, reason));
+    let mut first_piece = true;
+    loop {
+        let base = chunks.line_base;
+        let Some((bytes, last)) = chunks.next_piece() else {
+            break;
+        };
+        let decoded = decode(bytes);
+        if std::mem::take(&mut first_piece) && sniff(&p.inner, &decoded.text) == FileKind::Ini {
+            outcome.info = info;
+            outcome.skipped = Some("an INI file where a log was expected".into());
+            return outcome;
+        }
+        let mut records = Records::new(&decoded.text).peekable();
+        let mut again = None;
+        while let Some(record) = records.next() {
+            // The piece's last record may go on in the next piece: read it again there
+            // (unless it is the whole piece, a record longer than a piece).
+            if !last && record.line > 1 && records.peek().is_none() {
+                again = Some(record.line);
+                break;
             }
-            continue;
-        }
-        vote_offsets(&record, &mut outcome.votes);
-        if keep(&service, &record) {
-            let mut raw = event_of(&record, id, p.host);
-            if raw.stamp.is_none() {
-                raw.stamp = last_stamp;
+            info.records += 1;
+            *formats.entry(record.format()).or_default() += 1;
+            if let Some(reason) = record.unparsed_reason() {
+                info.unparsed += 1;
+                if first_reason.is_none() && reason != evacdoc_parsers::Reason::BLANK {
+                    first_reason = Some((base + record.line, reason));
+                }
+                continue;
             }
-            outcome.events.push(raw);
+            vote_offsets(&record, &mut outcome.votes);
+            if keep(&service, &record, watch) {
+                let mut raw = event_of(&record, id, p.host);
+                raw.event.line = raw.event.line.saturating_add(base as u32);
+                if raw.stamp.is_none() {
+                    raw.stamp = last_stamp;
+                }
+                outcome.events.push(raw);
+            }
+            if let Some(stamp) = record.timestamp() {
+                last_stamp = Some(stamp);
+            }
         }
-        if let Some(stamp) = record.timestamp() {
-            last_stamp = Some(stamp);
-        }
+        let read_again = again.unwrap_or(usize::MAX);
+        info.invalid_utf8_lines += decoded
+            .invalid_lines
+            .iter()
+            .filter(|l| **l < read_again)
+            .count() as u64;
+        drop(records);
+        drop(decoded);
+        chunks.consume(again);
+    }
+    info.bytes = chunks.total();
+    if let Some(damage) = &chunks.damage {
+        info.incomplete = Some(format!("read up to damage: {damage}"));
     }
     info.format = formats
         .iter()

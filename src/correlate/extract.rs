@@ -26,15 +26,11 @@ pub struct RawEvent {
     pub stamp: Option<Timestamp>,
 }
 
-/// Request paths that Masakari's recovery calls, or that show an instance or volume moving.
-const INTERESTING_PATHS: [&str; 6] = [
-    "/servers/",
-    "/os-services",
-    "/os-hypervisors",
-    "/os-aggregates",
-    "/volumes/",
-    "/attachments",
-];
+/// Request paths of service and host management: changes always matter, reads when
+/// they look up one host (Masakari's `?host=` lookups), not monitoring polls.
+const MANAGEMENT_PATHS: [&str; 3] = ["/os-services", "/os-hypervisors", "/os-aggregates"];
+/// Request paths whose changes matter (actions on servers, volumes, attachments).
+const CHANGE_PATHS: [&str; 3] = ["/servers/", "/volumes/", "/attachments"];
 
 /// Messages of Nova and Cinder that belong to an evacuation or a volume moving.
 const INTERESTING_MESSAGES: [&str; 17] = [
@@ -63,26 +59,84 @@ fn contains_any(text: &str, needles: &[&str]) -> bool {
         .any(|n| memmem::find(text.as_bytes(), n.as_bytes()).is_some())
 }
 
-fn interesting_request(method: &str, path: &str, status: u16) -> bool {
-    status >= 500 || (status >= 400 && method != "GET") || contains_any(path, &INTERESTING_PATHS)
+/// Whether an HTTP request can matter to a recovery story. An API serves far more reads
+/// than a recovery makes, so reads of single servers are kept only when Masakari's client
+/// could have made them (python-novaclient, or a request carrying a global request id),
+/// and server requests only for the instances Masakari handled.
+fn interesting_request(
+    method: &str,
+    path: &str,
+    status: u16,
+    masakari_like: bool,
+    watch: &Watched,
+) -> bool {
+    if status >= 500 || (status >= 400 && method != "GET") {
+        return true;
+    }
+    if contains_any(path, &MANAGEMENT_PATHS) {
+        return method != "GET" || path.contains("host=") || path.contains("hypervisor_hostname");
+    }
+    let path_only = path.split('?').next().unwrap_or(path);
+    if method != "GET" {
+        return contains_any(path_only, &CHANGE_PATHS)
+            && (!path_only.contains("/servers/") || watched(watch, path_only));
+    }
+    let server_read = crate::correlate::ids::classified_uuids(path_only).len() == 1
+        && path_only.contains("/servers/");
+    let host_listing = path.contains("/servers/detail") && path.contains("host=");
+    masakari_like && (host_listing || (server_read && watched(watch, path_only)))
+}
+
+/// The instances Masakari's own lines and the captures name: Nova's reads and actions
+/// on other servers are noise to a recovery story. `None` when the inputs have no
+/// Masakari lines, so that nothing is known to narrow by.
+pub type Watched = Option<std::collections::HashSet<Uuid>>;
+
+fn watched(watch: &Watched, path: &str) -> bool {
+    match watch {
+        None => true,
+        Some(set) => crate::correlate::ids::classified_uuids(path)
+            .iter()
+            .any(|(_, id)| set.contains(id)),
+    }
 }
 
 /// Whether a record of `service` is kept as an event.
-pub fn keep(service: &Service, record: &Record<'_>) -> bool {
+pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
     if record.kind == RecordKind::Unparsed {
         return false;
     }
-    if record.kind == RecordKind::RawTraceback || service.project() == Project::Masakari {
+    if record.kind == RecordKind::RawTraceback {
         return true;
     }
+    if service.project() == Project::Masakari {
+        // All of the engine's and monitors' lines; of the API, what is not routine
+        // (debug lines and monitors' successful reads are polling).
+        if !service.name().starts_with("masakari-api") {
+            return true;
+        }
+        return match &record.head.content {
+            Content::Oslo(o) => o.level != evacdoc_parsers::oslo::Level::Debug,
+            Content::Access(a) => a.method != Some("GET") || a.status >= 400,
+            _ => true,
+        };
+    }
     if let Some(request) = record.nova_request() {
-        return interesting_request(request.method, request.uri, request.status);
+        let global = record.oslo().and_then(|o| o.global_request_id()).is_some();
+        return interesting_request(request.method, request.uri, request.status, global, watch);
     }
     match &record.head.content {
         Content::Access(a) => {
-            interesting_request(a.method.unwrap_or(""), a.path.unwrap_or(""), a.status)
+            let novaclient = a.user_agent.is_some_and(|ua| ua.contains("novaclient"));
+            interesting_request(
+                a.method.unwrap_or(""),
+                a.path.unwrap_or(""),
+                a.status,
+                novaclient,
+                watch,
+            )
         }
-        Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status),
+        Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status, true, watch),
         Content::Oslo(o) => {
             o.level.is_warning_or_above() || contains_any(o.message, &INTERESTING_MESSAGES)
         }
@@ -245,7 +299,7 @@ mod tests {
     fn masakari_call_becomes_an_event_with_ids() {
         let line = "2020-12-08 19:51:12.309 235 INFO masakari.compute.nova [req-de081ecf-4201-4542-b092-e21b2f5ce942 masakari - - - -] Call evacuate command for instance 56ce6206-3659-495e-a6ea-f4d3d578cc96 on host None";
         let record = first(line);
-        assert!(keep(&Service::new("masakari-engine"), &record));
+        assert!(keep(&Service::new("masakari-engine"), &record, &None));
         let raw = event_of(&record, 3, 1);
         let e = raw.event;
         assert_eq!((e.file, e.line, e.host), (3, 1, 1));
@@ -267,7 +321,7 @@ mod tests {
             "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\"",
         );
         let service = Service::new("nova-api-access");
-        assert!(keep(&service, &post));
+        assert!(keep(&service, &post, &None));
         let e = event_of(&post, 0, 0).event;
         assert!(e.second_precision);
         assert_eq!(e.http.as_ref().unwrap().status, 400);
@@ -277,10 +331,21 @@ mod tests {
             e.message(),
             "POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\""
         );
+        // A successful action on a server Masakari never touched is not part of the
+        // story; a failed one is kept all the same.
+        let other: Watched = Some(
+            [crate::model::Uuid::parse("7d1e5f0a-0000-4000-8000-000000000001").unwrap()].into(),
+        );
+        assert!(keep(&service, &post, &other));
+        let accepted = first(
+            "172.27.100.141 - - [08/Dec/2020:19:51:14 +0000] \"POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 202 462 \"-\" \"python-novaclient\"",
+        );
+        assert!(keep(&service, &accepted, &None));
+        assert!(!keep(&service, &accepted, &other));
         let images = first(
             "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET /v2/images HTTP/1.1\" 200 540 \"-\" \"x\"",
         );
-        assert!(!keep(&service, &images));
+        assert!(!keep(&service, &images, &None));
     }
 
     #[test]
@@ -289,12 +354,12 @@ mod tests {
         let noise = first(
             "2024-05-21 08:00:01.100 2211 INFO nova.compute.resource_tracker [None req-c6c75849-7ccc-4e27-a6ab-d494c093fdb5 - - - - - -] Final resource view",
         );
-        assert!(!keep(&service, &noise));
+        assert!(!keep(&service, &noise, &None));
         let evac = first(
             "2024-05-21 08:06:01.100 2211 INFO nova.compute.manager [None req-c6c75849-7ccc-4e27-a6ab-d494c093fdb5 - - - - - -] [instance: 56ce6206-3659-495e-a6ea-f4d3d578cc96] Evacuating instance",
         );
-        assert!(keep(&service, &evac));
+        assert!(keep(&service, &evac, &None));
         let err = first("2024-05-21 08:06:01.100 2211 ERROR nova.compute.manager [-] boom");
-        assert!(keep(&service, &err));
+        assert!(keep(&service, &err, &None));
     }
 }

@@ -2,6 +2,7 @@
 //! identity, file roles, time zones. Only this module opens input files.
 
 pub mod archive;
+pub mod chunks;
 pub mod decompress;
 pub mod discover;
 mod error;

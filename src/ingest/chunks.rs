@@ -1,0 +1,159 @@
+//! Reading a log, compressed or not, in pieces of whole lines, so that memory stays
+//! bounded whatever the size of the file.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::IngestError;
+use super::decompress::open_decompressed;
+
+/// Size of a piece; a record longer than this is split (and still read).
+pub const CHUNK_BYTES: usize = 8 << 20;
+const READ_BYTES: usize = 1 << 20;
+
+/// A reader of line-aligned pieces.
+pub struct LineChunks {
+    reader: Box<dyn Read + Send>,
+    buf: Vec<u8>,
+    /// End of the piece handed out last.
+    piece_end: usize,
+    eof: bool,
+    total: u64,
+    limit: u64,
+    path: PathBuf,
+    /// Why reading stopped before the end, if it did (cut-short stream, limit).
+    pub damage: Option<String>,
+    /// Lines before the current piece.
+    pub line_base: usize,
+}
+
+impl std::fmt::Debug for LineChunks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineChunks")
+            .field("path", &self.path)
+            .field("total", &self.total)
+            .finish()
+    }
+}
+
+impl LineChunks {
+    /// Opens `path`, decompressing by its magic bytes; at most `limit` bytes are read.
+    pub fn open(path: &Path, limit: u64) -> Result<LineChunks, IngestError> {
+        let (_, reader) = open_decompressed(path)?;
+        Ok(LineChunks {
+            reader,
+            buf: Vec::with_capacity(CHUNK_BYTES + READ_BYTES),
+            piece_end: 0,
+            eof: false,
+            total: 0,
+            limit,
+            path: path.to_path_buf(),
+            damage: None,
+            line_base: 0,
+        })
+    }
+
+    /// Bytes read so far (decompressed).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    fn fill(&mut self) {
+        while !self.eof && self.buf.len() < CHUNK_BYTES {
+            let old = self.buf.len();
+            self.buf.resize(old + READ_BYTES, 0);
+            match self.reader.read(&mut self.buf[old..]) {
+                Ok(0) => {
+                    self.buf.truncate(old);
+                    self.eof = true;
+                }
+                Ok(n) => {
+                    self.buf.truncate(old + n);
+                    self.total += n as u64;
+                    if self.total > self.limit {
+                        self.damage = Some(format!(
+                            "{}: read stopped at the {}-byte limit",
+                            self.path.display(),
+                            self.limit
+                        ));
+                        self.eof = true;
+                    }
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {
+                    self.buf.truncate(old);
+                }
+                Err(error) => {
+                    self.buf.truncate(old);
+                    self.damage = Some(format!("{}: {error}", self.path.display()));
+                    self.eof = true;
+                }
+            }
+        }
+    }
+
+    /// The next piece of whole lines, and whether it is the last. `None` at the end.
+    pub fn next_piece(&mut self) -> Option<(&[u8], bool)> {
+        self.fill();
+        if self.buf.is_empty() {
+            return None;
+        }
+        let end = if self.eof {
+            self.buf.len()
+        } else {
+            memchr::memrchr(b'\n', &self.buf).map_or(self.buf.len(), |i| i + 1)
+        };
+        self.piece_end = end;
+        Some((&self.buf[..end], self.eof && end == self.buf.len()))
+    }
+
+    /// Says how much of the last piece was used: with `Some(line)`, that line (1-based in
+    /// the piece) and those after it come again at the start of the next piece, because
+    /// the record they hold may go on there.
+    pub fn consume(&mut self, again_from_line: Option<usize>) {
+        let piece = &self.buf[..self.piece_end];
+        let used = match again_from_line {
+            Some(line) if line > 1 => memchr::memchr_iter(b'\n', piece)
+                .nth(line - 2)
+                .map_or(self.piece_end, |i| i + 1),
+            _ => self.piece_end,
+        };
+        self.line_base += memchr::memchr_iter(b'\n', &self.buf[..used]).count();
+        self.buf.drain(..used);
+        self.piece_end = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_end_at_lines_and_can_be_read_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.log");
+        let lines: Vec<String> = (0..300_000)
+            .map(|i| format!("line {i} {}", "x".repeat(40)))
+            .collect();
+        std::fs::write(&path, lines.join("\n")).unwrap();
+        let mut chunks = LineChunks::open(&path, u64::MAX).unwrap();
+        let mut seen = Vec::new();
+        let mut pieces = 0;
+        while let Some((piece, last)) = chunks.next_piece() {
+            pieces += 1;
+            let text = String::from_utf8(piece.to_vec()).unwrap();
+            let count = text.lines().count();
+            // Keep the last line back once, as a record that may go on.
+            let again = (!last && count > 1).then_some(count);
+            let base = chunks.line_base;
+            let used = again.map_or(count, |l| l - 1);
+            for (i, line) in text.lines().take(used).enumerate() {
+                seen.push((base + i, line.to_string()));
+            }
+            chunks.consume(again);
+        }
+        assert!(pieces > 1);
+        assert_eq!(seen.len(), lines.len());
+        assert!(seen.iter().all(|(i, l)| *l == lines[*i]));
+        assert_eq!(chunks.total(), std::fs::metadata(&path).unwrap().len());
+    }
+}
