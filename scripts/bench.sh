@@ -197,3 +197,30 @@ fi
     echo "MB/s: uncompressed input bytes of the whole bundle / median wall time (zcat row: same base, it reads only the .gz third)."
     echo "evacdoc/anchor: wall time of '$FULL_NAME' divided by the anchor's."
 } | tee "$RESULTS"
+
+# ---- answers: speed never at the price of findings. Every failed recovery of the
+# ground truth must be found by its detector, and no healthy one may be flagged.
+if [[ "$FULL_NAME" == "evacdoc analyze" ]]; then
+    "$EVACDOC" analyze "$BUNDLE" --format json > "$OUT/ground_truth_check.json"
+    python3 - "$BUNDLE/ground_truth.json" "$OUT/ground_truth_check.json" <<'EOF_PY' | tee -a "$RESULTS"
+import json, sys
+truth = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[2]))
+classes = {"evacuate-400-race", "pending-after-finished", "bfv-evacuation-delay"}
+found = {(f["notification_id"], f["detector"]) for f in doc["findings"] if f["detector"] in classes}
+ok, bad = 0, []
+for r in truth:
+    n, want = r["notification_id"], r["expected"]
+    got = {d for (m, d) in found if m == n}
+    expected = set() if want == "healthy" else {want}
+    if got == expected:
+        ok += 1
+    else:
+        bad.append(f"{n}: expected {sorted(expected) or 'nothing'}, found {sorted(got) or 'nothing'}")
+extra = [f for f in found if f[0] not in {r["notification_id"] for r in truth}]
+print(f"ground truth: {ok}/{len(truth)} recoveries diagnosed as expected, {len(extra)} findings on unknown notifications")
+for line in bad:
+    print("  MISMATCH " + line)
+sys.exit(0 if ok == len(truth) and not extra else 1)
+EOF_PY
+fi

@@ -59,6 +59,22 @@ fn contains_any(text: &str, needles: &[&str]) -> bool {
         .any(|n| memmem::find(text.as_bytes(), n.as_bytes()).is_some())
 }
 
+/// One pass over a message for all of [`INTERESTING_MESSAGES`]: this runs on every
+/// oslo line of every service.
+fn interesting_message(message: &str) -> bool {
+    static MATCHER: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| {
+            aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(INTERESTING_MESSAGES)
+                .ok()
+        });
+    match MATCHER.as_ref() {
+        Some(matcher) => matcher.is_match(message),
+        None => contains_any(message, &INTERESTING_MESSAGES),
+    }
+}
+
 /// Whether an HTTP request can matter to a recovery story. An API serves far more reads
 /// than a recovery makes, so reads of single servers are kept only when Masakari's client
 /// could have made them (python-novaclient, or a request carrying a global request id),
@@ -137,9 +153,7 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
             )
         }
         Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status, true, watch),
-        Content::Oslo(o) => {
-            o.level.is_warning_or_above() || contains_any(o.message, &INTERESTING_MESSAGES)
-        }
+        Content::Oslo(o) => o.level.is_warning_or_above() || interesting_message(o.message),
         Content::Text { .. } => false,
     }
 }
