@@ -48,7 +48,7 @@ pub fn select(analysis: &Analysis, subject: &Subject) -> Vec<EventId> {
         Subject::Notification(id) => chosen.extend(notification_events(analysis, *id)),
     }
     add_joined_requests(analysis, &mut chosen);
-    add_nova_request_lines(analysis, &mut chosen);
+    add_request_lines(analysis, &mut chosen);
     chosen.into_iter().collect()
 }
 
@@ -63,16 +63,18 @@ fn add_joined_requests(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
     }
 }
 
-/// Adds every line of the Nova requests already chosen (the request log line brings the
-/// `HTTP exception thrown` line of the same request).
-fn add_nova_request_lines(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
-    let nova_requests: Vec<Uuid> = chosen
+/// Adds every line of the requests already chosen: a Nova request-log line brings the
+/// `HTTP exception thrown` line of the same request, and a Masakari call brings the
+/// warning it logged under the same context (`Invalid input received: ... (HTTP 400)`),
+/// which names the Nova request but not the instance.
+fn add_request_lines(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
+    let requests: Vec<Uuid> = chosen
         .iter()
         .filter_map(|&id| analysis.events.get(id as usize))
-        .filter(|e| project(analysis, e) == Project::Nova)
+        .filter(|e| matches!(project(analysis, e), Project::Nova | Project::Masakari))
         .filter_map(|e| e.request_id)
         .collect();
-    for request in nova_requests {
+    for request in requests {
         if let Some(events) = analysis.index.request.get(&request)
             && events.len() <= MAX_REQUEST_FANOUT
         {
