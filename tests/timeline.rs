@@ -66,7 +66,11 @@ fn the_seed_instance_timeline_keeps_the_engineers_order() {
     assert!(first["line"].as_u64().unwrap() > 0);
     // Masakari's warning with the 400 names the Nova request, not the instance: it
     // comes with the evacuate call through their shared context.
-    assert!(events.iter().any(|e| e["text"].as_str().unwrap().contains("Invalid input received: Compute service of node02ob100.maas is still in use.")));
+    assert!(events.iter().any(|e| {
+        e["text"].as_str().unwrap().contains(
+            "Invalid input received: Compute service of node02ob100.maas is still in use.",
+        )
+    }));
     // Nova's own explanation of the 400 comes with it, through its request id.
     assert!(events.iter().any(|e| {
         e["text"]
