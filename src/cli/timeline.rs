@@ -75,7 +75,17 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
         progress: true,
     };
     let analysis = analyze(&args.paths, &options)?;
+    let started = std::time::Instant::now();
     let ids = select(&analysis, &subject);
+    // The selection is index lookups over the finished analysis: say what it costs.
+    eprintln!(
+        "timeline: {} of {} events selected in {:.2} ms (analysis of {} files took {} ms)",
+        ids.len(),
+        analysis.events.len(),
+        started.elapsed().as_secs_f64() * 1000.0,
+        analysis.files.len(),
+        analysis.stats.elapsed_ms
+    );
     for skew in analysis.skew.iter().filter(|s| s.applied) {
         let name = |h: u32| analysis.host(h).map(|h| h.hostname.as_str()).unwrap_or("?");
         eprintln!(
