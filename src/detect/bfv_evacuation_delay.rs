@@ -192,9 +192,16 @@ impl BfvEvacuationDelay {
                 }
             }
             ids.extend(
+                // Nova's lines up to the rebuild, without Masakari's status polling.
                 nova_lines(ctx, m.instance, m.start)
                     .into_iter()
-                    .filter(|&i| i <= rebuilt_id),
+                    .filter(|&i| {
+                        i <= rebuilt_id
+                            && analysis
+                                .events
+                                .get(i as usize)
+                                .is_some_and(|e| e.http.as_ref().is_none_or(|h| h.method != "GET"))
+                    }),
             );
             // Cinder's side: lines about its volumes during the wait.
             for v in &m.volumes {
