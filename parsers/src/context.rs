@@ -163,6 +163,13 @@ impl<'a> Iterator for Tokens<'a> {
 /// assert_eq!(ctx.global_request_id, None);
 /// ```
 pub fn context(input: &str) -> PResult<'_, Context<'_>> {
+    let (rest, raw) = context_span(input)?;
+    Ok((rest, Context::from_inner(raw)))
+}
+
+/// Finds a context bracket without interpreting it: its content, and the input after
+/// `]`. Reading the fields ([`Context::from_inner`]) is left to the lines that need them.
+pub fn context_span(input: &str) -> PResult<'_, &str> {
     let Some(inner) = input.strip_prefix('[') else {
         return expected(input, "context bracket");
     };
@@ -177,7 +184,7 @@ pub fn context(input: &str) -> PResult<'_, Context<'_>> {
     if !(rest.is_empty() || rest.starts_with(' ')) {
         return expected(rest, "space after context bracket");
     }
-    Ok((rest, Context::from_inner(raw)))
+    Ok((rest, raw))
 }
 
 #[cfg(test)]

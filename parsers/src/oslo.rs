@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::context::{Context, context};
+use crate::context::{Context, context_span};
 use crate::error::{PResult, expected};
 use crate::time::{DateTime, byte, number, oslo_timestamp};
 
@@ -70,29 +70,41 @@ pub struct OsloLine<'a> {
     pub level: Level<'a>,
     /// Logger name, the Python module path (`masakari.compute.nova`).
     pub logger: &'a str,
-    /// The context bracket; `None` on exception-prefix (traceback) lines, which have none.
-    pub context: Option<Context<'a>>,
+    /// The content of the context bracket; `None` on exception-prefix (traceback) lines,
+    /// which have none. Read its fields with [`OsloLine::context`]: most lines of a big
+    /// log never need them, so they are not read up front.
+    #[serde(rename = "context", serialize_with = "serialize_context")]
+    pub context_raw: Option<&'a str>,
     /// The UUID of the `[instance: <uuid>] ` prefix.
     pub instance: Option<&'a str>,
     /// The message text, colour residue removed.
     pub message: &'a str,
 }
 
+fn serialize_context<S: serde::Serializer>(raw: &Option<&str>, s: S) -> Result<S::Ok, S::Error> {
+    raw.map(Context::from_inner).serialize(s)
+}
+
 impl<'a> OsloLine<'a> {
+    /// The context bracket's fields.
+    pub fn context(&self) -> Option<Context<'a>> {
+        self.context_raw.map(Context::from_inner)
+    }
+
     /// True for a line written with `logging_exception_prefix`: a traceback line of the
     /// record before it (no context bracket, level `ERROR`).
     pub fn is_exception_prefixed(&self) -> bool {
-        self.context.is_none() && self.level == Level::Error
+        self.context_raw.is_none() && self.level == Level::Error
     }
 
     /// The local request id (`req-...`) of the context, if any.
     pub fn request_id(&self) -> Option<&'a str> {
-        self.context.as_ref().and_then(|c| c.request_id)
+        self.context().and_then(|c| c.request_id)
     }
 
     /// The global request id of the context, if any (Zed+ format).
     pub fn global_request_id(&self) -> Option<&'a str> {
-        self.context.as_ref().and_then(|c| c.global_request_id)
+        self.context().and_then(|c| c.global_request_id)
     }
 }
 
@@ -171,8 +183,8 @@ pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
     // An exception-prefix line may end right after the logger (the empty last line of a
     // traceback is the prefix and a space).
     let i = i.strip_prefix(' ').unwrap_or(i);
-    let (i, context) = match context(i) {
-        Ok((rest, ctx)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(ctx)),
+    let (i, context_raw) = match context_span(i) {
+        Ok((rest, raw)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(raw)),
         Err(_) => (i, None),
     };
     let (i, instance) = match instance_prefix(i) {
@@ -187,7 +199,7 @@ pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
             pid,
             level,
             logger,
-            context,
+            context_raw,
             instance,
             message,
         },
@@ -356,7 +368,7 @@ mod tests {
         );
         assert_eq!(line.pid, 235);
         assert_eq!(line.timestamp.to_string(), "2020-12-08T19:48:44.040");
-        let ctx = line.context.unwrap();
+        let ctx = line.context().unwrap();
         assert_eq!(ctx.form, ContextForm::PreZed);
         assert_eq!(
             ctx.request_id,
@@ -402,7 +414,7 @@ mod tests {
             "2026-11-30 09:34:22.845 7502 INFO masakari.engine.manager [-] Starting \
              masakari-engine (version 19.0.0)",
         );
-        assert_eq!(line.context.unwrap().form, ContextForm::Empty);
+        assert_eq!(line.context().unwrap().form, ContextForm::Empty);
         assert!(!line.is_exception_prefixed());
 
         let tb = oslo(

@@ -160,7 +160,7 @@ fn section_7_4_sunbeam_lines() {
     let Content::Oslo(o) = &audit.content else {
         panic!("not oslo")
     };
-    let ctx = o.context.unwrap();
+    let ctx = o.context().unwrap();
     assert_eq!(ctx.user, Some("1c6dfb96f6ad40cab32a5add1daef45e"));
     assert_eq!(ctx.user_domain, Some("756f65bca3e74610aed6fffb0cc771c3"));
 }

@@ -120,7 +120,7 @@ fn record_json(record: &Record<'_>, lossy: bool) -> Value {
             o.insert("logger".into(), json!(oslo.logger));
             o.insert("request_id".into(), json!(oslo.request_id()));
             o.insert("global_request_id".into(), json!(oslo.global_request_id()));
-            if let Some(ctx) = &oslo.context {
+            if let Some(ctx) = &oslo.context() {
                 o.insert(
                     "context".into(),
                     json!({ "form": ctx.form, "raw": ctx.raw, "user": ctx.user,
