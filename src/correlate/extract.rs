@@ -32,6 +32,17 @@ const MANAGEMENT_PATHS: [&str; 3] = ["/os-services", "/os-hypervisors", "/os-agg
 /// Request paths whose changes matter (actions on servers, volumes, attachments).
 const CHANGE_PATHS: [&str; 3] = ["/servers/", "/volumes/", "/attachments"];
 
+/// Loggers whose messages matter without an `[instance: ]` prefix (API errors, service
+/// liveness, volume attachments); elsewhere an evacuation message names its instance.
+/// Only these and instance lines are searched, which spares most lines of a big log.
+const MESSAGE_LOGGERS: [&str; 5] = [
+    "nova.api",
+    "nova.compute.api",
+    "nova.servicegroup",
+    "nova.conductor",
+    "cinder",
+];
+
 /// Messages of Nova and Cinder that belong to an evacuation or a volume moving.
 const INTERESTING_MESSAGES: [&str; 17] = [
     "vacuat",
@@ -153,7 +164,11 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
             )
         }
         Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status, true, watch),
-        Content::Oslo(o) => o.level.is_warning_or_above() || interesting_message(o.message),
+        Content::Oslo(o) => {
+            let searched =
+                o.instance.is_some() || MESSAGE_LOGGERS.iter().any(|l| o.logger.starts_with(l));
+            o.level.is_warning_or_above() || (searched && interesting_message(o.message))
+        }
         Content::Text { .. } => false,
     }
 }
