@@ -6,6 +6,7 @@
 //! attachment messages). The rest are counted, not stored.
 
 use evacdoc_parsers::line::{Content, Wrapper};
+use evacdoc_parsers::oslo::Level;
 use evacdoc_parsers::records::RecordKind;
 use evacdoc_parsers::{Record, Timestamp};
 use memchr::memmem;
@@ -167,7 +168,12 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
         Content::Oslo(o) => {
             let searched =
                 o.instance.is_some() || MESSAGE_LOGGERS.iter().any(|l| o.logger.starts_with(l));
-            o.level.is_warning_or_above() || (searched && interesting_message(o.message))
+            // Errors always; warnings where a recovery shows (an instance, the API, the
+            // service heartbeat, volumes, Keystone), not a compute host's routine ones.
+            let error = matches!(o.level, Level::Error | Level::Critical);
+            let warning =
+                o.level == Level::Warning && (searched || service.project() != Project::Nova);
+            error || warning || (searched && interesting_message(o.message))
         }
         Content::Text { .. } => false,
     }
