@@ -78,3 +78,25 @@ fn each_input_gets_its_own_analysis() {
     assert_eq!(docs[1]["analysis"]["layout"], "kolla");
     assert!(docs[1]["findings"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn a_lone_engine_log_with_any_name_is_read_as_the_engine() {
+    let log = crate::util::samples().join("parsers/oslo/masakari_host_failure_pre_zed.log");
+    let output = evacdoc(&["analyze", log.to_str().unwrap(), "--format", "json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(doc["analysis"]["files"][0]["service"], "masakari-engine");
+    assert_eq!(doc["findings"][0]["detector"], "evacuate-400-race");
+}
+
+#[test]
+fn an_unreadable_input_is_reported_not_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("case.tar.gz");
+    std::fs::write(&junk, b"not an archive\0\xff").unwrap();
+    let output = evacdoc(&["analyze", junk.to_str().unwrap(), "--format", "json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(doc["analysis"]["skipped"][0]["path"], "case.tar.gz");
+    assert!(doc["findings"].as_array().unwrap().is_empty());
+}

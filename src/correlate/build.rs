@@ -127,6 +127,11 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
                 }
             }
             Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages),
+            // An input file given on its own that evacdoc cannot read is said so.
+            Role::Ignored(reason) if !p.file.rel.contains('/') => skipped.push(Skipped {
+                path: p.file.rel.clone(),
+                reason: reason.to_string(),
+            }),
             Role::Clock | Role::Hostname | Role::Packages | Role::Ignored(_) => {}
         }
     }
@@ -543,7 +548,7 @@ fn watched_instances(masakari: &[FileOutcome], captures: &[CaptureFile]) -> Watc
 
 /// Reads and parses one log file, keeping the events that matter.
 fn read_log(p: &Placed<'_>, id: u32, watch: &Watched) -> FileOutcome {
-    let service = match &p.role {
+    let mut service = match &p.role {
         Role::Log(service) => service.clone(),
         _ => Service::new("unknown"),
     };
@@ -592,10 +597,19 @@ fn read_log(p: &Placed<'_>, id: u32, watch: &Watched) -> FileOutcome {
             break;
         };
         let decoded = decode(bytes);
-        if std::mem::take(&mut first_piece) && sniff(&p.inner, &decoded.text) == FileKind::Ini {
-            outcome.info = info;
-            outcome.skipped = Some("an INI file where a log was expected".into());
-            return outcome;
+        if std::mem::take(&mut first_piece) {
+            if sniff(&p.inner, &decoded.text) == FileKind::Ini {
+                outcome.info = info;
+                outcome.skipped = Some("an INI file where a log was expected".into());
+                return outcome;
+            }
+            // A name that says nothing: the loggers say which service wrote it.
+            if !crate::ingest::role::is_canonical(&service)
+                && let Some(found) = crate::ingest::role::service_from_loggers(&decoded.text)
+            {
+                service = found;
+                info.service = service.clone();
+            }
         }
         let mut records = Records::new(&decoded.text).peekable();
         let mut again = None;

@@ -173,6 +173,65 @@ pub fn role_of(rel: &str) -> Role {
     Role::Ignored("not a log, config or capture")
 }
 
+/// Services whose names evacdoc's detectors know (what `known_log_service` gives).
+const CANONICAL: [&str; 19] = [
+    "masakari-engine",
+    "masakari-api",
+    "masakari-api-error",
+    "masakari-api-access",
+    "masakari-hostmonitor",
+    "masakari-instancemonitor",
+    "masakari-processmonitor",
+    "nova-api",
+    "nova-api-access",
+    "nova-api-error",
+    "nova-compute",
+    "nova-conductor",
+    "nova-scheduler",
+    "cinder-api",
+    "cinder-api-access",
+    "cinder-volume",
+    "cinder-scheduler",
+    "keystone",
+    "keystone-access",
+];
+
+/// True when a file's name gave one of the service names the detectors know.
+pub fn is_canonical(service: &Service) -> bool {
+    CANONICAL.contains(&service.name())
+}
+
+/// The service of a log whose name says nothing (a file handed over on its own, renamed),
+/// from the oslo.log logger names of its first lines.
+pub fn service_from_loggers(text: &str) -> Option<Service> {
+    const BY_LOGGER: [(&str, &str); 12] = [
+        ("masakari.engine", "masakari-engine"),
+        ("masakari.compute", "masakari-engine"),
+        ("masakari.api", "masakari-api"),
+        ("masakari.ha", "masakari-api"),
+        ("masakarimonitors", "masakari-hostmonitor"),
+        ("nova.compute.manager", "nova-compute"),
+        ("nova.virt", "nova-compute"),
+        ("nova.api", "nova-api"),
+        ("nova.osapi_compute", "nova-api"),
+        ("nova.conductor", "nova-conductor"),
+        ("cinder.volume", "cinder-volume"),
+        ("cinder.api", "cinder-api"),
+    ];
+    let mut counts = [0usize; BY_LOGGER.len()];
+    for line in text.lines().take(500) {
+        if let evacdoc_parsers::Content::Oslo(o) = evacdoc_parsers::parse_line(line).content
+            && let Some(i) = BY_LOGGER
+                .iter()
+                .position(|(prefix, _)| o.logger.starts_with(prefix))
+        {
+            counts[i] += 1;
+        }
+    }
+    let (best, n) = counts.iter().enumerate().max_by_key(|(_, n)| **n)?;
+    (*n > 0).then(|| Service::new(BY_LOGGER[best].1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,6 +303,16 @@ mod tests {
             log("var/log/neutron/neutron-server.log"),
             "neutron/neutron-server"
         );
+    }
+
+    #[test]
+    fn services_from_loggers() {
+        let engine = "2020-12-08 19:51:12.309 235 INFO masakari.compute.nova [req-de081ecf-4201-4542-b092-e21b2f5ce942 masakari - - - -] Call evacuate command\n";
+        assert_eq!(
+            service_from_loggers(engine),
+            Some(Service::new("masakari-engine"))
+        );
+        assert_eq!(service_from_loggers("plain text\n"), None);
     }
 
     #[test]
