@@ -128,7 +128,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
             }
             Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages),
             // An input file given on its own that evacdoc cannot read is said so.
-            Role::Ignored(reason) if !p.file.rel.contains('/') => skipped.push(Skipped {
+            Role::Ignored(reason) if p.file.given => skipped.push(Skipped {
                 path: p.file.rel.clone(),
                 reason: reason.to_string(),
             }),

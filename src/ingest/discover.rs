@@ -15,6 +15,8 @@ pub struct FoundFile {
     pub abs: PathBuf,
     /// Size on disk (compressed size for `.gz` and friends).
     pub size: u64,
+    /// Named on the command line itself (not found inside a folder or archive).
+    pub given: bool,
 }
 
 /// A symbolic link found in an input (never followed).
@@ -115,6 +117,7 @@ pub fn discover(inputs: &[PathBuf], work: &Path) -> Result<Found, IngestError> {
                     rel: name,
                     abs: input.clone(),
                     size: meta.len(),
+                    given: true,
                 }),
             }
         }
@@ -227,6 +230,7 @@ fn walk(
                     rel,
                     abs: path,
                     size,
+                    given: false,
                 });
             }
         }

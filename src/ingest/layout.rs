@@ -367,6 +367,7 @@ mod tests {
                     rel: p.to_string(),
                     abs: std::path::PathBuf::from("/nonexistent").join(p),
                     size: 1,
+                    given: false,
                 })
                 .collect(),
             inputs: vec!["/cases/00123".into()],
