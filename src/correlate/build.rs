@@ -225,6 +225,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
             .map(|f| f.service.project())
             .unwrap_or(crate::model::Project::Other)
     };
+    drop_copies(&mut events);
     let skew = estimate(&events, project_of);
     if skew.iter().any(|s| s.applied) {
         correct_skew(&mut events, &skew);
@@ -681,6 +682,25 @@ fn utc_events(raw: Vec<RawEvent>, zone: &HostZone) -> impl Iterator<Item = Event
             event.time = stamp.local.unix_nanos(offset);
             Some(event)
         })
+}
+
+/// Drops a record seen again in another file of the same host at the same instant (the
+/// journal and the log file of one service, one log collected twice): the first file
+/// read keeps it.
+fn drop_copies(events: &mut Vec<Event>) {
+    use std::hash::{Hash, Hasher};
+    let mut first_file: HashMap<(u32, i64, u64), u32> = HashMap::new();
+    events.retain(|e| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        e.message().hash(&mut hasher);
+        match first_file.entry((e.host, e.time, hasher.finish())) {
+            std::collections::hash_map::Entry::Occupied(seen) => *seen.get() == e.file,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(e.file);
+                true
+            }
+        }
+    });
 }
 
 fn sort_events(events: &mut [Event]) {
