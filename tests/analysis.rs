@@ -236,6 +236,19 @@ fn sunbeam_pod_zones_are_inferred_from_pebble_stamps() {
         pod.zone_source,
         ZoneSource::Inferred("pebble timestamps".into())
     );
+    // nova-compute's journal and its log file hold the same records: one copy is kept,
+    // from the file read first.
+    let disk_lines: Vec<_> = a
+        .events
+        .iter()
+        .filter(|e| {
+            e.message().contains("disk on volume")
+                && e.instances
+                    .iter()
+                    .any(|i| i.to_string().starts_with("caad8b3d"))
+        })
+        .collect();
+    assert_eq!(disk_lines.len(), 1, "{disk_lines:#?}");
 }
 
 /// Writes a two-host bundle whose Nova API clock runs `skew_s` seconds ahead.
