@@ -423,3 +423,31 @@ fn two_hosts_in_two_time_zones_line_up_in_utc() {
     assert!(kinds.contains(&"notification".to_string()), "{kinds:?}");
     assert!(kinds.contains(&"vmove_list".to_string()), "{kinds:?}");
 }
+
+#[test]
+fn progress_details_in_utc_reveal_the_engine_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = dir.path().join("ctl9/var/log/masakari");
+    std::fs::create_dir_all(&engine).unwrap();
+    // The engine logs in CEST; the bundle says nothing of its zone.
+    std::fs::write(
+        engine.join("masakari-engine.log"),
+        "2024-05-21 10:02:47.100 41 INFO masakari.engine.manager [None req-c9966a7e-7166-42c6-9cf6-81e501b54559 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification 46fcd802-f9c7-4094-b452-4517b84b2606 of type: COMPUTE_HOST\n\
+         2024-05-21 10:02:47.300 41 INFO masakari.compute.nova [req-c9966a7e-7166-42c6-9cf6-81e501b54559 req-7a1c0e52-9b3d-4f6e-8a21-0c4d5e6f7a8b nova - - - - -] Disable nova-compute on cmp2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("notification-show.json"),
+        r#"{"notification_uuid": "46fcd802-f9c7-4094-b452-4517b84b2606", "type": "COMPUTE_HOST", "status": "finished",
+            "recovery_workflow_details": [{"name": "DisableComputeServiceTask", "state": "SUCCESS", "progress": 1.0,
+              "progress_details": [{"timestamp": "2024-05-21 08:02:47.251337", "progress": "0.0", "message": "Disabling compute service on host: 'cmp2'"}]}]}"#,
+    )
+    .unwrap();
+    let a = analyze(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+    let ctl = a.hosts.iter().find(|h| h.hostname == "ctl9").unwrap();
+    assert_eq!(ctl.zone, "UTC+02:00");
+    assert_eq!(
+        ctl.zone_source,
+        ZoneSource::Inferred("masakari progress details".into())
+    );
+}

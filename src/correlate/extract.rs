@@ -208,8 +208,34 @@ pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
                 votes.vote(offset, "apache access times");
             }
         }
+        (_, Content::Oslo(o)) => {
+            // masakari-monitors log the notification they send, whose generated_time
+            // is UTC, on a line stamped in local time.
+            if let Some(utc) = generated_time(o.message) {
+                votes.vote_difference(
+                    o.timestamp.unix_nanos(0) - utc.unix_nanos(0),
+                    "masakari generated_time",
+                );
+            }
+        }
         _ => {}
     }
+}
+
+/// The UTC `generated_time` of a notification written in a message, if any.
+fn generated_time(message: &str) -> Option<evacdoc_parsers::DateTime> {
+    let at = memmem::find(message.as_bytes(), b"generated_time")?;
+    let rest = message.get(at + "generated_time".len()..)?;
+    let start = rest.find(|c: char| c.is_ascii_digit())?;
+    // Only a value right after the key (`': '`, `": "`, `=`), not a number further on.
+    if start > 4 {
+        return None;
+    }
+    let value = rest.get(start..)?;
+    let with_space = value.replacen('T', " ", 1);
+    evacdoc_parsers::time::oslo_timestamp(&with_space)
+        .ok()
+        .map(|(_, t)| t)
 }
 
 /// Builds the event of a kept record.
@@ -381,6 +407,18 @@ mod tests {
             "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET /v2/images HTTP/1.1\" 200 540 \"-\" \"x\"",
         );
         assert!(!keep(&service, &images, &None));
+    }
+
+    #[test]
+    fn monitors_generated_time_votes_for_the_zone() {
+        let line = "2025-06-17 14:03:04.708 19 INFO masakarimonitors.ha.masakari [-] Send a notification. {'notification': {'type': 'COMPUTE_HOST', 'hostname': 'cmp02', 'generated_time': '2025-06-17T12:03:04.650321', 'payload': {'event': 'STOPPED'}}}";
+        let mut votes = OffsetVotes::default();
+        vote_offsets(&first(line), &mut votes);
+        assert_eq!(votes.winner(), Some((7200, "masakari generated_time")));
+        assert_eq!(
+            generated_time("generated_time 12 of 2025-06-17 12:00:00"),
+            None
+        );
     }
 
     #[test]
