@@ -225,6 +225,18 @@ impl<'a> Scanner<'a> {
             _ => return None,
         };
         let end = off + stream.byte_offset();
+        self.push_value(value, cmd);
+        // The line the document ends on is done with, whatever follows it there.
+        let next = self
+            .lines
+            .iter()
+            .position(|(o, l)| o + l.len() >= end)
+            .map_or(self.lines.len(), |p| p + 1);
+        Some(next.max(i + 1))
+    }
+
+    /// Records a JSON or YAML document: an object, or a list of objects.
+    fn push_value(&mut self, value: Value, cmd: Option<&Command>) {
         match value {
             Value::Object(o) => self.push(Raw::Object(o), cmd),
             Value::Array(items) => {
@@ -239,13 +251,6 @@ impl<'a> Scanner<'a> {
             }
             _ => {}
         }
-        // The line the document ends on is done with, whatever follows it there.
-        let next = self
-            .lines
-            .iter()
-            .position(|(o, l)| o + l.len() >= end)
-            .map_or(self.lines.len(), |p| p + 1);
-        Some(next.max(i + 1))
     }
 
     /// The lines of a block from `i`: non-blank, up to a command line or a table.
@@ -284,20 +289,7 @@ impl<'a> Scanner<'a> {
             return j;
         }
         if let Ok(value) = serde_yaml_ng::from_str::<Value>(&doc) {
-            match value {
-                Value::Object(o) => self.push(Raw::Object(o), cmd),
-                Value::Array(items) => {
-                    let objs = items
-                        .into_iter()
-                        .filter_map(|v| match v {
-                            Value::Object(o) => Some(o),
-                            _ => None,
-                        })
-                        .collect();
-                    self.push(Raw::List(objs), cmd);
-                }
-                _ => {}
-            }
+            self.push_value(value, cmd);
         }
         j
     }
