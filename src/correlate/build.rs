@@ -100,7 +100,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         .map(|f| (f.rel.as_str(), f.abs.as_path()))
         .collect();
     let roots = host_roots(&found, |rel| abs.get(rel).map(|p| p.to_path_buf()));
-    let (mut hosts, root_host) = hosts_of(&roots, &found);
+    let (mut hosts, root_host) = hosts_of(&roots);
     let placed = place_files(&found, &roots, &root_host, &mut hosts);
 
     let mut skipped: Vec<Skipped> = found
@@ -282,7 +282,7 @@ fn progress_bar(enabled: bool, total: u64) -> indicatif::ProgressBar {
 }
 
 /// One host per distinct host name (two bundles of one machine are one host).
-fn hosts_of(roots: &[HostRoot], found: &Found) -> (Vec<Host>, Vec<u32>) {
+fn hosts_of(roots: &[HostRoot]) -> (Vec<Host>, Vec<u32>) {
     let mut hosts: Vec<Host> = Vec::new();
     let mut by_name: HashMap<String, u32> = HashMap::new();
     let mut root_host = Vec::with_capacity(roots.len());
@@ -306,7 +306,6 @@ fn hosts_of(roots: &[HostRoot], found: &Found) -> (Vec<Host>, Vec<u32>) {
         }
         root_host.push(id);
     }
-    let _ = found;
     (hosts, root_host)
 }
 

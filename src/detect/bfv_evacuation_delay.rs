@@ -143,9 +143,7 @@ impl Detector for BfvEvacuationDelay {
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
-        ctx.recoveries
-            .iter()
-            .filter(|r| r.is_host_failure())
+        ctx.host_failures()
             .filter_map(|r| self.finding(ctx, r))
             .collect()
     }

@@ -31,6 +31,13 @@ pub struct DetectContext<'a> {
     pub options: DetectOptions,
 }
 
+impl DetectContext<'_> {
+    /// The host-failure recoveries: the subject of the three failure classes.
+    pub fn host_failures(&self) -> impl Iterator<Item = &Recovery> {
+        self.recoveries.iter().filter(|r| r.is_host_failure())
+    }
+}
+
 /// Detectors that explain a recovery's failure: when one of them fires for a
 /// notification, `recovery-failed` says nothing more about it.
 pub const FAILURE_CLASSES: [&str; 3] = [

@@ -149,9 +149,7 @@ impl Detector for Evacuate400Race {
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
-        ctx.recoveries
-            .iter()
-            .filter(|r| r.is_host_failure())
+        ctx.host_failures()
             .filter_map(|r| self.finding(ctx, r))
             .collect()
     }

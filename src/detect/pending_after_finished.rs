@@ -97,9 +97,8 @@ impl Detector for PendingAfterFinished {
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
-        ctx.recoveries
-            .iter()
-            .filter(|r| r.is_host_failure() && r.final_status() == Some("finished"))
+        ctx.host_failures()
+            .filter(|r| r.final_status() == Some("finished"))
             .filter_map(|r| self.finding(ctx, r))
             .collect()
     }
