@@ -2,6 +2,7 @@
 //! indexes from every id to its events, Masakari↔Nova call joins, clock skew, timelines.
 
 pub mod analysis;
+pub mod assemble;
 pub mod build;
 pub mod extract;
 pub mod ids;
@@ -10,6 +11,8 @@ pub mod joins;
 pub mod recovery;
 pub mod skew;
 pub mod timeline;
+pub mod watched;
+pub mod zones;
 
 pub use analysis::Analysis;
 pub use build::{AnalyzeError, Options, analyze};
