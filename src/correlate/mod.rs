@@ -3,7 +3,6 @@
 
 pub mod analysis;
 pub mod assemble;
-pub mod build;
 pub mod extract;
 pub mod ids;
 pub mod index;
@@ -14,5 +13,7 @@ pub mod timeline;
 pub mod watched;
 pub mod zones;
 
+/// The pipeline that reads the inputs lives in [`crate::run`]; re-exported for the
+/// callers that predate it.
+pub use crate::run::{AnalyzeError, Options, analyze};
 pub use analysis::Analysis;
-pub use build::{AnalyzeError, Options, analyze};
