@@ -7,6 +7,7 @@ pub mod extract;
 pub mod ids;
 pub mod index;
 pub mod joins;
+pub mod keeper;
 pub mod recovery;
 pub mod skew;
 pub mod timeline;

@@ -2,7 +2,7 @@
 
 use crate::correlate::analysis::CaptureFile;
 use crate::correlate::extract::Watched;
-use crate::ingest::read_log::FileOutcome;
+use crate::correlate::keeper::FileOutcome;
 
 /// The instances Masakari's events and the CLI captures name; `None` without any
 /// Masakari line (then nothing narrows Nova's requests).

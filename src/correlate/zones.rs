@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::correlate::analysis::CaptureFile;
 use crate::correlate::extract::RawEvent;
-use crate::ingest::read_log::FileOutcome;
+use crate::correlate::keeper::FileOutcome;
 use crate::ingest::timezone::{HostZone, OffsetVotes};
 use crate::model::Event;
 

@@ -11,6 +11,7 @@ pub mod place;
 mod read;
 pub mod read_log;
 pub mod role;
+pub mod sink;
 pub mod small_files;
 pub mod timezone;
 

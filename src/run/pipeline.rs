@@ -5,14 +5,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use crate::correlate::analysis::{Analysis, Skipped, Stats};
 use crate::correlate::assemble::{correct_skew, drop_copies, missing_rotations, sort_events};
 use crate::correlate::extract::Watched;
 use crate::correlate::ids::short_host;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::join_calls;
+use crate::correlate::keeper::{EventKeeper, FileOutcome};
 use crate::correlate::skew::estimate;
 use crate::correlate::watched::watched_instances;
 use crate::correlate::zones::{utc_events, vote_from_progress};
@@ -20,7 +19,7 @@ use crate::ingest::IngestError;
 use crate::ingest::discover::discover;
 use crate::ingest::layout::{host_roots, overall_layout, root_of};
 use crate::ingest::place::{NO_HOST, hosts_of, place_files};
-use crate::ingest::read_log::{FileOutcome, is_masakari, progress_bar, read_cost, read_log};
+use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::role::Role;
 use crate::ingest::small_files::{read_captures, read_config, read_packages, read_zone};
 use crate::ingest::timezone::{HostZone, OffsetVotes, UnknownZone, ZoneSource, zone_name_of_link};
@@ -124,15 +123,15 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
     let split = logs.partition_point(is_masakari);
     let progress = progress_bar(options.progress, logs.iter().map(|p| p.file.size).sum());
     let read = |range: std::ops::Range<usize>, watch: &Watched| -> Vec<FileOutcome> {
-        logs[range.clone()]
-            .par_iter()
-            .zip(range)
-            .map(|(p, id)| {
-                let outcome = read_log(p, id as u32, watch);
-                progress.inc(p.file.size);
-                outcome
-            })
-            .collect()
+        read_logs(
+            &logs[range.clone()],
+            range.start as u32,
+            |_| EventKeeper::new(watch),
+            &progress,
+        )
+        .into_iter()
+        .map(|(read, keeper)| keeper.into_outcome(read.info, read.skipped))
+        .collect()
     };
     let mut outcomes = read(0..split, &None);
     let watch = watched_instances(&outcomes, &captures);
