@@ -92,7 +92,7 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
 /// Makes the sinks fed beside the event keeper, one per file (the search indexer, the
 /// live watcher). Each sink hands its result to its maker in
 /// [`RecordSink::finish_file`]; the maker merges them.
-pub trait SinkFactory: Sync {
+pub trait SinkFactory: Send + Sync {
     /// A sink for the file about to be read.
     fn sink(&self, file: &FileCtx<'_>) -> Box<dyn RecordSink + Send>;
 }

@@ -21,6 +21,7 @@ use crate::ingest::layout::{host_roots, overall_layout, root_of};
 use crate::ingest::place::{NO_HOST, hosts_of, place_files};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::role::Role;
+use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_captures, read_config, read_packages, read_zone};
 use crate::ingest::timezone::{HostZone, OffsetVotes, UnknownZone, ZoneSource, zone_name_of_link};
 use crate::model::Event;
@@ -52,6 +53,16 @@ pub enum AnalyzeError {
 
 /// Runs the whole analysis of `inputs`.
 pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, AnalyzeError> {
+    analyze_with(inputs, options, None)
+}
+
+/// Runs the whole analysis of `inputs`, feeding every record of every log also to the
+/// sinks `extra` makes (one per file, in the same pass as the event keeper).
+pub fn analyze_with(
+    inputs: &[PathBuf],
+    options: &Options,
+    extra: Option<&dyn SinkFactory>,
+) -> Result<Analysis, AnalyzeError> {
     let started = Instant::now();
     let tz_override = options
         .tz
@@ -126,11 +137,11 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         read_logs(
             &logs[range.clone()],
             range.start as u32,
-            |_| EventKeeper::new(watch),
+            |ctx| (EventKeeper::new(watch), extra.map(|f| f.sink(ctx))),
             &progress,
         )
         .into_iter()
-        .map(|(read, keeper)| keeper.into_outcome(read.info, read.skipped))
+        .map(|(read, (keeper, _))| keeper.into_outcome(read.info, read.skipped))
         .collect()
     };
     let mut outcomes = read(0..split, &None);
