@@ -22,44 +22,73 @@ pub(crate) fn read_text(path: &Path, limit: u64) -> Result<(String, Option<Strin
     Ok((text, content.damage.map(|d| d.to_string())))
 }
 
+/// Reads a small file whole; what keeps it from being read, or read to its end, is
+/// said in `skipped` (the part before damage is still used).
+fn read_small(p: &Placed<'_>, skipped: &mut Vec<Skipped>) -> Option<String> {
+    let mut report = |reason: String| {
+        skipped.push(Skipped {
+            path: p.file.rel.clone(),
+            reason,
+        })
+    };
+    match read_text(&p.file.abs, MAX_SMALL_FILE) {
+        Ok((text, damage)) => {
+            if let Some(damage) = damage {
+                report(format!("read up to damage: {damage}"));
+            }
+            Some(text)
+        }
+        Err(error) => {
+            report(error.to_string());
+            None
+        }
+    }
+}
+
 pub(crate) fn read_config(
     p: &Placed<'_>,
     service: &Service,
     config: &mut Vec<ConfigValue>,
     skipped: &mut Vec<Skipped>,
 ) {
-    match read_text(&p.file.abs, MAX_SMALL_FILE) {
-        Ok((text, _)) => {
-            let doc = parse_ini(&text);
-            let lines: Vec<&str> = text.lines().collect();
-            for entry in &doc.entries {
-                config.push(ConfigValue {
-                    file: p.file.rel.clone(),
-                    host: p.host,
-                    service: service.0.clone(),
-                    section: entry.section.to_string(),
-                    option: entry.key.to_string(),
-                    value: entry.value.to_string(),
-                    line: entry.line,
-                    text: lines
-                        .get(entry.line.saturating_sub(1))
-                        .map(|l| l.trim_end_matches('\r').to_string())
-                        .unwrap_or_default(),
-                });
-            }
-        }
-        Err(error) => skipped.push(Skipped {
-            path: p.file.rel.clone(),
-            reason: error.to_string(),
-        }),
+    let Some(text) = read_small(p, skipped) else {
+        return;
+    };
+    let doc = parse_ini(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    for entry in &doc.entries {
+        config.push(ConfigValue {
+            file: p.file.rel.clone(),
+            host: p.host,
+            service: service.0.clone(),
+            section: entry.section.to_string(),
+            option: entry.key.to_string(),
+            value: entry.value.to_string(),
+            line: entry.line,
+            text: lines
+                .get(entry.line.saturating_sub(1))
+                .map(|l| l.trim_end_matches('\r').to_string())
+                .unwrap_or_default(),
+        });
     }
 }
 
-pub(crate) fn read_captures(p: &Placed<'_>, captures: &mut Vec<CaptureFile>) {
+pub(crate) fn read_captures(
+    p: &Placed<'_>,
+    captures: &mut Vec<CaptureFile>,
+    skipped: &mut Vec<Skipped>,
+) {
     if p.file.size > MAX_SMALL_FILE {
+        skipped.push(Skipped {
+            path: p.file.rel.clone(),
+            reason: format!(
+                "{} bytes: too large for a capture (limit {MAX_SMALL_FILE} bytes)",
+                p.file.size
+            ),
+        });
         return;
     }
-    if let Ok((text, _)) = read_text(&p.file.abs, MAX_SMALL_FILE) {
+    if let Some(text) = read_small(p, skipped) {
         let found = evacdoc_parsers::capture::parse_captures(&text);
         if found.is_empty() {
             return;
@@ -93,8 +122,12 @@ pub(crate) const PACKAGE_PREFIXES: [&str; 8] = [
     "openstack",
 ];
 
-pub(crate) fn read_packages(p: &Placed<'_>, packages: &mut Vec<InstalledPackage>) {
-    let Ok((text, _)) = read_text(&p.file.abs, MAX_SMALL_FILE) else {
+pub(crate) fn read_packages(
+    p: &Placed<'_>,
+    packages: &mut Vec<InstalledPackage>,
+    skipped: &mut Vec<Skipped>,
+) {
+    let Some(text) = read_small(p, skipped) else {
         return;
     };
     for package in evacdoc_parsers::packages::parse_packages(&text) {
@@ -113,13 +146,22 @@ pub(crate) fn read_packages(p: &Placed<'_>, packages: &mut Vec<InstalledPackage>
     }
 }
 
-pub(crate) fn read_zone(p: &Placed<'_>) -> Option<HostZone> {
+pub(crate) fn read_zone(p: &Placed<'_>, skipped: &mut Vec<Skipped>) -> Option<HostZone> {
     let source = ZoneSource::Bundle(p.file.rel.clone());
     if p.inner == "etc/localtime" {
-        let bytes = std::fs::read(&p.file.abs).ok()?;
+        let bytes = match crate::ingest::read_file(&p.file.abs) {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                skipped.push(Skipped {
+                    path: p.file.rel.clone(),
+                    reason: error.to_string(),
+                });
+                return None;
+            }
+        };
         return HostZone::tzif(&bytes, source);
     }
-    let (text, _) = read_text(&p.file.abs, MAX_SMALL_FILE).ok()?;
+    let text = read_small(p, skipped)?;
     let name = zone_name_in(&p.inner, &text)?;
     HostZone::named(&name, source).ok()
 }

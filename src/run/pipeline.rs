@@ -100,13 +100,13 @@ pub fn analyze_with(
         match &p.role {
             Role::Log(_) => logs.push(p),
             Role::Config(service) => read_config(&p, service, &mut config, &mut skipped),
-            Role::MaybeCapture => read_captures(&p, &mut captures),
+            Role::MaybeCapture => read_captures(&p, &mut captures, &mut skipped),
             Role::Clock if p.host != NO_HOST => {
-                if let Some(zone) = read_zone(&p) {
+                if let Some(zone) = read_zone(&p, &mut skipped) {
                     bundle_zones.entry(p.host).or_insert(zone);
                 }
             }
-            Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages),
+            Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages, &mut skipped),
             // An input file given on its own that evacdoc cannot read is said so.
             Role::Ignored(reason) if p.file.given => skipped.push(Skipped {
                 path: p.file.rel.clone(),
