@@ -135,6 +135,13 @@ mod tests {
         assert!(expected.len() > 3, "{expected:?}");
         assert!(expected.values().sum::<u64>() > 100);
         assert_eq!(counts, expected);
+        // The stage counters add up to what the files say.
+        let stats = &report.analysis.stats;
+        assert_eq!(stats.files, expected.len() as u64);
+        assert_eq!(stats.records, expected.values().sum::<u64>());
+        assert_eq!(stats.events, report.analysis.events.len() as u64);
+        assert!(stats.kept >= stats.events && stats.events > 0, "{stats:?}");
+        assert!(stats.elapsed_ms >= stats.stages.read_ms);
         // The extra sink changes nothing of the analysis.
         let ids = |r: &Report| -> Vec<String> { r.findings.iter().map(|f| f.id.clone()).collect() };
         assert!(!ids(&report).is_empty());

@@ -1,6 +1,7 @@
 //! Reading the small files of a bundle whole: configs, CLI captures, package lists,
 //! clock settings.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use evacdoc_parsers::ini::parse_ini;
@@ -9,9 +10,72 @@ use evacdoc_parsers::utf8::decode;
 use crate::correlate::analysis::{CaptureFile, ConfigValue, InstalledPackage, Skipped};
 use crate::ingest::IngestError;
 use crate::ingest::decompress::read_decompressed;
-use crate::ingest::place::Placed;
-use crate::ingest::timezone::{HostZone, ZoneSource, zone_name_in};
+use crate::ingest::discover::Found;
+use crate::ingest::layout::{HostRoot, root_of};
+use crate::ingest::place::{NO_HOST, Placed};
+use crate::ingest::role::Role;
+use crate::ingest::timezone::{HostZone, ZoneSource, zone_name_in, zone_name_of_link};
 use crate::model::Service;
+
+/// What the small files of a bundle say.
+#[derive(Debug, Default)]
+pub(crate) struct SmallFiles {
+    pub(crate) config: Vec<ConfigValue>,
+    pub(crate) captures: Vec<CaptureFile>,
+    pub(crate) packages: Vec<InstalledPackage>,
+    /// The zone each host's own settings name.
+    pub(crate) zones: BTreeMap<u32, HostZone>,
+}
+
+/// Reads every placed file that is not a log; the logs are handed back, to be read by
+/// [`crate::ingest::read_log`]. What cannot be read goes to `skipped`.
+pub(crate) fn read_small_files<'f>(
+    placed: Vec<Placed<'f>>,
+    skipped: &mut Vec<Skipped>,
+) -> (SmallFiles, Vec<Placed<'f>>) {
+    let mut small = SmallFiles::default();
+    let mut logs = Vec::new();
+    for p in placed {
+        match &p.role {
+            Role::Log(_) => logs.push(p),
+            Role::Config(service) => read_config(&p, service, &mut small.config, skipped),
+            Role::MaybeCapture => read_captures(&p, &mut small.captures, skipped),
+            Role::Clock if p.host != NO_HOST => {
+                if let Some(zone) = read_zone(&p, skipped) {
+                    small.zones.entry(p.host).or_insert(zone);
+                }
+            }
+            Role::Packages if p.host != NO_HOST => read_packages(&p, &mut small.packages, skipped),
+            // An input file given on its own that evacdoc cannot read is said so.
+            Role::Ignored(reason) if p.file.given => skipped.push(Skipped {
+                path: p.file.rel.clone(),
+                reason: reason.to_string(),
+            }),
+            Role::Clock | Role::Hostname | Role::Packages | Role::Ignored(_) => {}
+        }
+    }
+    (small, logs)
+}
+
+/// The zones `etc/localtime` links name (sos keeps the link, not the file).
+pub(crate) fn zones_of_links(
+    found: &Found,
+    roots: &[HostRoot],
+    root_host: &[u32],
+    zones: &mut BTreeMap<u32, HostZone>,
+) {
+    for link in &found.links {
+        let Some(root) = root_of(roots, &link.rel) else {
+            continue;
+        };
+        if link.rel[roots[root].prefix.len()..] == *"etc/localtime"
+            && let Some(zone) = zone_name_of_link(&link.target)
+                .and_then(|name| HostZone::named(&name, ZoneSource::Bundle(link.rel.clone())).ok())
+        {
+            zones.entry(root_host[root]).or_insert(zone);
+        }
+    }
+}
 
 /// The most a capture or clock file may hold.
 pub(crate) const MAX_SMALL_FILE: u64 = 16 << 20;
