@@ -23,6 +23,7 @@ use crate::ingest::IngestError;
 use crate::ingest::chunks::LineChunks;
 use crate::ingest::decompress::read_decompressed;
 use crate::ingest::discover::{Found, FoundFile, discover};
+use crate::ingest::host_names::{HostNameVotes, HostNames};
 use crate::ingest::layout::{HostRoot, Layout, host_roots, overall_layout, root_of};
 use crate::ingest::role::{Role, role_of, rotation};
 use crate::ingest::timezone::{
@@ -78,6 +79,7 @@ struct FileOutcome {
     info: FileInfo,
     events: Vec<RawEvent>,
     votes: OffsetVotes,
+    names: HostNameVotes,
     skipped: Option<String>,
 }
 
@@ -168,6 +170,15 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
     let watch = watched_instances(&outcomes, &captures);
     outcomes.extend(read(split..logs.len(), &watch));
     progress.finish_and_clear();
+    let names = HostNames::gather(
+        outcomes.iter().map(|o| (o.info.host, &o.names)),
+        config
+            .iter()
+            .map(|c| (c.host, &*c.service, &*c.section, &*c.option, &*c.value)),
+    );
+    for host in &mut hosts {
+        names.rename(host.id, &mut host.hostname, &mut host.hostname_source);
+    }
 
     // Time zones: --tz, then the bundle, then the host's own lines, then UTC.
     let mut votes: BTreeMap<u32, OffsetVotes> = BTreeMap::new();
@@ -281,31 +292,26 @@ fn progress_bar(enabled: bool, total: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// One host per distinct host name (two bundles of one machine are one host).
+/// One host per root: two roots are never merged, even when they give the same name
+/// (two machines may share a short name; `--host` finds both).
 fn hosts_of(roots: &[HostRoot]) -> (Vec<Host>, Vec<u32>) {
-    let mut hosts: Vec<Host> = Vec::new();
-    let mut by_name: HashMap<String, u32> = HashMap::new();
-    let mut root_host = Vec::with_capacity(roots.len());
+    let mut hosts: Vec<Host> = Vec::with_capacity(roots.len());
     for root in roots {
-        let key = short_host(&root.hostname);
-        let id = *by_name.entry(key).or_insert_with(|| {
-            hosts.push(new_host(
-                hosts.len() as u32,
-                &root.hostname,
-                root.hostname_source,
-                root.layout,
-            ));
-            hosts.len() as u32 - 1
-        });
-        let host = &mut hosts[id as usize];
+        let mut host = new_host(
+            hosts.len() as u32,
+            &root.hostname,
+            root.hostname_source,
+            root.layout,
+        );
         host.roots.push(root.prefix.clone());
         for alias in &root.aliases {
             if !host.aliases.contains(alias) {
                 host.aliases.push(alias.clone());
             }
         }
-        root_host.push(id);
+        hosts.push(host);
     }
+    let root_host = (0..roots.len() as u32).collect();
     (hosts, root_host)
 }
 
@@ -578,6 +584,7 @@ fn read_log(p: &Placed<'_>, id: u32, watch: &Watched) -> FileOutcome {
         info,
         events: Vec::new(),
         votes: OffsetVotes::default(),
+        names: HostNameVotes::default(),
         skipped: None,
     };
     let mut chunks = match LineChunks::open(&p.file.abs, MAX_FILE_BYTES) {
@@ -631,6 +638,7 @@ fn read_log(p: &Placed<'_>, id: u32, watch: &Watched) -> FileOutcome {
                 continue;
             }
             vote_offsets(&record, &mut outcome.votes);
+            outcome.names.feed(&record);
             if keep(&service, &record, watch) {
                 let mut raw = event_of(&record, id, p.host);
                 raw.event.line = raw.event.line.saturating_add(base as u32);

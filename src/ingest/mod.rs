@@ -6,9 +6,11 @@ pub mod chunks;
 pub mod decompress;
 pub mod discover;
 mod error;
+pub mod host_names;
 pub mod layout;
 mod read;
 pub mod role;
+mod sos_name;
 pub mod timezone;
 
 pub use error::IngestError;
