@@ -242,3 +242,39 @@ fn sosreports_of_hosts_whose_names_end_in_01_keep_it() {
     assert!(names.contains(&"ctl1.example.com"), "{names:?}");
     assert_eq!(a.hosts.len(), 3);
 }
+
+#[test]
+fn crashdump_scenario_without_status_has_nine_named_hosts() {
+    let a = analyze(
+        &[scenario("2020-juju-crashdump-no-status")],
+        &Options::default(),
+    )
+    .unwrap();
+    assert_eq!(a.layout, Layout::JujuCrashdump);
+    let got: Vec<(&str, &str, &str)> = a
+        .hosts
+        .iter()
+        .map(|h| (h.roots[0].as_str(), h.hostname.as_str(), h.hostname_source))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("0/", "node01ob100.maas", "host option of its config"),
+            ("0/lxd/0/", "juju-4f2a1c-0-lxd-0", "journal host field"),
+            ("1/", "node02ob100.maas", "host option of its config"),
+            ("1/lxd/0/", "1/lxd/0", MACHINE_ID),
+            ("2/", "node03ob100.maas", "host option of its config"),
+            ("2/lxd/0/", "juju-4f2a1c-2-lxd-0", "journal host field"),
+            ("3/", "node04ob100", "etc/hostname"),
+            ("3/lxd/0/", "juju-4f2a1c-3-lxd-0", "etc/hostname"),
+            ("4/", "node05ob100", "journal host field"),
+        ]
+    );
+    // The failed host's own lines are found by its machine id and by its name (the
+    // name also finds the lines of other hosts that mention it).
+    let failed = a.hosts.iter().find(|h| h.roots == ["1/"]).unwrap().id;
+    let by_id = select(&a, &Subject::Host("1".into()));
+    let by_name = select(&a, &Subject::Host("node02ob100.maas".into()));
+    assert!(by_id.iter().any(|&e| a.events[e as usize].host == failed));
+    assert!(by_id.iter().all(|e| by_name.contains(e)));
+}
