@@ -179,7 +179,7 @@ fn machines_and_containers_each_stay_a_host() {
     for (root, name) in &expected {
         let h = host(&a, root);
         assert_eq!(&h.hostname, name);
-        assert_eq!(h.roots, [root.clone()]);
+        assert_eq!(h.roots, [root.as_str()]);
     }
     let twins: Vec<_> = a.hosts.iter().filter(|h| h.hostname == "twin").collect();
     assert_eq!(twins.len(), 2);

@@ -90,9 +90,12 @@ fn first_line(path: &Path) -> Option<String> {
     Some(line.to_string())
 }
 
-/// Machine folder → (hostname, unit names), from `juju_status.yaml`.
-fn juju_machines(path: &Path) -> BTreeMap<String, (Option<String>, Vec<String>)> {
-    let mut machines: BTreeMap<String, (Option<String>, Vec<String>)> = BTreeMap::new();
+/// Machine id → (hostname, unit names), as `juju_status.yaml` gives them.
+type StatusMachines = BTreeMap<String, (Option<String>, Vec<String>)>;
+
+/// The machines of a `juju_status.yaml`.
+fn juju_machines(path: &Path) -> StatusMachines {
+    let mut machines = StatusMachines::new();
     let Ok(bytes) = std::fs::read(path) else {
         return machines;
     };
@@ -226,8 +229,7 @@ fn juju_roots(found: &Found, read: &dyn Fn(&str) -> Option<String>) -> Vec<HostR
             })
         })
     };
-    let mut status_of: BTreeMap<&str, BTreeMap<String, (Option<String>, Vec<String>)>> =
-        BTreeMap::new();
+    let mut status_of: BTreeMap<&str, StatusMachines> = BTreeMap::new();
     let mut roots: Vec<HostRoot> = Vec::new();
     for machine in &machines {
         if roots.iter().any(|r| r.prefix == machine.prefix)
