@@ -93,12 +93,10 @@ impl HostNameVotes {
 }
 
 fn count(names: &mut BTreeMap<String, u64>, name: &str) {
-    if !plausible(name) {
-        return;
-    }
+    // Called for every journal line: a name seen before costs one lookup.
     if let Some(n) = names.get_mut(name) {
         *n += 1;
-    } else if names.len() < MAX_NAMES {
+    } else if names.len() < MAX_NAMES && plausible(name) {
         names.insert(name.to_string(), 1);
     }
 }
