@@ -3,7 +3,7 @@
 //! One case folder can hold several sosreports and crashdumps side by side with loose
 //! captures, so layouts are found per folder ("host root"), not once per input.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
@@ -206,11 +206,22 @@ fn juju_machine(rel: &str) -> Option<JujuMachine> {
 
 /// The juju machines of every crashdump-shaped folder, `juju_status.yaml` or not.
 fn juju_roots(found: &Found, read: &dyn Fn(&str) -> Option<String>) -> Vec<HostRoot> {
-    let machines: Vec<JujuMachine> = found
-        .files
-        .iter()
-        .filter_map(|f| juju_machine(&f.rel))
-        .collect();
+    // One entry per machine folder, in path order; the folders holding juju's own logs.
+    let mut machines: Vec<JujuMachine> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut juju_logs: HashSet<String> = HashSet::new();
+    for file in &found.files {
+        let Some(machine) = juju_machine(&file.rel) else {
+            continue;
+        };
+        let inner = &file.rel[machine.prefix.len()..];
+        if inner.starts_with("var/log/juju/") || inner.starts_with("var/lib/juju/") {
+            juju_logs.insert(machine.prefix.clone());
+        }
+        if seen.insert(machine.prefix.clone()) {
+            machines.push(machine);
+        }
+    }
     // A bare numbered folder is a machine when its tree has juju's marks: a status
     // file, container or `baremetal` folders beside it, or juju's own logs inside it.
     let statuses: BTreeMap<&str, &Path> = found
@@ -219,22 +230,18 @@ fn juju_roots(found: &Found, read: &dyn Fn(&str) -> Option<String>) -> Vec<HostR
         .filter_map(|f| Some((f.rel.strip_suffix("juju_status.yaml")?, f.abs.as_path())))
         .filter(|(base, _)| base.is_empty() || base.ends_with('/'))
         .collect();
-    let juju_base = |base: &str| {
-        statuses.contains_key(base) || machines.iter().any(|m| !m.bare && m.base == base)
-    };
-    let has_juju_files = |prefix: &str| {
-        found.files.iter().any(|f| {
-            f.rel.strip_prefix(prefix).is_some_and(|rest| {
-                rest.starts_with("var/log/juju/") || rest.starts_with("var/lib/juju/")
-            })
-        })
-    };
+    let shaped_bases: HashSet<&str> = machines
+        .iter()
+        .filter(|m| !m.bare)
+        .map(|m| m.base.as_str())
+        .collect();
     let mut status_of: BTreeMap<&str, StatusMachines> = BTreeMap::new();
     let mut roots: Vec<HostRoot> = Vec::new();
     for machine in &machines {
-        if roots.iter().any(|r| r.prefix == machine.prefix)
-            || (machine.bare && !juju_base(&machine.base) && !has_juju_files(&machine.prefix))
-        {
+        let juju_marked = statuses.contains_key(machine.base.as_str())
+            || shaped_bases.contains(machine.base.as_str())
+            || juju_logs.contains(&machine.prefix);
+        if machine.bare && !juju_marked {
             continue;
         }
         let status = status_of.entry(machine.base.as_str()).or_insert_with(|| {
