@@ -14,6 +14,7 @@ use crate::correlate::watched::watched_instances;
 use crate::correlate::zones::host_zones;
 use crate::ingest::IngestError;
 use crate::ingest::discover::discover;
+use crate::ingest::host_names::HostNames;
 use crate::ingest::layout::{host_roots, overall_layout};
 use crate::ingest::place::{Placed, hosts_of, place_files};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
@@ -120,6 +121,7 @@ pub fn analyze_with(
     let stage = Instant::now();
     let outcomes = read_all_logs(logs, &small.captures, options.progress, extra);
     stats.stages.read_ms = ms(stage);
+    rename_hosts(&mut hosts, &outcomes, &small.config);
 
     let stage = Instant::now();
     let zones = host_zones(
@@ -250,4 +252,21 @@ fn read_all_logs(
     outcomes.extend(read(split..logs.len(), &watch));
     progress.finish_and_clear();
     outcomes
+}
+
+/// Hosts still named by machine id take the name their lines and configs give.
+fn rename_hosts(
+    hosts: &mut [crate::correlate::analysis::Host],
+    outcomes: &[FileOutcome],
+    config: &[crate::correlate::analysis::ConfigValue],
+) {
+    let names = HostNames::gather(
+        outcomes.iter().map(|o| (o.info.host, &o.names)),
+        config
+            .iter()
+            .map(|c| (c.host, &*c.service, &*c.section, &*c.option, &*c.value)),
+    );
+    for host in hosts {
+        names.rename(host.id, &mut host.hostname, &mut host.hostname_source);
+    }
 }
