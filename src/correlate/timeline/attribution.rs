@@ -77,6 +77,9 @@ impl<'a> Attribution<'a> {
                 Some(events) if events.len() <= MAX_REQUEST_FANOUT => events
                     .iter()
                     .filter_map(|&i| analysis.events.get(i as usize))
+                    // A recovery's summary (`Failed to process notification …
+                    // instances 'B'`) names instances without being about them.
+                    .filter(|e| e.notifications.is_empty())
                     .flat_map(|e| e.instances.iter().copied())
                     .collect(),
                 _ => BTreeSet::new(),

@@ -40,3 +40,6 @@ pub fn utc(nanos: i64) -> String {
         None => "-".into(),
     }
 }
+
+#[cfg(test)]
+mod tests;
