@@ -63,10 +63,10 @@ pub fn select(analysis: &Analysis, subject: &Subject) -> Vec<EventId> {
     out
 }
 
-/// The lines of the recoveries that moved `instance`: every Masakari line of each run
-/// (attempt) that named it, and the lines naming the notification; and those
-/// notifications. The attribution later keeps only the lines that are this instance's or
-/// the recovery's own.
+/// The lines of the recoveries that moved `instance`: every Masakari line of each of
+/// their runs (an earlier run that failed before reaching the instance tells why it
+/// moved late) and the lines naming the notification; and those notifications. The
+/// attribution later keeps only the lines that are this instance's or the recovery's own.
 fn recovery_framing(analysis: &Analysis, instance: Uuid) -> (Vec<EventId>, BTreeSet<Uuid>) {
     let names = |id: &EventId| {
         analysis
@@ -77,14 +77,14 @@ fn recovery_framing(analysis: &Analysis, instance: Uuid) -> (Vec<EventId>, BTree
     let mut out = Vec::new();
     let mut notifications = BTreeSet::new();
     for recovery in recoveries(analysis) {
-        let mut involved = false;
-        for attempt in &recovery.attempts {
-            if attempt.instances().contains(&instance) || attempt.events.iter().any(names) {
-                involved = true;
+        let involved = recovery
+            .attempts
+            .iter()
+            .any(|a| a.instances().contains(&instance) || a.events.iter().any(names));
+        if involved {
+            for attempt in &recovery.attempts {
                 out.extend(&attempt.events);
             }
-        }
-        if involved {
             out.extend(&recovery.mentions);
             notifications.insert(recovery.notification);
         }
