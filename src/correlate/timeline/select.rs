@@ -50,17 +50,17 @@ pub fn select(analysis: &Analysis, subject: &Subject) -> Vec<EventId> {
     if let Some(owner) = &mut attribution {
         chosen.retain(|&e| owner.keeps(e));
     }
-    let mut out: Vec<EventId> = chosen
-        .into_iter()
-        .filter(|&id| analysis.events.get(id as usize).is_some())
-        .collect();
     // The order the output promises rests on the events' keys, not on how ids are
     // numbered.
-    out.sort_by_cached_key(|&id| {
-        let e = &analysis.events[id as usize];
-        (e.sort_key(), e.file, e.line)
-    });
-    out
+    let mut keyed: Vec<((i64, u32, u32), EventId)> = chosen
+        .into_iter()
+        .filter_map(|id| {
+            let e = analysis.events.get(id as usize)?;
+            Some(((e.sort_key(), e.file, e.line), id))
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, id)| id).collect()
 }
 
 /// The lines of the recoveries that moved `instance`: every Masakari line of each of
