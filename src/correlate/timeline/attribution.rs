@@ -56,15 +56,18 @@ impl<'a> Attribution<'a> {
         if !event.instances.is_empty() {
             return false;
         }
-        let cited = cited_request(event.message()).map(|r| self.named_by(r).clone());
-        let owners = match cited {
-            Some(owners) if !owners.is_empty() => owners,
-            _ => match event.request_id {
-                Some(r) => self.named_by(r).clone(),
-                None => BTreeSet::new(),
-            },
+        let instance = self.instance;
+        if let Some(cited) = cited_request(event.message()) {
+            let owners = self.named_by(cited);
+            if !owners.is_empty() {
+                return owners.contains(&instance);
+            }
+        }
+        let Some(request) = event.request_id else {
+            return true;
         };
-        owners.is_empty() || owners.contains(&self.instance)
+        let owners = self.named_by(request);
+        owners.is_empty() || owners.contains(&instance)
     }
 
     /// The instances the lines of local request `request` name; none for a context too

@@ -462,3 +462,48 @@ fn rows_come_in_time_order_with_apache_seconds_at_their_end() {
         .collect();
     assert_eq!(from_text, from_json);
 }
+
+#[test]
+fn two_instances_polled_together_fold_apart() {
+    let mut b = Bundle::default();
+    b.engine += &format!(
+        "2024-05-21 10:02:47.100 41 INFO masakari.engine.manager [None req-{G} 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification {N} of type: COMPUTE_HOST\n"
+    );
+    for poll in 0..5 {
+        for (offset, instance) in [(0, A), (40, B)] {
+            b.call(
+                190_000 + poll * 1050 + offset,
+                &format!("Call get server command for instance {instance}"),
+                ("GET", &format!("/v2.1/servers/{instance}"), 200),
+            );
+        }
+    }
+    let (last, _) = b.call(
+        196_000,
+        &format!("Call unlock server command for instance {A}"),
+        ("POST", &format!("/v2.1/servers/{A}/action"), 202),
+    );
+    b.engine(
+        196_500,
+        &last,
+        "INFO",
+        "masakari.engine.manager",
+        &format!("Notification {N} exits with status: finished."),
+    );
+    let analysis = analysis_of(&b.files());
+    let rows = fold(
+        &analysis,
+        &select(&analysis, &Subject::Notification(uuid(N))),
+    );
+    let engine_runs: Vec<(Vec<Uuid>, usize)> = rows
+        .iter()
+        .filter_map(|r| {
+            let e = &analysis.events[r.event as usize];
+            let count = r.repeated.as_ref()?.count;
+            e.message()
+                .starts_with("Call get server")
+                .then(|| (e.instances.clone(), count))
+        })
+        .collect();
+    assert_eq!(engine_runs, vec![(vec![uuid(A)], 5), (vec![uuid(B)], 5)]);
+}
