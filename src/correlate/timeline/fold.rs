@@ -82,7 +82,8 @@ fn shape(event: &Event) -> String {
 }
 
 /// `text` with the parts that change from one poll to the next replaced: UUIDs and
-/// request ids, long hex strings (addresses), and numbers (times, sizes, latencies).
+/// request ids, long hex strings (addresses), and numbers (times, sizes, latencies;
+/// not one- or two-digit integers, which can be states).
 /// Words stay as they are, digits in them included (`compute-1`, `node02ob100`), so a
 /// line about another host or in another state keeps its own shape.
 fn normalised(text: &str) -> String {
@@ -117,7 +118,11 @@ fn is_variable(token: &str) -> bool {
     if !core.bytes().any(|b| b.is_ascii_digit()) {
         return false;
     }
-    let numeric = !core.bytes().any(|b| b.is_ascii_alphabetic());
+    // A small integer can be a state (`power_state: 4`): it stays. Sizes, latencies,
+    // times, dates and addresses change from one poll to the next.
+    let digits = core.bytes().filter(|b| b.is_ascii_digit()).count();
+    let numeric = !core.bytes().any(|b| b.is_ascii_alphabetic())
+        && (digits >= 3 || core.contains(['.', ':']));
     let id = core
         .strip_prefix("req-")
         .unwrap_or(core)
@@ -203,6 +208,14 @@ mod tests {
         assert_ne!(
             normalised("Disable nova-compute on compute-1"),
             normalised("Disable nova-compute on compute-2")
+        );
+        assert_ne!(
+            normalised("current DB power_state: 4, VM power_state: 1"),
+            normalised("current DB power_state: 4, VM power_state: 4")
+        );
+        assert_eq!(
+            normalised("[21/May/2024:10:03:19 +0000] \"GET /v2.1/servers/x HTTP/1.1\" 200 2193"),
+            normalised("[21/May/2024:10:03:20 +0000] \"GET /v2.1/servers/x HTTP/1.1\" 200 2199")
         );
         assert_ne!(
             normalised("vm_state: active task_state: rebuilding"),
