@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
-use evacdoc::correlate::timeline::{Subject, entries, fold, render_text, select};
+use evacdoc::correlate::timeline::{Subject, entries, render_text, select};
 use evacdoc::correlate::{Options, analyze};
 use evacdoc::model::Uuid;
 
@@ -77,7 +77,7 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
     let analysis = analyze(&args.paths, &options)?;
     let started = std::time::Instant::now();
     let ids = select(&analysis, &subject);
-    let rows = fold(&analysis, &ids);
+    let rows = evacdoc::correlate::timeline::fold(&analysis, &ids);
     // The selection is index lookups over the finished analysis: say what it costs.
     eprintln!(
         "timeline: {} of {} events selected, {} rows after folding repeats, in {:.2} ms (analysis of {} files took {} ms)",
