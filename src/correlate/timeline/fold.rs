@@ -67,11 +67,13 @@ impl<'a> Stream<'a> {
 fn shape(event: &Event) -> String {
     let mut out = normalised(event.message());
     if let Some(http) = &event.http {
+        // Another client asking the same is another line.
         out.push_str(&format!(
-            "\u{1f}{} {} {}",
+            "\u{1f}{} {} {} {}",
             http.method,
             normalised(&http.path),
-            http.status
+            http.status,
+            http.user_agent.as_deref().unwrap_or("-")
         ));
     }
     for line in &event.more {
@@ -83,8 +85,7 @@ fn shape(event: &Event) -> String {
 
 /// `text` with the parts that change from one poll to the next replaced: UUIDs and
 /// request ids, long hex strings (addresses), and numbers (times, sizes, latencies;
-/// not one- or two-digit integers, which can be states).
-/// Words stay as they are, digits in them included (`compute-1`, `node02ob100`), so a
+/// not one- or two-digit integers, which can be states). Words stay as they are, digits in them included (`compute-1`, `node02ob100`), so a
 /// line about another host or in another state keeps its own shape.
 fn normalised(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -135,32 +136,44 @@ fn is_variable(token: &str) -> bool {
     numeric || id || address
 }
 
+/// A run being built: positions in the input, and what its lines look like.
+struct Run {
+    first: usize,
+    last: usize,
+    count: usize,
+    shape: String,
+}
+
 /// The rows of `ids` (in time order): runs of a poll folded into their first line.
 pub fn fold(analysis: &Analysis, ids: &[EventId]) -> Vec<Row> {
     let events: Vec<(EventId, &Event)> = ids
         .iter()
         .filter_map(|&id| Some((id, analysis.events.get(id as usize)?)))
         .collect();
-    // Runs as (first position, last position, count, shape); `open` maps a stream to
-    // its current run.
-    let mut runs: Vec<(usize, usize, usize, String)> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
+    // The run of each position, and each stream's open run.
     let mut run_of: Vec<usize> = Vec::with_capacity(events.len());
     let mut open: HashMap<Stream<'_>, usize> = HashMap::new();
-    for (position, (_, event)) in events.iter().enumerate() {
+    for (position, &(_, event)) in events.iter().enumerate() {
         let stream = Stream::of(event);
         let shape = shape(event);
-        let joins = open.get(&stream).copied().filter(|&r| {
-            let (_, last, _, run_shape) = &runs[r];
-            *run_shape == shape && event.time - events[*last].1.time <= MAX_GAP_NS
+        let continued = open.get(&stream).copied().filter(|&r| {
+            let run = &runs[r];
+            run.shape == shape && event.time - events[run.last].1.time <= MAX_GAP_NS
         });
-        let run = match joins {
+        let run = match continued {
             Some(r) => {
-                runs[r].1 = position;
-                runs[r].2 += 1;
+                runs[r].last = position;
+                runs[r].count += 1;
                 r
             }
             None => {
-                runs.push((position, position, 1, shape));
+                runs.push(Run {
+                    first: position,
+                    last: position,
+                    count: 1,
+                    shape,
+                });
                 open.insert(stream, runs.len() - 1);
                 runs.len() - 1
             }
@@ -169,18 +182,18 @@ pub fn fold(analysis: &Analysis, ids: &[EventId]) -> Vec<Row> {
     }
     let mut rows = Vec::new();
     for (position, &(id, _)) in events.iter().enumerate() {
-        let (first, last, count, _) = &runs[run_of[position]];
-        if *count < MIN_RUN {
+        let run = &runs[run_of[position]];
+        if run.count < MIN_RUN {
             rows.push(Row {
                 event: id,
                 repeated: None,
             });
-        } else if *first == position {
+        } else if run.first == position {
             rows.push(Row {
                 event: id,
                 repeated: Some(Repeat {
-                    count: *count,
-                    last: events[*last].0,
+                    count: run.count,
+                    last: events[run.last].0,
                 }),
             });
         }
