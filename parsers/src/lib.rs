@@ -1,8 +1,8 @@
 //! Pure, I/O-free parsers for the logs and configs of an OpenStack instance-HA
 //! deployment: oslo.log lines and multi-line records (Masakari, Nova, Cinder, ...),
 //! Apache access lines (Ubuntu `combined`, Kolla, `common`), Nova API request lines,
-//! uWSGI request lines, Sunbeam pebble-wrapped lines, syslog and journal prefixes, and
-//! oslo.config INI files.
+//! uWSGI request lines, Sunbeam pebble-wrapped lines, syslog and journal prefixes,
+//! Kubernetes CRI and Docker `json-file` container logs, and oslo.config INI files.
 //!
 //! Every record borrows from the input; nothing here reads files or allocates per line
 //! on the common path. No entry point panics, whatever the input: a line that fits no
@@ -30,6 +30,8 @@
 pub mod access;
 pub mod capture;
 pub mod context;
+pub mod cri;
+pub mod docker;
 pub mod error;
 pub mod ini;
 pub mod line;

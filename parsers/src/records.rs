@@ -596,6 +596,37 @@ after
         );
     }
 
+    /// Each line of a CRI file, continuation and traceback lines too, has its own prefix.
+    fn cri(text: &str) -> String {
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| format!("2026-11-30T09:34:22.{:09}Z stderr F {l}\n", 846_000_000 + i))
+            .collect()
+    }
+
+    #[test]
+    fn cri_lines_group_like_pebble_lines() {
+        let text = cri(WARNING_WITH_TRACEBACK);
+        let records: Vec<_> = Records::new(&text).collect();
+        assert_eq!(records.len(), 2);
+        let first = &records[0];
+        assert_eq!(first.format(), Format::Cri);
+        assert_eq!(first.inner_format(), Format::Oslo);
+        assert_eq!((first.line, first.line_count()), (1, 8));
+        assert_eq!(first.continuation.len(), 2);
+        assert_eq!(first.traceback.len(), 5);
+        assert_eq!(
+            first.error_summary().map(|s| s.class),
+            Some("masakari.exception.MasakariException")
+        );
+        assert_eq!(records[1].line, 9);
+
+        // Another stream's line does not join the record.
+        let text = "2026-11-30T09:34:22.846Z stdout F 2026-11-30 09:34:22.846 7502 WARNING a.b [-] failed\n\
+                    2026-11-30T09:34:22.847Z stderr F   indented text on stderr\n";
+        assert_eq!(Records::new(text).count(), 2);
+    }
+
     #[test]
     fn crlf_and_no_final_newline() {
         let text = "2020-12-08 19:51:12.309 235 INFO a.b [-] one\r\n2020-12-08 19:51:13.309 235 INFO a.b [-] two";
