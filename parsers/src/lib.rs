@@ -28,6 +28,7 @@
 //! ```
 
 pub mod access;
+mod assembler;
 pub mod capture;
 pub mod context;
 pub mod cri;
@@ -49,5 +50,5 @@ pub mod uwsgi;
 
 pub use error::{ParseError, Reason};
 pub use line::{Content, Format, Line, Wrapper, parse_line};
-pub use records::{Record, Records};
+pub use records::{Assembler, Record, RecordSpan, Records};
 pub use time::{DateTime, Timestamp};

@@ -13,8 +13,8 @@ use evacdoc_parsers::context::{Context, ContextForm};
 use evacdoc_parsers::text::is_request_id;
 use evacdoc_parsers::time::{self, DateTime, Timestamp};
 use evacdoc_parsers::{
-    Records, access, context, cri, docker, ini, nova_request, oslo, parse_line, pebble, syslog,
-    utf8, uwsgi,
+    Assembler, Record, RecordSpan, Records, access, context, cri, docker, ini, nova_request, oslo,
+    parse_line, pebble, syslog, utf8, uwsgi,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -309,6 +309,37 @@ fn exercise(text: &str) {
     }
 }
 
+/// Feeds `bytes` to the push assembler in three pieces and checks its counters and spans.
+fn push_in_pieces(bytes: &[u8], decoded: &utf8::Decoded<'_>) {
+    let mut a = Assembler::new();
+    let mut last_end = 0;
+    let mut check = |r: &Record<'_>, span: RecordSpan| {
+        assert!(span.byte_start <= span.byte_end && span.byte_end <= bytes.len() as u64);
+        assert!(span.first_line >= 1);
+        last_end = last_end.max(span.byte_end);
+        black_box((r.format(), r.error_summary(), r.timestamp(), r.cut));
+    };
+    let (one, rest) = bytes.split_at(bytes.len() / 3);
+    let (two, three) = rest.split_at(rest.len() / 2);
+    for piece in [one, two, three] {
+        a.push(piece, &mut check);
+    }
+    a.finish(&mut check);
+    assert_eq!(a.bytes(), bytes.len() as u64);
+    assert_eq!(a.lines(), LinesOf(&decoded.text).count());
+    assert_eq!(a.invalid_utf8_lines(), decoded.invalid_lines.len() as u64);
+}
+
+/// Lines as the assemblers count them: a final newline ends the last line.
+struct LinesOf<'a>(&'a str);
+
+impl LinesOf<'_> {
+    fn count(&self) -> usize {
+        let newlines = self.0.bytes().filter(|b| *b == b'\n').count();
+        newlines + usize::from(!self.0.is_empty() && !self.0.ends_with('\n'))
+    }
+}
+
 /// Decodes `bytes` and checks what `decode` reports.
 fn decode_and_exercise(bytes: &[u8]) {
     let decoded = utf8::decode(bytes);
@@ -329,6 +360,7 @@ fn decode_and_exercise(bytes: &[u8]) {
         lines - 1
     );
     exercise(&decoded.text);
+    push_in_pieces(bytes, &decoded);
     // Each line alone, too, as the CLI reads them.
     for line in decoded.text.split('\n') {
         exercise(line);
