@@ -287,6 +287,11 @@ impl<'a> Iterator for LineSplitter<'a> {
 
 /// The record assembler over a whole text (an iterator adapter over its lines).
 ///
+/// Records borrow from `text`, so container lines are read one physical line at a time:
+/// a CRI `P` piece starts a record that the rest of its line continues, and a Docker `log`
+/// value is read as written, escapes and all. The push [`Assembler`] joins pieces and
+/// decodes escapes; on any other text both give the same records.
+///
 /// ```
 /// use evacdoc_parsers::{Records, Format};
 /// let log = "2026-11-30 09:34:57.028 9133 WARNING masakari.engine.drivers.taskflow.driver \
