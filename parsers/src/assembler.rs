@@ -419,16 +419,13 @@ impl Assembler {
         self.run(bytes, false, out);
     }
 
-    /// Ends the input: what is held is complete now. The assembler is then ready for
-    /// another input (its counters go on).
+    /// Ends the input: what is held is complete now. The counters stay readable; another
+    /// input takes a new assembler (line numbers and offsets would go on from this one).
     pub fn finish(&mut self, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
         self.run(&[], true, out);
-        *self = Assembler {
-            lines: self.lines,
-            bytes: self.bytes,
-            invalid_utf8_lines: self.invalid_utf8_lines,
-            ..Assembler::default()
-        };
+        debug_assert!(self.tail.is_empty() && self.held.is_empty());
+        debug_assert!(self.pieces.iter().all(Option::is_none));
+        self.scratch = String::new();
     }
 
     fn run(&mut self, bytes: &[u8], finish: bool, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
