@@ -9,6 +9,8 @@ mod analysis;
 mod analyze_cli;
 /// `evacdoc parse` on committed samples and on bad input.
 mod cli_parse;
+/// Kubernetes CRI and Docker `json-file` container logs.
+mod container_logs;
 /// Detectors over every scenario: expected findings, evidence, golden JSON.
 mod detect;
 /// Host identity on bundles shaped unlike our samples.
