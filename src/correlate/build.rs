@@ -232,6 +232,11 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         correct_skew(&mut events, &skew);
         sort_events(&mut events);
     }
+    crate::correlate::request_instances::attribute_request_instances(
+        &mut events,
+        &captures,
+        project_of,
+    );
     let joins = join_calls(&events, project_of);
     let host_names: Vec<Vec<String>> = hosts
         .iter()

@@ -389,6 +389,49 @@ mod tests {
         assert_eq!(found[0].severity, crate::detect::Severity::Critical);
     }
 
+    /// The compute line that says the disk is on a volume carries no instance tag, only
+    /// the evacuation's request context (nova-api's local id of the evacuate POST).
+    #[test]
+    fn an_untagged_volume_line_under_the_evacuation_request_counts() {
+        const L: &str = "req-995253fd-49c7-46e5-b38d-3bb4294c4ea3";
+        let ctx = |l: &str| {
+            format!(
+                "[req-{G} {l} 4d9c2e7a1b3f48e6a5c0d9e8f7a6b5c4 f1e2d3c4b5a6478980a1b2c3d4e5f607 - - default default]"
+            )
+        };
+        let mut files = bundle(
+            "10:06:02.000",
+            "disk on shared storage, evacuating using existing disk",
+        );
+        // Only the ephemeral instance's lines: replace the BFV line.
+        files[1].1 = files[1].1.lines().next().unwrap().to_string() + "\n";
+        files[1].1 += &format!(
+            "2024-05-21 10:05:49.000 77 INFO nova.compute.manager {} [instance: {BFV}] Evacuating instance\n\
+             2024-05-21 10:20:51.000 77 INFO nova.compute.manager {} disk on volume, evacuating using existing volume\n\
+             2024-05-21 10:21:20.000 77 INFO nova.compute.manager {} [instance: {BFV}] Instance spawned successfully.\n",
+            ctx(L),
+            ctx(L),
+            ctx(L)
+        );
+        files.push((
+            "ctl/var/log/nova/nova-api-wsgi.log",
+            format!(
+                "2024-05-21 10:05:48.400 23 INFO nova.api.openstack.requestlog {} 10.0.0.5 \"POST /v2.1/servers/{BFV}/action\" status: 200 len: 0 microversion: 2.53 time: 0.251\n",
+                ctx(L)
+            ),
+        ));
+        let found = run(&files);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [BFV]);
+        assert!(
+            found[0].evidence.iter().any(|e| e
+                .text
+                .ends_with("disk on volume, evacuating using existing volume")),
+            "{:#?}",
+            found[0].evidence
+        );
+    }
+
     #[test]
     fn prompt_or_ephemeral_moves_are_not_this() {
         assert!(
