@@ -8,6 +8,7 @@ pub mod ids;
 pub mod index;
 pub mod joins;
 pub mod recovery;
+mod recovery_owner;
 pub mod request_instances;
 pub mod skew;
 pub mod timeline;

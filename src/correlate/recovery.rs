@@ -9,7 +9,10 @@ use std::collections::BTreeMap;
 use evacdoc_parsers::capture::{Capture, Notification, Vmove};
 
 use crate::correlate::Analysis;
+use crate::correlate::ids::{UuidKind, classified_uuids, short_host};
+use crate::correlate::recovery_owner::Owners;
 use crate::model::{Event, EventId, HostId, Project, Uuid};
+use std::collections::HashMap;
 
 /// What a Masakari call to Nova does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,6 +106,9 @@ pub struct Attempt {
     pub calls: Vec<Call>,
     /// `Sleeping <n> sec before starting recovery thread`: the event and `n`.
     pub sleep: Option<(EventId, u64)>,
+    /// The request ids (global and local) its lines were logged under: Nova's and
+    /// Cinder's lines under one of them belong to this run.
+    pub request_ids: Vec<Uuid>,
 }
 
 impl Attempt {
@@ -165,6 +171,30 @@ impl Recovery {
         captured.or(logged)
     }
 
+    /// Every instance it handled: those its calls name, its VM moves, and those its
+    /// captured progress details name.
+    pub fn instances(&self) -> Vec<Uuid> {
+        let mut out: Vec<Uuid> = self.attempts.iter().flat_map(|a| a.instances()).collect();
+        out.extend(
+            self.vmoves
+                .iter()
+                .filter_map(|(_, m)| Uuid::parse(&m.server_id)),
+        );
+        for (_, n) in &self.captured {
+            for detail in n.recovery_workflow_details.iter().flat_map(|t| &t.details) {
+                out.extend(
+                    classified_uuids(&detail.message)
+                        .into_iter()
+                        .filter(|(k, _)| *k == UuidKind::Instance)
+                        .map(|(_, u)| u),
+                );
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|i| seen.insert(*i));
+        out
+    }
+
     /// True for a host-failure notification.
     pub fn is_host_failure(&self) -> bool {
         match &self.kind {
@@ -209,6 +239,82 @@ fn host_after(message: &str, prefix: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_string())
 }
 
+/// Instances the captures tie to a notification: VM moves, and the instances its
+/// progress details name.
+fn captured_instances(analysis: &Analysis) -> HashMap<Uuid, Uuid> {
+    let mut out = HashMap::new();
+    for capture in &analysis.captures {
+        match &capture.capture {
+            Capture::Notification(n) => {
+                let Some(id) = Uuid::parse(&n.notification_uuid) else {
+                    continue;
+                };
+                for detail in n.recovery_workflow_details.iter().flat_map(|t| &t.details) {
+                    for (kind, uuid) in classified_uuids(&detail.message) {
+                        if kind == UuidKind::Instance {
+                            out.insert(uuid, id);
+                        }
+                    }
+                }
+            }
+            Capture::VmoveList {
+                notification_id,
+                moves,
+            } => {
+                let Some(id) = notification_id.as_deref().and_then(Uuid::parse) else {
+                    continue;
+                };
+                for m in moves {
+                    if let Some(server) = Uuid::parse(&m.server_id) {
+                        out.insert(server, id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The failed host of notifications whose VM moves were captured.
+fn captured_failed_hosts(analysis: &Analysis) -> HashMap<Uuid, String> {
+    let mut out = HashMap::new();
+    for capture in &analysis.captures {
+        if let Capture::VmoveList {
+            notification_id: Some(n),
+            moves,
+        } = &capture.capture
+            && let (Some(id), Some(host)) = (
+                Uuid::parse(n),
+                moves.iter().find_map(|m| m.source_host.clone()),
+            )
+        {
+            out.insert(id, host);
+        }
+    }
+    out
+}
+
+/// The (short) names of hosts whose Nova logs name `instance`: where it ran.
+fn nova_hosts_of(analysis: &Analysis, instance: Uuid) -> Vec<String> {
+    let mut hosts: Vec<String> = Vec::new();
+    for &e in analysis.index.instance.get(&instance).into_iter().flatten() {
+        let Some(event) = analysis.events.get(e as usize) else {
+            continue;
+        };
+        let nova_compute = analysis
+            .file(event.file)
+            .is_some_and(|f| f.service.name().starts_with("nova-compute"));
+        if let (true, Some(host)) = (nova_compute, analysis.host(event.host)) {
+            let name = short_host(&host.hostname);
+            if !hosts.contains(&name) {
+                hosts.push(name);
+            }
+        }
+    }
+    hosts
+}
+
 /// Rebuilds every recovery of the analysis.
 pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
     let mut by_id: BTreeMap<Uuid, Recovery> = BTreeMap::new();
@@ -227,8 +333,11 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
             m.entry(j.call).or_default().push(j.request);
             m
         });
-    // Open attempts per engine host: (notification, key that ties lines to it).
-    let mut open: BTreeMap<HostId, Vec<(Uuid, Option<Uuid>)>> = BTreeMap::new();
+    let mut owners = Owners::new(
+        captured_instances(analysis),
+        captured_failed_hosts(analysis),
+    );
+    let instance_hosts = |instance: Uuid| nova_hosts_of(analysis, instance);
     for (position, event) in analysis.events.iter().enumerate() {
         let id = position as EventId;
         for n in &event.notifications {
@@ -238,52 +347,45 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
             continue;
         }
         let message = event.message();
-        let engine = open.entry(event.host).or_default();
-        if let Some(rest) = message.strip_prefix("Processing notification ") {
-            let Some(&n) = event.notifications.first() else {
-                continue;
-            };
-            let recovery = by_id.entry(n).or_insert_with(|| new(n));
-            recovery.engine_host = Some(event.host);
-            if let Some((_, kind)) = rest.split_once("of type: ") {
-                recovery.kind = Some(kind.trim().to_string());
-            }
-            recovery.attempts.push(Attempt {
-                start: Some(id),
-                events: vec![id],
-                ..Attempt::default()
-            });
-            engine.retain(|(open_n, _)| *open_n != n);
-            // Zed+: later lines of this run carry this line's request id as their
-            // global request id.
-            engine.push((n, event.request_id));
-            continue;
-        }
-        // Which attempt does this line belong to? The notification it names (the end
-        // lines name it, even after the attempt closed), else the run whose request id
-        // it carries as global id (Zed+), else the run open on this engine.
-        let named = event
-            .notifications
-            .iter()
-            .find(|n| by_id.get(*n).is_some_and(|r| !r.attempts.is_empty()))
-            .copied();
-        let owner = named.or_else(|| match event.global_request_id {
-            Some(g) => engine
-                .iter()
-                .find(|(_, key)| *key == Some(g))
-                .map(|(n, _)| *n),
-            None => engine.last().map(|(n, _)| *n),
-        });
+        let processing = message.strip_prefix("Processing notification ");
+        let owner = match processing {
+            Some(_) => event.notifications.first().copied(),
+            None => owners.owner(event, instance_hosts),
+        };
         let Some(n) = owner else {
             continue;
         };
-        let Some(recovery) = by_id.get_mut(&n) else {
-            continue;
-        };
+        let recovery = by_id.entry(n).or_insert_with(|| new(n));
+        // A run starts at its `Processing notification` line, or at the first line that
+        // names a notification no run was seen for (its start rotated away).
+        if processing.is_some() || recovery.attempts.is_empty() {
+            recovery.engine_host = Some(event.host);
+            if let Some((_, kind)) = processing.and_then(|rest| rest.split_once("of type: ")) {
+                recovery.kind = Some(kind.trim().to_string());
+            }
+            recovery.attempts.push(Attempt {
+                start: processing.is_some().then_some(id),
+                ..Attempt::default()
+            });
+            owners.start(n, event);
+        } else {
+            owners.learn(n, event);
+        }
         let Some(attempt) = recovery.attempts.last_mut() else {
             continue;
         };
         attempt.events.push(id);
+        for key in [event.global_request_id, event.request_id]
+            .into_iter()
+            .flatten()
+        {
+            if !attempt.request_ids.contains(&key) {
+                attempt.request_ids.push(key);
+            }
+        }
+        if processing.is_some() {
+            continue;
+        }
         if let Some(action) = CallAction::of(message) {
             if matches!(action, CallAction::DisableService | CallAction::ListServers) {
                 let prefix = if action == CallAction::DisableService {
@@ -293,6 +395,9 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
                 };
                 if recovery.failed_host.is_none() {
                     recovery.failed_host = host_after(message, prefix);
+                }
+                if let Some(host) = &recovery.failed_host {
+                    owners.set_failed_host(n, host);
                 }
             }
             attempt.calls.push(Call {
@@ -313,7 +418,7 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
                 attempt.status = Some(status.to_string());
             }
             attempt.end = Some(id);
-            engine.retain(|(open_n, _)| *open_n != n);
+            owners.end(n);
         }
     }
     for capture in &analysis.captures {

@@ -7,10 +7,12 @@ pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
 pub mod finding;
+#[cfg(test)]
+mod interleaved_tests;
 mod pending_after_finished;
 mod recovery_failed;
 
-pub use context::{DetectContext, DetectOptions, run_all};
+pub use context::{DetectContext, DetectOptions, Ownership, run_all};
 pub use finding::{Finding, Severity};
 
 use crate::correlate::Analysis;

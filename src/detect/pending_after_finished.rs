@@ -62,9 +62,10 @@ fn dropped_instances(ctx: &DetectContext<'_>, attempt: &Attempt) -> Vec<Uuid> {
 }
 
 /// API failures around `time`: raw tracebacks on the engine host, 5xx answers and
-/// errors in Nova and Keystone.
-fn api_failures(ctx: &DetectContext<'_>, engine_host: Option<u32>, time: i64) -> Vec<EventId> {
+/// errors in Nova and Keystone; none that belongs to another recovery.
+fn api_failures(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Vec<EventId> {
     let analysis = ctx.analysis;
+    let engine_host = recovery.engine_host;
     let first = analysis
         .events
         .partition_point(|e| e.time < time - FAILURE_WINDOW_NS);
@@ -80,7 +81,7 @@ fn api_failures(ctx: &DetectContext<'_>, engine_host: Option<u32>, time: i64) ->
             let service_error = e.level >= Some(LogLevel::Error)
                 && matches!(project, Project::Nova | Project::Keystone)
                 && e.kind == EventKind::Log;
-            traceback || server_error || service_error
+            (traceback || server_error || service_error) && !ctx.foreign(recovery, e)
         })
         .map(|(offset, _)| (first + offset) as EventId)
         .collect()
@@ -147,7 +148,7 @@ impl PendingAfterFinished {
                     ids.push(call.event);
                     ids.extend(&call.requests);
                     if let Some(e) = analysis.events.get(call.event as usize) {
-                        failure_ids.extend(api_failures(ctx, recovery.engine_host, e.time));
+                        failure_ids.extend(api_failures(ctx, recovery, e.time));
                     }
                 }
             }

@@ -79,8 +79,9 @@ fn failure_lines(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<EventId> {
         .flat_map(|a| a.events.iter().copied())
         .filter(|&i| {
             analysis.events.get(i as usize).is_some_and(|e| {
-                e.level >= Some(LogLevel::Warning)
-                    || e.message().contains(" ignored as host_status")
+                (e.level >= Some(LogLevel::Warning)
+                    || e.message().contains(" ignored as host_status"))
+                    && !ctx.foreign(recovery, e)
             })
         })
         .collect()
