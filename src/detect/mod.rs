@@ -2,6 +2,7 @@
 //! recovery, with the evidence. One file per detector; [`DETECTORS`](crate::detect::DETECTORS) lists them all.
 
 mod bfv_evacuation_delay;
+mod bfv_gaps;
 mod context;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
