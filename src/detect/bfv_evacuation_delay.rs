@@ -438,6 +438,13 @@ mod tests {
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!(found[0].instance_uuids, [BFV]);
         assert!(
+            found[0]
+                .title
+                .contains("15 min 31 s from Nova's acceptance to the rebuild"),
+            "{}",
+            found[0].title
+        );
+        assert!(
             found[0].evidence.iter().any(|e| e
                 .text
                 .ends_with("disk on volume, evacuating using existing volume")),
