@@ -3,10 +3,12 @@
 
 pub mod analysis;
 pub mod build;
+pub mod calls;
 pub mod extract;
 pub mod ids;
 pub mod index;
 pub mod joins;
+pub mod notification_kinds;
 pub mod recovery;
 mod recovery_owner;
 pub mod request_instances;

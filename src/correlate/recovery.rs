@@ -14,58 +14,9 @@ use crate::correlate::recovery_owner::Owners;
 use crate::model::{Event, EventId, HostId, Project, Uuid};
 use std::collections::HashMap;
 
-/// What a Masakari call to Nova does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CallAction {
-    /// `Call get server command` (`GET /servers/<id>`).
-    GetServer,
-    /// `Call lock server command`.
-    Lock,
-    /// `Call unlock server command`.
-    Unlock,
-    /// `Call evacuate command`.
-    Evacuate,
-    /// `Call stop server command`.
-    Stop,
-    /// `Call start server command`.
-    Start,
-    /// `Call reset state command`.
-    ResetState,
-    /// `Fetch Server list on <host>`.
-    ListServers,
-    /// `Disable nova-compute on <host>`.
-    DisableService,
-    /// `Enable nova-compute on <host>`.
-    EnableService,
-}
-
-impl CallAction {
-    fn of(message: &str) -> Option<CallAction> {
-        Some(if message.starts_with("Call get server command") {
-            CallAction::GetServer
-        } else if message.starts_with("Call lock server command") {
-            CallAction::Lock
-        } else if message.starts_with("Call unlock server command") {
-            CallAction::Unlock
-        } else if message.starts_with("Call evacuate command") {
-            CallAction::Evacuate
-        } else if message.starts_with("Call stop server command") {
-            CallAction::Stop
-        } else if message.starts_with("Call start server command") {
-            CallAction::Start
-        } else if message.starts_with("Call reset state command") {
-            CallAction::ResetState
-        } else if message.starts_with("Fetch Server list on ") {
-            CallAction::ListServers
-        } else if message.starts_with("Disable nova-compute on ") {
-            CallAction::DisableService
-        } else if message.starts_with("Enable nova-compute on ") {
-            CallAction::EnableService
-        } else {
-            return None;
-        })
-    }
-}
+pub use crate::correlate::calls::CallAction;
+use crate::correlate::calls::CallKind;
+pub use crate::correlate::notification_kinds::{NotificationType, RecoveryStatus};
 
 /// One Masakari call to Nova and the requests Nova logged for it.
 #[derive(Clone, Debug)]
@@ -99,7 +50,7 @@ pub struct Attempt {
     /// The line that ended it (`exits with status`), if logged.
     pub end: Option<EventId>,
     /// The status it ended with: `finished`, `error`, `failed`, `ignored`.
-    pub status: Option<String>,
+    pub status: Option<RecoveryStatus>,
     /// Every Masakari event of the attempt, in time order.
     pub events: Vec<EventId>,
     /// The Nova calls.
@@ -143,7 +94,7 @@ pub struct Recovery {
     /// The notification UUID.
     pub notification: Uuid,
     /// `COMPUTE_HOST`, `VM` or `PROCESS`, when known.
-    pub kind: Option<String>,
+    pub kind: Option<NotificationType>,
     /// The host whose engine processed it.
     pub engine_host: Option<HostId>,
     /// The failed host's name as Masakari wrote it (`node02ob100.maas`).
@@ -160,13 +111,13 @@ pub struct Recovery {
 
 impl Recovery {
     /// The status the notification ended with: the last attempt's, or a capture's.
-    pub fn final_status(&self) -> Option<&str> {
-        let logged = self.attempts.iter().rev().find_map(|a| a.status.as_deref());
+    pub fn final_status(&self) -> Option<RecoveryStatus> {
+        let logged = self.attempts.iter().rev().find_map(|a| a.status);
         let captured = self
             .captured
             .iter()
             .rev()
-            .find_map(|(_, n)| n.status.as_deref());
+            .find_map(|(_, n)| n.status.as_deref().and_then(RecoveryStatus::parse));
         // A capture is taken after the logs' events: it wins when it says more.
         captured.or(logged)
     }
@@ -198,7 +149,7 @@ impl Recovery {
     /// True for a host-failure notification.
     pub fn is_host_failure(&self) -> bool {
         match &self.kind {
-            Some(kind) => kind == "COMPUTE_HOST",
+            Some(kind) => *kind == NotificationType::ComputeHost,
             None => self.failed_host.is_some() || !self.vmoves.is_empty(),
         }
     }
@@ -221,22 +172,15 @@ impl Recovery {
     }
 }
 
-fn status_of(message: &str) -> Option<&str> {
+fn status_of(message: &str) -> Option<RecoveryStatus> {
     let (_, status) = message.split_once("exits with status: ")?;
-    Some(status.trim_end_matches('.').trim())
+    RecoveryStatus::parse(status.trim().trim_end_matches('.'))
 }
 
 fn is_engine(analysis: &Analysis, event: &Event) -> bool {
     analysis.file(event.file).is_some_and(|f| {
         f.service.project() == Project::Masakari && f.service.name().contains("engine")
     })
-}
-
-/// The host name in `Disable nova-compute on <host>` / `Fetch Server list on <host>`.
-fn host_after(message: &str, prefix: &str) -> Option<String> {
-    let rest = message.strip_prefix(prefix)?;
-    let host = rest.split_whitespace().next()?.trim_end_matches('.');
-    (!host.is_empty()).then(|| host.to_string())
 }
 
 /// Instances the captures tie to a notification: VM moves, and the instances its
@@ -361,7 +305,7 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
         if processing.is_some() || recovery.attempts.is_empty() {
             recovery.engine_host = Some(event.host);
             if let Some((_, kind)) = processing.and_then(|rest| rest.split_once("of type: ")) {
-                recovery.kind = Some(kind.trim().to_string());
+                recovery.kind = NotificationType::parse(kind);
             }
             recovery.attempts.push(Attempt {
                 start: processing.is_some().then_some(id),
@@ -386,15 +330,14 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
         if processing.is_some() {
             continue;
         }
-        if let Some(action) = CallAction::of(message) {
-            if matches!(action, CallAction::DisableService | CallAction::ListServers) {
-                let prefix = if action == CallAction::DisableService {
-                    "Disable nova-compute on "
-                } else {
-                    "Fetch Server list on "
-                };
+        if let Some(kind) = CallKind::of(message) {
+            // The failed host: the one Masakari disables, or lists the servers of.
+            if matches!(
+                kind.action,
+                CallAction::DisableService | CallAction::ListServers
+            ) {
                 if recovery.failed_host.is_none() {
-                    recovery.failed_host = host_after(message, prefix);
+                    recovery.failed_host = kind.host(message).map(str::to_string);
                 }
                 if let Some(host) = &recovery.failed_host {
                     owners.set_failed_host(n, host);
@@ -402,7 +345,7 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
             }
             attempt.calls.push(Call {
                 event: id,
-                action,
+                action: kind.action,
                 instance: event.instances.first().copied(),
                 requests: joins.get(&id).cloned().unwrap_or_default(),
             });
@@ -413,9 +356,9 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
             attempt.sleep = Some((id, n));
         }
         let ignored = message.contains(" ignored as host_status");
-        if let Some(status) = status_of(message).or(ignored.then_some("ignored")) {
-            if attempt.status.as_deref() != Some("failed") {
-                attempt.status = Some(status.to_string());
+        if let Some(status) = status_of(message).or(ignored.then_some(RecoveryStatus::Ignored)) {
+            if attempt.status != Some(RecoveryStatus::Failed) {
+                attempt.status = Some(status);
             }
             attempt.end = Some(id);
             owners.end(n);
@@ -427,7 +370,10 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
                 if let Some(id) = Uuid::parse(&notification.notification_uuid) {
                     let recovery = by_id.entry(id).or_insert_with(|| new(id));
                     if recovery.kind.is_none() {
-                        recovery.kind = notification.notification_type.clone();
+                        recovery.kind = notification
+                            .notification_type
+                            .as_deref()
+                            .and_then(NotificationType::parse);
                     }
                     recovery
                         .captured

@@ -212,7 +212,9 @@ impl BfvEvacuationDelay {
             for capture in &analysis.captures {
                 let file = &capture.file;
                 match &capture.capture {
-                    Capture::Volume(v) if s.volumes.iter().any(|id| id.to_string() == v.id) => {
+                    Capture::Volume(v)
+                        if Uuid::parse(&v.id).is_some_and(|id| s.volumes.contains(&id)) =>
+                    {
                         evidence.extend(of_capture(analysis, file, &v.id));
                         let stale = v.attachments.iter().find(|a| {
                             a.host_name.as_deref().is_some_and(|h| {
@@ -220,10 +222,14 @@ impl BfvEvacuationDelay {
                                     == crate::correlate::ids::short_host(&host)
                             })
                         });
-                        if v.multiattach != Some(true) {
+                        if let (Some(volume), false) =
+                            (Uuid::parse(&v.id), v.multiattach == Some(true))
+                        {
                             actions.push(Action::ForceDetachVolume {
-                                volume: v.id.clone(),
-                                attachment: stale.and_then(|a| a.attachment_id.clone()),
+                                volume,
+                                attachment: stale
+                                    .and_then(|a| a.attachment_id.as_deref())
+                                    .and_then(Uuid::parse),
                                 host: host.clone(),
                             });
                         }
@@ -248,7 +254,7 @@ impl BfvEvacuationDelay {
             {
                 for v in &s.volumes {
                     actions.push(Action::ForceDetachVolume {
-                        volume: v.to_string(),
+                        volume: *v,
                         attachment: None,
                         host: host.clone(),
                     });

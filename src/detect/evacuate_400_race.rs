@@ -21,7 +21,7 @@
 //! Masakari's warning with the 400 text. A 400 for another reason (same host,
 //! accelerators, ...) is not this finding.
 
-use crate::correlate::recovery::{Call, CallAction, Recovery};
+use crate::correlate::recovery::{Call, CallAction, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, duration, of_config, of_events};
 use crate::detect::finding::{Action, ConfigChange, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -201,7 +201,8 @@ impl Evacuate400Race {
             .failed_host
             .clone()
             .unwrap_or_else(|| "the failed host".into());
-        let status = recovery.final_status().unwrap_or("unknown");
+        let final_status = recovery.final_status();
+        let status = final_status.map_or("unknown", RecoveryStatus::as_str);
 
         // Instances whose evacuation never succeeded later.
         let mut instances: Vec<Uuid> = Vec::new();
@@ -219,7 +220,7 @@ impl Evacuate400Race {
                 left_behind.push(i);
             }
         }
-        let recovered = status == "finished" && left_behind.is_empty();
+        let recovered = final_status == Some(RecoveryStatus::Finished) && left_behind.is_empty();
 
         let mut ids: Vec<EventId> = Vec::new();
         for call in first_attempt
@@ -337,7 +338,7 @@ impl Evacuate400Race {
         let mut actions: Vec<Action> = left_behind
             .iter()
             .map(|i| Action::Evacuate {
-                instance: i.to_string(),
+                instance: *i,
                 from_host: host.clone(),
             })
             .collect();

@@ -17,7 +17,7 @@
 //! `pending`/`ongoing` under a `finished` notification. A recovery that failed properly
 //! (`error`/`failed`) is not this.
 
-use crate::correlate::recovery::{Attempt, CallAction, Recovery};
+use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, of_capture, of_events};
 use crate::detect::finding::{Action, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -99,7 +99,7 @@ impl Detector for PendingAfterFinished {
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
         ctx.host_failures()
-            .filter(|r| r.final_status() == Some("finished"))
+            .filter(|r| r.final_status() == Some(RecoveryStatus::Finished))
             .filter_map(|r| self.finding(ctx, r))
             .collect()
     }
@@ -112,7 +112,7 @@ impl PendingAfterFinished {
             .attempts
             .iter()
             .rev()
-            .find(|a| a.status.as_deref() == Some("finished"));
+            .find(|a| a.status == Some(RecoveryStatus::Finished));
         let mut instances: Vec<Uuid> = finished
             .map(|a| dropped_instances(ctx, a))
             .unwrap_or_default();
@@ -206,13 +206,11 @@ impl PendingAfterFinished {
         let mut actions: Vec<Action> = instances
             .iter()
             .map(|i| Action::Evacuate {
-                instance: i.to_string(),
+                instance: *i,
                 from_host: host.clone(),
             })
             .collect();
-        actions.extend(locked.iter().map(|i| Action::Unlock {
-            instance: i.to_string(),
-        }));
+        actions.extend(locked.iter().map(|i| Action::Unlock { instance: *i }));
         Some(Finding {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
