@@ -24,9 +24,10 @@
 //! restarted in place, is not.
 
 use crate::correlate::recovery::Recovery;
+use crate::correlate::timeline::utc;
 use crate::detect::bfv_gaps::{Gap, Mark, Move, Source, moves};
 use crate::detect::evidence::{self, duration, of_capture, of_events};
-use crate::detect::finding::{Action, Evidence, Finding, Remediation, Severity};
+use crate::detect::finding::{Action, Evidence, Finding, Remediation, Severity, Window};
 use crate::detect::{DetectContext, Detector};
 use crate::model::{EventId, Project, Uuid};
 use evacdoc_parsers::capture::Capture;
@@ -161,9 +162,7 @@ impl BfvEvacuationDelay {
                     to.what,
                     gap_words(*gap),
                     match gap {
-                        Gap::StartToAcceptance => {
-                            ": Nova had no evacuation request for the instance all that time"
-                        }
+                        Gap::StartToAcceptance => "",
                         Gap::AcceptanceToRebuild => {
                             ": Nova held the evacuation before the destination had the instance running"
                         }
@@ -297,7 +296,57 @@ impl BfvEvacuationDelay {
         let before_nova = slow
             .iter()
             .any(|s| s.gaps.iter().any(|(g, _, _)| *g == Gap::StartToAcceptance));
-        let window_ids: Vec<EventId> = ids.clone();
+        let in_nova = slow
+            .iter()
+            .any(|s| s.gaps.iter().any(|(g, _, _)| *g != Gap::StartToAcceptance));
+        // One slow instance holds the others back when Masakari has few threads.
+        let threads = analysis
+            .config_value("masakari", "DEFAULT", "host_failure_recovery_threads")
+            .and_then(|c| c.value.trim().parse::<usize>().ok().map(|n| (n, c)))
+            .filter(|(n, _)| *n < moves.len());
+        if let (true, Some((_, value))) = (before_nova, threads) {
+            all.push(evidence::of_config(analysis, value));
+        }
+        let volume_words = format!(
+            "A volume that is not multiattach can attach to the destination only once its attachment to \
+             {host} is gone, and a powered-off host cannot detach it: the rebuild waits for the source to \
+             come back or for someone to clear the attachment."
+        );
+        let masakari_words = format!(
+            "Nova had no evacuation request for the instance until it accepted one: the time was spent \
+             before Nova's API (in Masakari's evacuation thread: {}its calls and their retries; or on the way \
+             to the API). The lines of that span say why, when they were kept.",
+            match threads {
+                Some((n, _)) => format!(
+                    "waiting for one of its {n} thread(s) (`host_failure_recovery_threads`) for {} \
+                     instances, ",
+                    moves.len()
+                ),
+                None => String::new(),
+            }
+        );
+        if !in_nova {
+            actions.clear();
+        }
+        // From Masakari's start (a capture's time, maybe) to the last line.
+        let times: Vec<i64> = ids
+            .iter()
+            .filter_map(|&i| analysis.events.get(i as usize).map(|e| e.time))
+            .chain(
+                slow.iter()
+                    .flat_map(|s| [&s.m.started, &s.m.accepted, &s.m.rebuilt])
+                    .flatten()
+                    .map(|m| m.time),
+            )
+            .collect();
+        let window = times
+            .iter()
+            .min()
+            .zip(times.iter().max())
+            .map(|(lo, hi)| Window {
+                start: utc(*lo),
+                end: utc(*hi),
+            });
         Some(Finding {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
@@ -318,20 +367,20 @@ impl BfvEvacuationDelay {
             instance_uuids: slow.iter().map(|s| s.m.instance.to_string()).collect(),
             notification_id: Some(recovery.notification.to_string()),
             request_ids: evidence::request_ids(analysis, &ids),
-            window: evidence::window(analysis, &window_ids),
+            window,
             evidence: all,
             explanation: format!(
-                "The instance(s) {list} boot from Cinder volumes. Measured: {}. {}A volume that is not \
-                 multiattach can attach to the destination only once its attachment to {host} is gone, and a \
-                 powered-off host cannot detach it: the rebuild waits for the source to come back or for \
-                 someone to clear the attachment.{others}{}",
+                "The instance(s) {list} boot from Cinder volumes. Measured: {}.{}{}{others}{}",
                 details.join("; "),
                 if before_nova {
-                    "The time before Nova's acceptance was spent before Nova had the request (in Masakari's \
-                     evacuation thread or on the way to the API); the logs of that span say why, when they \
-                     were kept. "
+                    format!(" {masakari_words}")
                 } else {
-                    ""
+                    String::new()
+                },
+                if in_nova {
+                    format!(" {volume_words}")
+                } else {
+                    String::new()
                 },
                 if reported_early {
                     " Masakari reported the recovery finished before these instances were running again."
@@ -341,9 +390,16 @@ impl BfvEvacuationDelay {
             ),
             remediation: Remediation {
                 summary: format!(
-                    "Clear the dead host's volume attachments as soon as {host} is fenced (the executor can \
+                    "{}Clear the dead host's volume attachments as soon as {host} is fenced (the executor can \
                      force-detach them), or use a multiattach volume type for HA instances so the \
-                     destination can attach before the source lets go."
+                     destination can attach before the source lets go.",
+                    match threads {
+                        Some((n, _)) if before_nova => format!(
+                            "Raise `host_failure_recovery_threads` (now {n}) so that one slow evacuation does \
+                             not hold back the others. "
+                        ),
+                        _ => String::new(),
+                    }
                 ),
                 config_changes: Vec::new(),
                 actions,
