@@ -402,3 +402,116 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
         .filter(|r| !r.attempts.is_empty() || !r.captured.is_empty() || !r.vmoves.is_empty())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::context::testing::analysis_of;
+
+    const N1: &str = "3330353d-4f69-4f1d-b1f9-3977329fb2cd";
+    const N2: &str = "9ace2da7-97d1-48cb-a96a-08ad4624481b";
+    const G1: &str = "req-5d0e8a61-2c4b-4f7d-9e3a-1b6c8d0f2e4a";
+    const G2: &str = "req-1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9";
+    /// The global id of a run whose start is not in the bundle.
+    const G3: &str = "req-6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d";
+    const I1: &str = "ea113f7d-32f7-422f-a8a7-c979958d7f19";
+    const I2: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
+
+    fn line(time: &str, g: &str, level: &str, logger: &str, message: &str) -> String {
+        format!(
+            "2024-05-21 {time} 41 {level} {logger} [{g} req-7a1c0e52-9b3d-4f6e-8a21-0c4d5e6f7a8b nova - - - - -] {message}\n"
+        )
+    }
+
+    fn processing(time: &str, g: &str, n: &str) -> String {
+        format!(
+            "2024-05-21 {time} 41 INFO masakari.engine.manager [None {g} 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification {n} of type: COMPUTE_HOST\n"
+        )
+    }
+
+    /// Zed+: two runs interleave on one engine; each line goes to the run of its global
+    /// id, and a line under a global id no run started is nobody's.
+    #[test]
+    fn zed_lines_follow_their_global_id() {
+        let nova = "masakari.compute.nova";
+        let flow = "masakari.engine.drivers.taskflow.host_failure";
+        let mut log = processing("10:00:00.100", G1, N1);
+        log += &line(
+            "10:00:00.200",
+            G1,
+            "INFO",
+            nova,
+            "Disable nova-compute on cmp02",
+        );
+        log += &processing("10:00:00.300", G2, N2);
+        log += &line(
+            "10:00:00.400",
+            G2,
+            "INFO",
+            nova,
+            "Disable nova-compute on cmp05",
+        );
+        log += &line(
+            "10:03:00.500",
+            G2,
+            "INFO",
+            nova,
+            &format!("Call evacuate command for instance {I2} on host None"),
+        );
+        log += &line(
+            "10:03:00.600",
+            G1,
+            "INFO",
+            nova,
+            &format!("Call evacuate command for instance {I1} on host None"),
+        );
+        log += &line(
+            "10:03:00.700",
+            G3,
+            "WARNING",
+            flow,
+            "Invalid input received: Compute service of cmp07 is still in use. (HTTP 400) (Request-ID: req-2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e)",
+        );
+        log += &line(
+            "10:03:01.000",
+            G1,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N1} exits with status: finished."),
+        );
+        log += &line(
+            "10:03:01.100",
+            G2,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N2} exits with status: error."),
+        );
+        let analysis = analysis_of(&[("ctl/var/log/masakari/masakari-engine.log", &log)]);
+        let all = recoveries(&analysis);
+        let of = |n: &str| {
+            let id = Uuid::parse(n).unwrap();
+            all.iter().find(|r| r.notification == id).unwrap()
+        };
+        let texts = |r: &Recovery| -> Vec<String> {
+            r.attempts
+                .iter()
+                .flat_map(|a| &a.events)
+                .map(|&e| analysis.events[e as usize].message().to_string())
+                .collect()
+        };
+        let (r1, r2) = (of(N1), of(N2));
+        assert_eq!(r1.failed_host.as_deref(), Some("cmp02"));
+        assert_eq!(r2.failed_host.as_deref(), Some("cmp05"));
+        assert_eq!(r1.attempts[0].instances(), [Uuid::parse(I1).unwrap()]);
+        assert_eq!(r2.attempts[0].instances(), [Uuid::parse(I2).unwrap()]);
+        assert_eq!(r1.final_status(), Some(RecoveryStatus::Finished));
+        assert_eq!(r2.final_status(), Some(RecoveryStatus::Error));
+        for r in [r1, r2] {
+            assert!(
+                texts(r).iter().all(|t| !t.contains("cmp07")),
+                "{:?}",
+                texts(r)
+            );
+        }
+    }
+}

@@ -3,7 +3,7 @@
 
 mod bfv_evacuation_delay;
 mod bfv_gaps;
-mod context;
+pub(crate) mod context;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
