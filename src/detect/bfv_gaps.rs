@@ -124,6 +124,54 @@ fn captured_start(recovery: &Recovery, instance: Uuid) -> (Option<Mark>, Option<
     (own, task)
 }
 
+/// Masakari's start of the instance's evacuation in its own log: the run's first line
+/// naming the instance after the evacuation task started (the thread's first call),
+/// and the task's start (`Task 'EvacuateInstancesTask' … into state 'RUNNING'`).
+fn engine_start(
+    ctx: &DetectContext<'_>,
+    recovery: &Recovery,
+    instance: Uuid,
+) -> (Option<Mark>, Option<Mark>) {
+    let events = &ctx.analysis.events;
+    let mut out = (None, None);
+    for attempt in &recovery.attempts {
+        let task = attempt.events.iter().copied().find(|&i| {
+            events.get(i as usize).is_some_and(|e| {
+                let m = e.message();
+                m.contains("'EvacuateInstancesTask'") && m.contains("into state 'RUNNING'")
+            })
+        });
+        // Before the task, the instance is only being listed and prepared.
+        let first = attempt
+            .events
+            .iter()
+            .copied()
+            .filter(|&i| task.is_none_or(|t| i > t))
+            .find(|&i| {
+                events.get(i as usize).is_some_and(|e| {
+                    e.instances.contains(&instance) && CallAction::of(e.message()).is_some()
+                })
+            });
+        let mark = |id: Option<EventId>, what| {
+            id.and_then(|i| {
+                Some(Mark {
+                    time: events.get(i as usize)?.time,
+                    what,
+                    source: Source::Event(i),
+                })
+            })
+        };
+        if first.is_some() || task.is_some() {
+            out = (
+                mark(first, "Masakari's first call for the instance"),
+                mark(task, "the start of Masakari's EvacuateInstancesTask"),
+            );
+            break;
+        }
+    }
+    out
+}
+
 /// Nova's acceptance in `server event list` captures: the `evacuate` action, and the
 /// request-log line of its request id.
 fn captured_acceptance(ctx: &DetectContext<'_>, instance: Uuid, after: i64) -> Option<Mark> {
@@ -245,7 +293,8 @@ fn one_move(ctx: &DetectContext<'_>, recovery: &Recovery, instance: Uuid) -> Opt
         }
     }
     let (own, task) = captured_start(recovery, instance);
-    let started = earliest([own, call_start]).or(task);
+    let (first_line, task_line) = engine_start(ctx, recovery, instance);
+    let started = earliest([own, call_start, first_line]).or(earliest([task, task_line]));
     let from = started.as_ref().or(accepted.as_ref())?.time;
     let accepted = earliest([accepted, captured_acceptance(ctx, instance, from)]);
     let lines: Vec<EventId> =
