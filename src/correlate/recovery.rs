@@ -312,6 +312,10 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
                 ..Attempt::default()
             });
             owners.start(n, event);
+            // A retry is of the host the first run named.
+            if let Some(host) = &recovery.failed_host {
+                owners.set_failed_host(n, host);
+            }
         } else {
             owners.learn(n, event);
         }
