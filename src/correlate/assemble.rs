@@ -72,6 +72,13 @@ pub fn assemble(
         correct_skew(&mut events, &skew);
         sort_events(&mut events);
     }
+    debug_assert!(
+        events
+            .windows(2)
+            .all(|w| (w[0].sort_key(), w[0].file, w[0].line)
+                <= (w[1].sort_key(), w[1].file, w[1].line)),
+        "events are in UTC order after assembling"
+    );
     // Untagged Nova lines take the instance of their request before calls are joined.
     attribute_request_instances(&mut events, captures, project_of);
     let joins = join_calls(&events, project_of);
