@@ -18,7 +18,6 @@ use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets}
 use crate::correlate::ids::short_host;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::join_calls;
-use crate::correlate::skew::estimate;
 use crate::ingest::IngestError;
 use crate::ingest::chunks::LineChunks;
 use crate::ingest::decompress::read_decompressed;
@@ -227,9 +226,8 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
             .unwrap_or(crate::model::Project::Other)
     };
     drop_copies(&mut events);
-    let skew = estimate(&events, project_of);
+    let skew = crate::correlate::skew::correct(&mut events, &files);
     if skew.iter().any(|s| s.applied) {
-        correct_skew(&mut events, &skew);
         sort_events(&mut events);
     }
     let joins = join_calls(&events, project_of);
@@ -758,23 +756,6 @@ fn drop_copies(events: &mut Vec<Event>) {
 
 fn sort_events(events: &mut [Event]) {
     events.sort_by_key(|e| (e.sort_key(), e.file, e.line));
-}
-
-/// Shifts each skewed host's events by its estimated offset (the estimate with most
-/// pairs wins when a host was measured against several others).
-fn correct_skew(events: &mut [Event], skew: &[crate::correlate::skew::SkewEstimate]) {
-    let mut shift: HashMap<u32, (usize, i64)> = HashMap::new();
-    for s in skew.iter().filter(|s| s.applied) {
-        let entry = shift.entry(s.host).or_insert((0, 0));
-        if s.pairs > entry.0 {
-            *entry = (s.pairs, s.offset_ms);
-        }
-    }
-    for event in events {
-        if let Some((_, offset_ms)) = shift.get(&event.host) {
-            event.time -= offset_ms * 1_000_000;
-        }
-    }
 }
 
 /// Rotations that should be there and are not: `x.log.3.gz` present and `x.log.2`

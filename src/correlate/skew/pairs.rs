@@ -1,0 +1,535 @@
+//! Causal pairs: a client line, the server lines it caused, and the bound they put on
+//! the server's clock offset.
+//!
+//! The server logs a request after the client logged the call and before the client
+//! logs its next line of that call (the call is synchronous). With `c` and `n` the
+//! client's two times and `s` a server time, the server's clock is ahead of the
+//! client's by an offset `d` with `s - n <= d <= s - c` (`s + 1 s` for a stamp cut to
+//! the second). A pair is only made where the two lines are known to be one request:
+//! the same global request id, the `Request-ID` Nova returned and Masakari logged, a
+//! join with a single candidate, or one request id on two Nova hosts.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::correlate::analysis::FileInfo;
+use crate::correlate::joins::{call_key, candidates, makes};
+use crate::model::{Event, EventId, HostId, Project, Uuid};
+
+/// How a pair was recognised, strongest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairKind {
+    /// Masakari logged the `Request-ID` Nova returned for the call.
+    ReturnedRequestId,
+    /// The Nova request carries the global request id of the Masakari call.
+    GlobalRequestId,
+    /// The only request the call could have made, and the only call for that request.
+    Join,
+    /// One Nova request id on nova-api and on a conductor or compute host (the API
+    /// request starts before the work it casts; no upper bound).
+    NovaRequest,
+}
+
+impl PairKind {
+    /// A short reading for reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairKind::ReturnedRequestId => "returned Request-ID",
+            PairKind::GlobalRequestId => "global request id",
+            PairKind::Join => "single-candidate join",
+            PairKind::NovaRequest => "nova request id",
+        }
+    }
+}
+
+/// One causal pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// The host that served (its clock is bounded).
+    pub server: HostId,
+    /// The host that called.
+    pub client: HostId,
+    /// How it was recognised.
+    pub kind: PairKind,
+    /// The client line that anchors the pair (the call, or nova-api's request line).
+    pub anchor: EventId,
+    /// The anchor's time when the pair was made (its host's clock).
+    pub anchor_time: i64,
+    /// When the client started the call (client clock, ns).
+    pub start: i64,
+    /// When the client had the answer (client clock, ns), if known.
+    pub end: Option<i64>,
+    /// The server lines of the request.
+    pub lines: Vec<EventId>,
+    /// Lowest server-minus-client offset the pair allows (ns); `None`: unbounded.
+    pub lo: Option<i64>,
+    /// Highest offset the pair allows (ns); `None`: unbounded.
+    pub hi: Option<i64>,
+}
+
+/// How far a call and its request may be apart when they are joined by kind alone:
+/// the largest offset measured this way (ten minutes) and latency.
+const SEARCH_NS: i64 = 11 * 60 * 1_000_000_000;
+/// How far back from a line with a `Request-ID` its call may be.
+const CALL_BACK_NS: i64 = 15 * 60 * 1_000_000_000;
+const SECOND_NS: i64 = 1_000_000_000;
+
+/// The true time of a server line lies in `[time, time + precision]`.
+pub fn precision(event: &Event) -> i64 {
+    if event.second_precision {
+        SECOND_NS - 1
+    } else {
+        0
+    }
+}
+
+struct Ctx<'a> {
+    events: &'a [Event],
+    files: &'a [FileInfo],
+    /// Masakari lines by (host, local request id).
+    by_request: HashMap<(HostId, Uuid), Vec<usize>>,
+    /// Masakari lines by (host, instance named).
+    by_instance: HashMap<(HostId, Uuid), Vec<usize>>,
+    /// Local request ids that Masakari lines about more than one instance share: they
+    /// do not follow one green thread.
+    shared: HashSet<(HostId, Uuid)>,
+    /// Nova lines by local request id.
+    nova_by_request: HashMap<Uuid, Vec<usize>>,
+    /// Masakari's Nova calls, by host, in time order.
+    calls_by_host: HashMap<HostId, Vec<usize>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(events: &'a [Event], files: &'a [FileInfo]) -> Ctx<'a> {
+        let mut ctx = Ctx {
+            events,
+            files,
+            by_request: HashMap::new(),
+            by_instance: HashMap::new(),
+            shared: HashSet::new(),
+            nova_by_request: HashMap::new(),
+            calls_by_host: HashMap::new(),
+        };
+        let mut instances_of: HashMap<(HostId, Uuid), HashSet<Uuid>> = HashMap::new();
+        for (i, e) in events.iter().enumerate() {
+            match ctx.project(e) {
+                Project::Masakari => {
+                    if let Some(r) = e.request_id {
+                        ctx.by_request.entry((e.host, r)).or_default().push(i);
+                        instances_of
+                            .entry((e.host, r))
+                            .or_default()
+                            .extend(e.instances.iter().copied());
+                    }
+                    for u in &e.instances {
+                        ctx.by_instance.entry((e.host, *u)).or_default().push(i);
+                    }
+                    if is_call(e) {
+                        ctx.calls_by_host.entry(e.host).or_default().push(i);
+                    }
+                }
+                Project::Nova => {
+                    if let Some(r) = e.request_id {
+                        ctx.nova_by_request.entry(r).or_default().push(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        ctx.shared = instances_of
+            .into_iter()
+            .filter(|(_, set)| set.len() > 1)
+            .map(|(k, _)| k)
+            .collect();
+        ctx
+    }
+
+    fn project(&self, e: &Event) -> Project {
+        self.files
+            .get(e.file as usize)
+            .map(|f| f.service.project())
+            .unwrap_or(Project::Other)
+    }
+
+    /// A line of the nova-api service (its log, access log or error log).
+    fn is_api(&self, e: &Event) -> bool {
+        self.files.get(e.file as usize).is_some_and(|f| {
+            f.service.project() == Project::Nova && {
+                let name = f.service.name();
+                name.contains("nova-api") || name.contains("nova_api")
+            }
+        })
+    }
+
+    /// The time of the client's next line of the call at `pos`: the next line of its
+    /// green thread (same local request id, the id not shared by several instances)
+    /// or the next line about its instance in the same request.
+    fn next_time(&self, pos: usize) -> Option<i64> {
+        let call = &self.events[pos];
+        let after = |list: Option<&Vec<usize>>, ok: &dyn Fn(&Event) -> bool| {
+            list.and_then(|l| {
+                let start = l.partition_point(|&p| p <= pos);
+                l[start..]
+                    .iter()
+                    .map(|&p| &self.events[p])
+                    .find(|e| ok(e))
+                    .map(|e| e.time)
+            })
+        };
+        let instance = call.instances.first().copied();
+        let by_thread = call
+            .request_id
+            .filter(|r| !self.shared.contains(&(call.host, *r)))
+            .and_then(|r| {
+                after(self.by_request.get(&(call.host, r)), &|e: &Event| {
+                    e.instances.is_empty() || instance.is_some_and(|i| e.instances.contains(&i))
+                })
+            });
+        let by_instance = instance.and_then(|i| {
+            after(self.by_instance.get(&(call.host, i)), &|e: &Event| {
+                e.global_request_id == call.global_request_id
+            })
+        });
+        match (by_thread, by_instance) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The nova-api lines of request `r` on `host`.
+    fn api_lines(&self, r: Uuid, host: HostId) -> Vec<usize> {
+        self.nova_by_request
+            .get(&r)
+            .map(|l| {
+                l.iter()
+                    .copied()
+                    .filter(|&p| self.events[p].host == host && self.is_api(&self.events[p]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A pair of the client call at `call` and server `lines`, with the client's window.
+    fn pair(
+        &self,
+        kind: PairKind,
+        call: usize,
+        end: Option<i64>,
+        lines: Vec<usize>,
+    ) -> Option<Pair> {
+        let first = *lines.first()?;
+        let c = &self.events[call];
+        let server = self.events[first].host;
+        if server == c.host {
+            return None;
+        }
+        let hi = lines
+            .iter()
+            .map(|&p| self.events[p].time + precision(&self.events[p]) - c.time)
+            .min();
+        let lo = end.and_then(|n| lines.iter().map(|&p| self.events[p].time - n).max());
+        Some(Pair {
+            server,
+            client: c.host,
+            kind,
+            anchor: call as EventId,
+            anchor_time: c.time,
+            start: c.time,
+            end,
+            lines: lines.iter().map(|&p| p as EventId).collect(),
+            lo,
+            hi,
+        })
+    }
+}
+
+fn is_call(e: &Event) -> bool {
+    e.logger.as_deref() == Some("masakari.compute.nova") && call_key(e).is_some()
+}
+
+/// Every `Request-ID: req-…` a message names.
+fn returned_ids(message: &str) -> Vec<Uuid> {
+    const TAG: &str = "Request-ID: ";
+    message
+        .match_indices(TAG)
+        .filter_map(|(i, _)| {
+            let start = i + TAG.len();
+            message
+                .get(start..start + 40)
+                .and_then(Uuid::parse_request_id)
+        })
+        .collect()
+}
+
+/// The duration a Nova request line states (`time: 0.412345`), in ns.
+fn stated_duration(e: &Event) -> Option<i64> {
+    let (_, rest) = e.message().rsplit_once("time: ")?;
+    let secs: f64 = rest.split_whitespace().next()?.parse().ok()?;
+    (secs.is_finite() && (0.0..3600.0).contains(&secs)).then(|| (secs * 1e9) as i64)
+}
+
+/// Every causal pair of the events (in time order, before any skew correction). Two
+/// pairs about one call and one server host are merged: the stronger kind's bounds, or
+/// the intersection of two of one kind.
+pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
+    let ctx = Ctx::new(events, files);
+    let mut pairs: Vec<Pair> = Vec::new();
+    returned_request_ids(&ctx, &mut pairs);
+    global_request_ids(&ctx, &mut pairs);
+    single_candidate_joins(&ctx, &mut pairs);
+    nova_requests(&ctx, &mut pairs);
+    merge(pairs)
+}
+
+/// Masakari lines that name the `Request-ID` of Nova's answer.
+fn returned_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    for (pos, e) in ctx.events.iter().enumerate() {
+        if ctx.project(e) != Project::Masakari {
+            continue;
+        }
+        for r in returned_ids(e.message()) {
+            let Some(lines) = ctx.nova_by_request.get(&r) else {
+                continue;
+            };
+            let mut hosts: Vec<HostId> = lines
+                .iter()
+                .map(|&p| &ctx.events[p])
+                .filter(|l| l.host != e.host && ctx.is_api(l))
+                .map(|l| l.host)
+                .collect();
+            hosts.sort_unstable();
+            hosts.dedup();
+            for host in hosts {
+                let api = ctx.api_lines(r, host);
+                let Some(call) = call_of(ctx, pos, &api) else {
+                    continue;
+                };
+                let end = match ctx.next_time(call) {
+                    Some(n) => n.min(e.time),
+                    None => e.time,
+                };
+                out.extend(ctx.pair(PairKind::ReturnedRequestId, call, Some(end), api));
+            }
+        }
+    }
+}
+
+/// The call that made the Nova request of `lines`, answered by the Masakari line at
+/// `answer`: the latest call before it of that kind (or about an instance the request
+/// names), in the same global request.
+fn call_of(ctx: &Ctx<'_>, answer: usize, lines: &[usize]) -> Option<usize> {
+    let e = &ctx.events[answer];
+    let calls = ctx.calls_by_host.get(&e.host)?;
+    let http: Vec<&Event> = lines
+        .iter()
+        .map(|&p| &ctx.events[p])
+        .filter(|l| l.http.is_some())
+        .collect();
+    let named: HashSet<Uuid> = lines
+        .iter()
+        .flat_map(|&p| ctx.events[p].instances.iter().copied())
+        .collect();
+    let end = calls.partition_point(|&p| p < answer);
+    calls[..end]
+        .iter()
+        .rev()
+        .take_while(|&&p| ctx.events[p].time >= e.time - CALL_BACK_NS)
+        .copied()
+        .find(|&p| {
+            let call = &ctx.events[p];
+            let same_request = match (call.global_request_id, e.global_request_id) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            let same_kind = if http.is_empty() {
+                call.instances.iter().any(|i| named.contains(i))
+            } else {
+                http.iter().any(|h| makes(call, h))
+            };
+            same_request && same_kind
+        })
+}
+
+/// Nova requests carrying the global request id of Masakari's calls: in one global
+/// request, the calls of one kind and the requests they make are paired in order when
+/// there are as many of each.
+fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    // Nova request lines (with a method and path) by global id.
+    let mut requests: HashMap<Uuid, Vec<usize>> = HashMap::new();
+    for (pos, e) in ctx.events.iter().enumerate() {
+        if let (Some(g), Some(_), Some(_)) = (e.global_request_id, e.request_id, &e.http)
+            && ctx.is_api(e)
+            && Some(g) != e.request_id
+        {
+            requests.entry(g).or_default().push(pos);
+        }
+    }
+    type Group = (Vec<usize>, Vec<usize>);
+    let mut groups: HashMap<(Uuid, String, HostId, HostId), Group> = HashMap::new();
+    for calls in ctx.calls_by_host.values() {
+        for &pos in calls {
+            let call = &ctx.events[pos];
+            let (Some(g), Some(key)) = (call.global_request_id, call_key(call)) else {
+                continue;
+            };
+            for &r in requests.get(&g).into_iter().flatten() {
+                let request = &ctx.events[r];
+                if request.host != call.host && makes(call, request) {
+                    let group = groups
+                        .entry((g, key.clone(), call.host, request.host))
+                        .or_default();
+                    if group.0.last() != Some(&pos) {
+                        group.0.push(pos);
+                    }
+                    group.1.push(r);
+                }
+            }
+        }
+    }
+    for ((_, _, _, server), (calls, mut requests)) in groups {
+        requests.sort_unstable();
+        requests.dedup();
+        if calls.len() != requests.len() {
+            continue;
+        }
+        for (call, request) in calls.into_iter().zip(requests) {
+            let Some(r) = ctx.events[request].request_id else {
+                continue;
+            };
+            let lines = ctx.api_lines(r, server);
+            out.extend(ctx.pair(
+                PairKind::GlobalRequestId,
+                call,
+                ctx.next_time(call),
+                lines,
+            ));
+        }
+    }
+}
+
+/// Calls with a single candidate request of one log (access or request log) within
+/// the search window, that request having no other candidate call.
+fn single_candidate_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    let project_of = |e: &Event| ctx.project(e);
+    let all = candidates(ctx.events, project_of, SEARCH_NS, SEARCH_NS);
+    let mut per_call: HashMap<(EventId, bool), usize> = HashMap::new();
+    let mut per_request: HashMap<EventId, usize> = HashMap::new();
+    for (c, _, _) in &all {
+        let kind = ctx.events[c.request as usize].second_precision;
+        *per_call.entry((c.call, kind)).or_default() += 1;
+        *per_request.entry(c.request).or_default() += 1;
+    }
+    for (c, _, _) in &all {
+        let request = &ctx.events[c.request as usize];
+        if per_call[&(c.call, request.second_precision)] != 1 || per_request[&c.request] != 1 {
+            continue;
+        }
+        let lines = match request.request_id {
+            Some(r) => ctx.api_lines(r, request.host),
+            None => vec![c.request as usize],
+        };
+        let call = c.call as usize;
+        out.extend(ctx.pair(PairKind::Join, call, ctx.next_time(call), lines));
+    }
+}
+
+/// One request id on nova-api and on other Nova hosts: the work nova-api casts is
+/// logged after the API request started (its line's time minus the duration it states).
+fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    for lines in ctx.nova_by_request.values() {
+        let Some((anchor, start)) = lines.iter().find_map(|&p| {
+            let e = &ctx.events[p];
+            (e.http.is_some() && ctx.is_api(e))
+                .then(|| stated_duration(e).map(|d| (p, e.time - d)))
+                .flatten()
+        }) else {
+            continue;
+        };
+        let api_host = ctx.events[anchor].host;
+        let mut by_host: HashMap<HostId, Vec<usize>> = HashMap::new();
+        for &p in lines {
+            let e = &ctx.events[p];
+            if e.host != api_host && !ctx.is_api(e) {
+                by_host.entry(e.host).or_default().push(p);
+            }
+        }
+        for (server, backend) in by_host {
+            let hi = backend.iter().map(|&p| ctx.events[p].time - start).min();
+            out.push(Pair {
+                server,
+                client: api_host,
+                kind: PairKind::NovaRequest,
+                anchor: anchor as EventId,
+                anchor_time: ctx.events[anchor].time,
+                start,
+                end: None,
+                lines: backend.iter().map(|&p| p as EventId).collect(),
+                lo: None,
+                hi,
+            });
+        }
+    }
+}
+
+fn merge(pairs: Vec<Pair>) -> Vec<Pair> {
+    let mut by_key: HashMap<(HostId, HostId, EventId), Pair> = HashMap::new();
+    for p in pairs {
+        match by_key.entry((p.server, p.client, p.anchor)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(p);
+            }
+            std::collections::hash_map::Entry::Occupied(mut slot) => {
+                let kept = slot.get_mut();
+                if p.kind < kept.kind {
+                    *kept = p;
+                } else if p.kind == kept.kind {
+                    kept.lo = max_opt(kept.lo, p.lo);
+                    kept.hi = min_opt(kept.hi, p.hi);
+                    kept.end = min_opt(kept.end, p.end);
+                    kept.lines.extend(p.lines);
+                    kept.lines.sort_unstable();
+                    kept.lines.dedup();
+                }
+            }
+        }
+    }
+    let mut out: Vec<Pair> = by_key.into_values().collect();
+    out.sort_by_key(|p| (p.client, p.server, p.anchor));
+    out
+}
+
+fn max_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn returned_ids_are_read_from_novaclient_messages() {
+        let m = "Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) \
+                 (Request-ID: req-3789b55f-48f9-4542-b52a-4f6310204c52): masakari.exception.InvalidInput: \
+                 Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) \
+                 (Request-ID: req-3789b55f-48f9-4542-b52a-4f6310204c52)";
+        let ids = returned_ids(m);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(
+            ids[0].request_id(),
+            "req-3789b55f-48f9-4542-b52a-4f6310204c52"
+        );
+        assert!(returned_ids("Request-ID: req-short").is_empty());
+    }
+}
