@@ -308,3 +308,54 @@ fn one_returned_request_id_bounds_but_does_not_correct() {
         "{s:?}"
     );
 }
+
+#[test]
+fn clock_captures_are_read_and_shown_beside_the_offsets() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("bundle");
+    copy_tree(
+        &samples().join("scenarios/2023-sosreport-bfv-delay-prezed"),
+        &root,
+    );
+    let compute = root.join("sosreport-compute-1-2023-03-08-bxrtue/sos_commands");
+    std::fs::create_dir_all(compute.join("chrony")).unwrap();
+    std::fs::create_dir_all(compute.join("systemd")).unwrap();
+    std::fs::write(
+        compute.join("chrony/chronyc_-n_tracking"),
+        "Reference ID    : 00000000 ()\nStratum         : 0\nSystem time     : 0.000000000 seconds fast of NTP time\nLeap status     : Not synchronised\n",
+    )
+    .unwrap();
+    std::fs::write(
+        compute.join("systemd/timedatectl"),
+        "               Local time: Wed 2023-03-08 10:00:00 UTC\n                Time zone: Etc/UTC (UTC, +0000)\nSystem clock synchronized: no\n              NTP service: inactive\n",
+    )
+    .unwrap();
+    let ctl = root.join("sosreport-ctl-1-2023-03-08-qwmzkp/sos_commands/ntp");
+    std::fs::create_dir_all(&ctl).unwrap();
+    std::fs::write(
+        ctl.join("ntpq_-p"),
+        "     remote           refid      st t when poll reach   delay   offset  jitter\n==============================================================================\n*10.0.0.1        .GPS.            1 u   12   64  377    0.401   -1.250   0.031\n",
+    )
+    .unwrap();
+    let a = analyze_dir(&dir);
+    let compute_1 = host_id(&a, "compute-1");
+    let mine: Vec<_> = a.clocks.iter().filter(|c| c.host == compute_1).collect();
+    assert_eq!(mine.len(), 2, "{:?}", a.clocks);
+    assert!(mine.iter().all(|c| c.status.synchronized == Some(false)));
+    let ctl_1 = host_id(&a, "ctl-1");
+    let ntp = a.clocks.iter().find(|c| c.host == ctl_1).unwrap();
+    assert_eq!(ntp.status.ahead_ms, Some(1.25));
+
+    let findings = detect(&a, &DetectOptions::default());
+    let text = evacdoc::triage::report::text(&a, &findings, evacdoc::triage::report::Style::PLAIN);
+    let line = text
+        .lines()
+        .find(|l| l.contains("clock: compute-1:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    // The measured offset first, then what the host says.
+    assert!(line.contains("causal pairs"), "{line}");
+    assert!(line.contains("chrony: not synchronised"), "{line}");
+    assert!(line.contains("timedatectl: not synchronised, NTP service inactive"), "{line}");
+    let md = evacdoc::triage::report::markdown(&a, &findings);
+    assert!(md.contains("- ctl-1: ntpq: synchronised, 1.250 ms fast, source 10.0.0.1"), "{md}");
+}

@@ -29,6 +29,7 @@
 
 pub mod access;
 pub mod capture;
+pub mod clock;
 pub mod context;
 pub mod error;
 pub mod ini;

@@ -18,6 +18,7 @@ use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets}
 use crate::correlate::ids::short_host;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::join_calls;
+use crate::correlate::skew::clock::HostClock;
 use crate::ingest::IngestError;
 use crate::ingest::chunks::LineChunks;
 use crate::ingest::decompress::read_decompressed;
@@ -113,6 +114,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
     let mut config = Vec::new();
     let mut captures = Vec::new();
     let mut packages = Vec::new();
+    let mut clocks = Vec::new();
     let mut bundle_zones: BTreeMap<u32, HostZone> = BTreeMap::new();
     let mut logs = Vec::new();
     for p in placed {
@@ -124,6 +126,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
                 if let Some(zone) = read_zone(&p) {
                     bundle_zones.entry(p.host).or_insert(zone);
                 }
+                read_clock(&p, &mut clocks, &mut skipped);
             }
             Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages),
             // An input file given on its own that evacdoc cannot read is said so.
@@ -258,6 +261,7 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         index,
         joins,
         skew,
+        clocks,
         stats,
     })
 }
@@ -499,6 +503,20 @@ fn read_zone(p: &Placed<'_>) -> Option<HostZone> {
     let (text, _) = read_text(&p.file.abs, MAX_SMALL_FILE).ok()?;
     let name = zone_name_in(&p.inner, &text)?;
     HostZone::named(&name, source).ok()
+}
+
+/// A clock capture (`chronyc tracking`, `ntpq -p`, `timedatectl`) of a host.
+fn read_clock(p: &Placed<'_>, clocks: &mut Vec<HostClock>, skipped: &mut Vec<Skipped>) {
+    if evacdoc_parsers::clock::tool_of(&p.inner).is_none() {
+        return;
+    }
+    match read_text(&p.file.abs, MAX_SMALL_FILE) {
+        Ok((text, _)) => clocks.extend(HostClock::read(p.host, &p.file.rel, &p.inner, &text)),
+        Err(e) => skipped.push(Skipped {
+            path: p.file.rel.clone(),
+            reason: format!("clock capture not read: {e}"),
+        }),
+    }
 }
 
 /// Rough cost of reading a file: compressed logs expand about tenfold.

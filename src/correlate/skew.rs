@@ -9,6 +9,7 @@
 
 pub mod clock;
 pub mod interval;
+pub mod notes;
 pub mod pairs;
 
 use std::collections::{BTreeMap, HashMap};
