@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::correlate::analysis::FileInfo;
 use crate::correlate::joins::{call_key, candidates, makes};
+use crate::correlate::skew::interval::{Interval, consensus};
 use crate::model::{Event, EventId, HostId, Project, Uuid};
 
 /// How a pair was recognised, strongest first.
@@ -278,7 +279,11 @@ pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
     let mut pairs: Vec<Pair> = Vec::new();
     returned_request_ids(&ctx, &mut pairs);
     global_request_ids(&ctx, &mut pairs);
-    single_candidate_joins(&ctx, &mut pairs);
+    let joined = anchored_joins(&ctx, &pairs);
+    pairs.extend(joined.iter().cloned());
+    let covered: HashSet<(EventId, HostId)> =
+        joined.iter().map(|p| (p.anchor, p.server)).collect();
+    single_candidate_joins(&ctx, &covered, &mut pairs);
     nova_requests(&ctx, &mut pairs);
     merge(pairs)
 }
@@ -409,9 +414,103 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     }
 }
 
+/// How wide the interval of the id-joined pairs of two hosts may be for it to narrow
+/// the search of their other calls.
+const ANCHOR_WIDTH_NS: i64 = 30 * SECOND_NS;
+/// How long after a call its request may come when the client logs no next line.
+const LATENCY_NS: i64 = 15 * SECOND_NS;
+
+/// Joins narrowed by the pairs that ids prove: where Masakari's lines and Nova's share
+/// no global request id (before Zed), a `Request-ID` pair bounds the offset of the two
+/// hosts; a call with a single request of its kind in the window that bound allows
+/// (that request having no other such call) is their pair too.
+fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
+    let mut bounds: HashMap<(HostId, HostId), Vec<Interval>> = HashMap::new();
+    for p in proven {
+        bounds
+            .entry((p.client, p.server))
+            .or_default()
+            .push(Interval { lo: p.lo, hi: p.hi });
+    }
+    // Nova request lines by host, in time order.
+    let mut requests: HashMap<HostId, Vec<usize>> = HashMap::new();
+    for (pos, e) in ctx.events.iter().enumerate() {
+        if e.http.is_some() && ctx.is_api(e) {
+            requests.entry(e.host).or_default().push(pos);
+        }
+    }
+    let mut out = Vec::new();
+    for ((client, server), intervals) in bounds {
+        let Some((_, members)) = consensus(&intervals) else {
+            continue;
+        };
+        let agreed = members
+            .iter()
+            .fold(Interval::ALL, |acc, &m| acc.intersect(intervals[m]));
+        let (Some(lo), Some(hi)) = (agreed.lo, agreed.hi) else {
+            continue;
+        };
+        if hi < lo || hi - lo > ANCHOR_WIDTH_NS {
+            continue;
+        }
+        let (Some(calls), Some(requests)) = (ctx.calls_by_host.get(&client), requests.get(&server))
+        else {
+            continue;
+        };
+        // (call, request) pairs the bound allows.
+        let mut found: Vec<(usize, usize, Option<i64>)> = Vec::new();
+        for &call in calls {
+            let c = &ctx.events[call];
+            let next = ctx.next_time(call);
+            let (from, to) = (c.time + lo - SECOND_NS, next.unwrap_or(c.time + LATENCY_NS) + hi);
+            let start = requests.partition_point(|&r| ctx.events[r].time < from);
+            for &r in &requests[start..] {
+                let e = &ctx.events[r];
+                if e.time > to {
+                    break;
+                }
+                let same_request = match (c.global_request_id, e.global_request_id) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                };
+                if same_request
+                    && e.time + precision(e) >= c.time + lo
+                    && makes(c, e)
+                {
+                    found.push((call, r, next));
+                }
+            }
+        }
+        let mut per_call: HashMap<(usize, bool), usize> = HashMap::new();
+        let mut per_request: HashMap<usize, usize> = HashMap::new();
+        for &(call, r, _) in &found {
+            *per_call
+                .entry((call, ctx.events[r].second_precision))
+                .or_default() += 1;
+            *per_request.entry(r).or_default() += 1;
+        }
+        for (call, r, next) in found {
+            let e = &ctx.events[r];
+            if per_call[&(call, e.second_precision)] != 1 || per_request[&r] != 1 {
+                continue;
+            }
+            let lines = match e.request_id {
+                Some(id) => ctx.api_lines(id, server),
+                None => vec![r],
+            };
+            out.extend(ctx.pair(PairKind::Join, call, next, lines));
+        }
+    }
+    out
+}
+
 /// Calls with a single candidate request of one log (access or request log) within
 /// the search window, that request having no other candidate call.
-fn single_candidate_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+fn single_candidate_joins(
+    ctx: &Ctx<'_>,
+    covered: &HashSet<(EventId, HostId)>,
+    out: &mut Vec<Pair>,
+) {
     let project_of = |e: &Event| ctx.project(e);
     let all = candidates(ctx.events, project_of, SEARCH_NS, SEARCH_NS);
     let mut per_call: HashMap<(EventId, bool), usize> = HashMap::new();
@@ -423,7 +522,10 @@ fn single_candidate_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     }
     for (c, _, _) in &all {
         let request = &ctx.events[c.request as usize];
-        if per_call[&(c.call, request.second_precision)] != 1 || per_request[&c.request] != 1 {
+        if per_call[&(c.call, request.second_precision)] != 1
+            || per_request[&c.request] != 1
+            || covered.contains(&(c.call, request.host))
+        {
             continue;
         }
         let lines = match request.request_id {
