@@ -47,6 +47,9 @@ fn num(s: &str) -> Option<i64> {
 
 /// `YYYY-MM-DD?HH:MM:SS` (oslo, ISO) moved by `secs`, the separator kept.
 fn shift_iso(s: &str, secs: i64) -> Option<String> {
+    if !s.is_ascii() {
+        return None;
+    }
     let (y, mo, d) = (num(&s[0..4])?, num(&s[5..7])?, num(&s[8..10])?);
     let (h, mi, se) = (num(&s[11..13])?, num(&s[14..16])?, num(&s[17..19])?);
     if &s[4..5] != "-" || &s[7..8] != "-" || &s[13..14] != ":" || &s[16..17] != ":" {
@@ -66,6 +69,9 @@ fn shift_iso(s: &str, secs: i64) -> Option<String> {
 
 /// `DD/Mon/YYYY:HH:MM:SS` (Apache `%t`) moved by `secs`.
 fn shift_apache(s: &str, secs: i64) -> Option<String> {
+    if !s.is_ascii() {
+        return None;
+    }
     let d = num(&s[0..2])?;
     let mo = MONTHS.iter().position(|m| *m == &s[3..6])? as i64 + 1;
     let y = num(&s[7..11])?;
@@ -90,7 +96,7 @@ pub fn shift_stamps(text: &str, secs: i64) -> String {
     while i < text.len() {
         let iso = text
             .get(i..i + 19)
-            .filter(|s| matches!(bytes[i + 10], b' ' | b'T'))
+            .filter(|_| matches!(bytes[i + 10], b' ' | b'T'))
             .and_then(|s| shift_iso(s, secs));
         if let Some(new) = iso {
             out.push_str(&new);
@@ -150,8 +156,7 @@ fn shift_logs(dir: &Path, secs: i64) {
         };
         let moved = shift_stamps(&text, secs);
         if gz {
-            let mut enc =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
             enc.write_all(moved.as_bytes()).unwrap();
             std::fs::write(&path, enc.finish().unwrap()).unwrap();
         } else {
@@ -171,7 +176,11 @@ fn kolla_split(secs: i64) -> tempfile::TempDir {
     );
     std::fs::create_dir_all(root.join("ctl02/var/log/kolla")).unwrap();
     std::fs::create_dir_all(root.join("ctl02/etc")).unwrap();
-    std::fs::copy(root.join("ctl01/etc/timezone"), root.join("ctl02/etc/timezone")).unwrap();
+    std::fs::copy(
+        root.join("ctl01/etc/timezone"),
+        root.join("ctl02/etc/timezone"),
+    )
+    .unwrap();
     std::fs::rename(
         root.join("ctl01/var/log/kolla/nova"),
         root.join("ctl02/var/log/kolla/nova"),
@@ -213,7 +222,10 @@ fn shifting_moves_oslo_iso_and_apache_stamps() {
         shift_stamps(line, 95),
         "2021-01-01 00:01:05.123 235 INFO x [-] a\n10.0.0.1 - - [01/Jan/2021:00:01:05 +0000] \"GET / HTTP/1.1\" 200\n2025-06-10T19:22:53.772Z [svc] 2025-06-10 19:22:53.771 1 INFO"
     );
-    assert_eq!(shift_stamps("2021-01-01 00:00:03.5", -4), "2020-12-31 23:59:59.5");
+    assert_eq!(
+        shift_stamps("2021-01-01 00:00:03.5", -4),
+        "2020-12-31 23:59:59.5"
+    );
 }
 
 #[test]
@@ -260,15 +272,18 @@ fn injected_offsets_are_measured_and_large_ones_corrected() {
         let evacuate = a
             .events
             .iter()
-            .position(|e| e.message().starts_with("Call evacuate command for instance ea113f7d"))
+            .position(|e| {
+                e.message()
+                    .starts_with("Call evacuate command for instance ea113f7d")
+            })
             .unwrap();
         let answer = a
             .events
             .iter()
             .position(|e| {
-                e.request_id.is_some_and(|r| {
-                    r.request_id() == "req-3789b55f-48f9-4542-b52a-4f6310204c52"
-                }) && e.http.is_some()
+                e.request_id
+                    .is_some_and(|r| r.request_id() == "req-3789b55f-48f9-4542-b52a-4f6310204c52")
+                    && e.http.is_some()
             })
             .unwrap();
         assert!(evacuate < answer, "{secs} s: the 400 comes before its call");
@@ -284,14 +299,21 @@ fn a_host_in_no_causal_pair_is_not_shifted() {
     let node02 = host_id(&a, "node02ob100");
     assert!(a.skew.iter().all(|s| s.host != node02), "{:?}", a.skew);
     let times = |a: &Analysis, h: u32| -> Vec<i64> {
-        a.events.iter().filter(|e| e.host == h).map(|e| e.time).collect()
+        a.events
+            .iter()
+            .filter(|e| e.host == h)
+            .map(|e| e.time)
+            .collect()
     };
     let before = times(&original, host_id(&original, "node02ob100"));
     let after = times(&a, node02);
     assert!(!before.is_empty());
     assert_eq!(
         after,
-        before.iter().map(|t| t + 95_000_000_000).collect::<Vec<_>>()
+        before
+            .iter()
+            .map(|t| t + 95_000_000_000)
+            .collect::<Vec<_>>()
     );
 }
 
@@ -327,7 +349,10 @@ fn a_compute_behind_its_api_is_bounded_from_one_side() {
     let s = a.skew.iter().find(|s| s.host == node01).unwrap();
     assert_eq!(s.low_ms, None, "{s:?}");
     // The API request started 3.6 s before node01's first line of it.
-    assert!(s.high_ms.is_some_and(|h| (-95_000..-90_000).contains(&h)), "{s:?}");
+    assert!(
+        s.high_ms.is_some_and(|h| (-95_000..-90_000).contains(&h)),
+        "{s:?}"
+    );
     assert!(!s.applied, "{s:?}");
     assert_eq!(s.pairs, 1);
 }
@@ -378,7 +403,13 @@ fn clock_captures_are_read_and_shown_beside_the_offsets() {
     // The measured offset first, then what the host says.
     assert!(line.contains("causal pairs"), "{line}");
     assert!(line.contains("chrony: not synchronised"), "{line}");
-    assert!(line.contains("timedatectl: not synchronised, NTP service inactive"), "{line}");
+    assert!(
+        line.contains("timedatectl: not synchronised, NTP service inactive"),
+        "{line}"
+    );
     let md = evacdoc::triage::report::markdown(&a, &findings);
-    assert!(md.contains("- ctl-1: ntpq: synchronised, 1.250 ms fast, source 10.0.0.1"), "{md}");
+    assert!(
+        md.contains("- ctl-1: ntpq: synchronised, 1.250 ms fast, source 10.0.0.1"),
+        "{md}"
+    );
 }

@@ -153,7 +153,9 @@ pub fn parse_chronyc_tracking(text: &str) -> Option<ClockStatus> {
 /// minus this host); no system peer means not synchronised.
 pub fn parse_ntpq_peers(text: &str) -> Option<ClockStatus> {
     let mut lines = text.lines();
-    let header = lines.by_ref().find(|l| l.contains("remote") && l.contains("offset"))?;
+    let header = lines
+        .by_ref()
+        .find(|l| l.contains("remote") && l.contains("offset"))?;
     let column = header.split_whitespace().position(|w| w == "offset")?;
     let mut s = ClockStatus::new(ClockTool::Ntpq);
     s.synchronized = Some(false);
@@ -231,10 +233,7 @@ mod tests {
                     ==============================================================================\n\
                      10.0.0.1        .INIT.          16 u    -   64    0    0.000    0.000   0.000\n";
         assert_eq!(parse_ntpq_peers(none).unwrap().synchronized, Some(false));
-        assert_eq!(
-            parse_ntpq_peers("ntpq: read: Connection refused\n"),
-            None
-        );
+        assert_eq!(parse_ntpq_peers("ntpq: read: Connection refused\n"), None);
     }
 
     #[test]

@@ -231,8 +231,11 @@ fn violations(events: &[Event], pairs: &[Pair], edge: &Edge) -> Vec<String> {
             if late || early {
                 out.push(format!(
                     "{:?} pair at line {} of file {}: server line {} of file {}",
-                    p.kind, events[p.anchor as usize].line, events[p.anchor as usize].file,
-                    e.line, e.file
+                    p.kind,
+                    events[p.anchor as usize].line,
+                    events[p.anchor as usize].file,
+                    e.line,
+                    e.file
                 ));
             }
         }

@@ -63,8 +63,17 @@ mod tests {
     #[test]
     fn timedatectl_reads_as_not_synchronised() {
         let text = "System clock synchronized: no\nNTP service: inactive\n";
-        let c = HostClock::read(2, "node03/sos_commands/systemd/timedatectl", "sos_commands/systemd/timedatectl", text).unwrap();
-        assert_eq!(c.summary(), "timedatectl: not synchronised, NTP service inactive");
+        let c = HostClock::read(
+            2,
+            "node03/sos_commands/systemd/timedatectl",
+            "sos_commands/systemd/timedatectl",
+            text,
+        )
+        .unwrap();
+        assert_eq!(
+            c.summary(),
+            "timedatectl: not synchronised, NTP service inactive"
+        );
         assert_eq!(HostClock::read(2, "x", "etc/timezone", "Etc/UTC\n"), None);
     }
 }

@@ -9,7 +9,10 @@ use crate::model::HostId;
 
 /// `94.900..95.100 s`, `..3.621 s`, `-2.000.. s`.
 fn interval(low_ms: Option<i64>, high_ms: Option<i64>) -> String {
-    let s = |v: Option<i64>| v.map(|v| format!("{:.3}", v as f64 / 1000.0)).unwrap_or_default();
+    let s = |v: Option<i64>| {
+        v.map(|v| format!("{:.3}", v as f64 / 1000.0))
+            .unwrap_or_default()
+    };
     format!("{}..{} s", s(low_ms), s(high_ms))
 }
 
@@ -34,7 +37,10 @@ fn measured(analysis: &Analysis, s: &SkewEstimate) -> String {
 pub fn clock_notes(analysis: &Analysis) -> Vec<String> {
     let mut by_host: BTreeMap<HostId, Vec<String>> = BTreeMap::new();
     for s in &analysis.skew {
-        by_host.entry(s.host).or_default().push(measured(analysis, s));
+        by_host
+            .entry(s.host)
+            .or_default()
+            .push(measured(analysis, s));
     }
     for c in &analysis.clocks {
         by_host.entry(c.host).or_default().push(c.summary());

@@ -268,7 +268,7 @@ fn returned_ids(message: &str) -> Vec<Uuid> {
 fn stated_duration(e: &Event) -> Option<i64> {
     let (_, rest) = e.message().rsplit_once("time: ")?;
     let secs: f64 = rest.split_whitespace().next()?.parse().ok()?;
-    (secs.is_finite() && (0.0..3600.0).contains(&secs)).then(|| (secs * 1e9) as i64)
+    (secs.is_finite() && (0.0..3600.0).contains(&secs)).then_some((secs * 1e9) as i64)
 }
 
 /// Every causal pair of the events (in time order, before any skew correction). Two
@@ -281,8 +281,7 @@ pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
     global_request_ids(&ctx, &mut pairs);
     let joined = anchored_joins(&ctx, &pairs);
     pairs.extend(joined.iter().cloned());
-    let covered: HashSet<(EventId, HostId)> =
-        joined.iter().map(|p| (p.anchor, p.server)).collect();
+    let covered: HashSet<(EventId, HostId)> = joined.iter().map(|p| (p.anchor, p.server)).collect();
     single_candidate_joins(&ctx, &covered, &mut pairs);
     nova_requests(&ctx, &mut pairs);
     merge(pairs)
@@ -361,55 +360,52 @@ fn call_of(ctx: &Ctx<'_>, answer: usize, lines: &[usize]) -> Option<usize> {
 /// request, the calls of one kind and the requests they make are paired in order when
 /// there are as many of each.
 fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
-    // Nova request lines (with a method and path) by global id.
-    let mut requests: HashMap<Uuid, Vec<usize>> = HashMap::new();
+    // Nova request lines (with a method and path) by global id and the instance their
+    // path names: polls of a hundred instances stay a hundred small groups.
+    let mut requests: HashMap<(Uuid, Option<Uuid>), Vec<usize>> = HashMap::new();
     for (pos, e) in ctx.events.iter().enumerate() {
         if let (Some(g), Some(_), Some(_)) = (e.global_request_id, e.request_id, &e.http)
             && ctx.is_api(e)
             && Some(g) != e.request_id
         {
-            requests.entry(g).or_default().push(pos);
+            let key = (g, e.instances.first().copied());
+            requests.entry(key).or_default().push(pos);
         }
     }
-    type Group = (Vec<usize>, Vec<usize>);
-    let mut groups: HashMap<(Uuid, String, HostId, HostId), Group> = HashMap::new();
-    for calls in ctx.calls_by_host.values() {
-        for &pos in calls {
+    // Masakari's calls of one kind in one global request, in time order.
+    let mut calls: HashMap<(Uuid, String, HostId), Vec<usize>> = HashMap::new();
+    for list in ctx.calls_by_host.values() {
+        for &pos in list {
             let call = &ctx.events[pos];
-            let (Some(g), Some(key)) = (call.global_request_id, call_key(call)) else {
-                continue;
-            };
-            for &r in requests.get(&g).into_iter().flatten() {
-                let request = &ctx.events[r];
-                if request.host != call.host && makes(call, request) {
-                    let group = groups
-                        .entry((g, key.clone(), call.host, request.host))
-                        .or_default();
-                    if group.0.last() != Some(&pos) {
-                        group.0.push(pos);
-                    }
-                    group.1.push(r);
-                }
+            if let (Some(g), Some(key)) = (call.global_request_id, call_key(call)) {
+                calls.entry((g, key, call.host)).or_default().push(pos);
             }
         }
     }
-    for ((_, _, _, server), (calls, mut requests)) in groups {
-        requests.sort_unstable();
-        requests.dedup();
-        if calls.len() != requests.len() {
+    for ((g, _, client), calls) in calls {
+        let first = &ctx.events[calls[0]];
+        let Some(candidates) = requests.get(&(g, first.instances.first().copied())) else {
             continue;
+        };
+        let mut by_server: HashMap<HostId, Vec<usize>> = HashMap::new();
+        for &r in candidates {
+            let request = &ctx.events[r];
+            if request.host != client && makes(first, request) {
+                by_server.entry(request.host).or_default().push(r);
+            }
         }
-        for (call, request) in calls.into_iter().zip(requests) {
-            let Some(r) = ctx.events[request].request_id else {
+        for (server, requests) in by_server {
+            // As many requests as calls: each call made the one in its place.
+            if requests.len() != calls.len() {
                 continue;
-            };
-            let lines = ctx.api_lines(r, server);
-            out.extend(ctx.pair(
-                PairKind::GlobalRequestId,
-                call,
-                ctx.next_time(call),
-                lines,
-            ));
+            }
+            for (&call, request) in calls.iter().zip(requests) {
+                let Some(r) = ctx.events[request].request_id else {
+                    continue;
+                };
+                let lines = ctx.api_lines(r, server);
+                out.extend(ctx.pair(PairKind::GlobalRequestId, call, ctx.next_time(call), lines));
+            }
         }
     }
 }
@@ -462,7 +458,10 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
         for &call in calls {
             let c = &ctx.events[call];
             let next = ctx.next_time(call);
-            let (from, to) = (c.time + lo - SECOND_NS, next.unwrap_or(c.time + LATENCY_NS) + hi);
+            let (from, to) = (
+                c.time + lo - SECOND_NS,
+                next.unwrap_or(c.time + LATENCY_NS) + hi,
+            );
             let start = requests.partition_point(|&r| ctx.events[r].time < from);
             for &r in &requests[start..] {
                 let e = &ctx.events[r];
@@ -473,10 +472,7 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
                     (Some(a), Some(b)) => a == b,
                     _ => true,
                 };
-                if same_request
-                    && e.time + precision(e) >= c.time + lo
-                    && makes(c, e)
-                {
+                if same_request && e.time + precision(e) >= c.time + lo && makes(c, e) {
                     found.push((call, r, next));
                 }
             }
@@ -498,7 +494,9 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
                 Some(id) => ctx.api_lines(id, server),
                 None => vec![r],
             };
-            out.extend(ctx.pair(PairKind::Join, call, next, lines));
+            if next.is_some() {
+                out.extend(ctx.pair(PairKind::Join, call, next, lines));
+            }
         }
     }
     out
@@ -533,7 +531,11 @@ fn single_candidate_joins(
             None => vec![c.request as usize],
         };
         let call = c.call as usize;
-        out.extend(ctx.pair(PairKind::Join, call, ctx.next_time(call), lines));
+        // Without the client's next line a join bounds one side only, and a wrong one
+        // would pass for a clock far behind: not used.
+        if let Some(next) = ctx.next_time(call) {
+            out.extend(ctx.pair(PairKind::Join, call, Some(next), lines));
+        }
     }
 }
 
