@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::correlate::analysis::FileInfo;
-use crate::correlate::joins::{call_key, candidates, makes};
+use crate::correlate::joins::{call_key, makes};
 use crate::correlate::skew::interval::{Interval, consensus};
 use crate::model::{Event, EventId, HostId, Project, Uuid};
 
@@ -100,6 +100,8 @@ struct Ctx<'a> {
     nova_by_request: HashMap<Uuid, Vec<usize>>,
     /// Masakari's Nova calls, by host, in time order.
     calls_by_host: HashMap<HostId, Vec<usize>>,
+    /// nova-api's request lines (access and request log), by host, in time order.
+    requests_by_host: HashMap<HostId, Vec<usize>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -112,6 +114,7 @@ impl<'a> Ctx<'a> {
             shared: HashSet::new(),
             nova_by_request: HashMap::new(),
             calls_by_host: HashMap::new(),
+            requests_by_host: HashMap::new(),
         };
         let mut instances_of: HashMap<(HostId, Uuid), HashSet<Uuid>> = HashMap::new();
         for (i, e) in events.iter().enumerate() {
@@ -134,6 +137,9 @@ impl<'a> Ctx<'a> {
                 Project::Nova => {
                     if let Some(r) = e.request_id {
                         ctx.nova_by_request.entry(r).or_default().push(i);
+                    }
+                    if e.http.is_some() && ctx.is_api(e) {
+                        ctx.requests_by_host.entry(e.host).or_default().push(i);
                     }
                 }
                 _ => {}
@@ -428,13 +434,6 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
             .or_default()
             .push(Interval { lo: p.lo, hi: p.hi });
     }
-    // Nova request lines by host, in time order.
-    let mut requests: HashMap<HostId, Vec<usize>> = HashMap::new();
-    for (pos, e) in ctx.events.iter().enumerate() {
-        if e.http.is_some() && ctx.is_api(e) {
-            requests.entry(e.host).or_default().push(pos);
-        }
-    }
     let mut out = Vec::new();
     for ((client, server), intervals) in bounds {
         let Some((_, members)) = consensus(&intervals) else {
@@ -449,8 +448,10 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
         if hi < lo || hi - lo > ANCHOR_WIDTH_NS {
             continue;
         }
-        let (Some(calls), Some(requests)) = (ctx.calls_by_host.get(&client), requests.get(&server))
-        else {
+        let (Some(calls), Some(requests)) = (
+            ctx.calls_by_host.get(&client),
+            ctx.requests_by_host.get(&server),
+        ) else {
             continue;
         };
         // (call, request) pairs the bound allows.
@@ -503,34 +504,72 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
 }
 
 /// Calls with a single candidate request of one log (access or request log) within
-/// the search window, that request having no other candidate call.
+/// the search window, that request having no other candidate call. A call whose kind
+/// (`POST /servers/<id>/action`) Masakari makes again within the window is ambiguous
+/// from the start, and not searched.
 fn single_candidate_joins(
     ctx: &Ctx<'_>,
     covered: &HashSet<(EventId, HostId)>,
     out: &mut Vec<Pair>,
 ) {
-    let project_of = |e: &Event| ctx.project(e);
-    let all = candidates(ctx.events, project_of, SEARCH_NS, SEARCH_NS);
-    let mut per_call: HashMap<(EventId, bool), usize> = HashMap::new();
-    let mut per_request: HashMap<EventId, usize> = HashMap::new();
-    for (c, _, _) in &all {
-        let kind = ctx.events[c.request as usize].second_precision;
-        *per_call.entry((c.call, kind)).or_default() += 1;
-        *per_request.entry(c.request).or_default() += 1;
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for calls in ctx.calls_by_host.values() {
+        let keys: Vec<Option<String>> = calls.iter().map(|&p| call_key(&ctx.events[p])).collect();
+        let mut times: HashMap<&str, Vec<i64>> = HashMap::new();
+        for (&p, key) in calls.iter().zip(&keys) {
+            if let Some(key) = key {
+                times.entry(key).or_default().push(ctx.events[p].time);
+            }
+        }
+        for (&pos, key) in calls.iter().zip(&keys) {
+            let c = &ctx.events[pos];
+            let Some(same) = key.as_deref().and_then(|k| times.get(k)) else {
+                continue;
+            };
+            let (from, to) = (c.time - SEARCH_NS, c.time + SEARCH_NS);
+            if same.partition_point(|&t| t <= to) - same.partition_point(|&t| t < from) > 1 {
+                continue;
+            }
+            for (&server, requests) in &ctx.requests_by_host {
+                if server == c.host {
+                    continue;
+                }
+                let start = requests.partition_point(|&r| ctx.events[r].time < from);
+                for &r in &requests[start..] {
+                    let e = &ctx.events[r];
+                    if e.time > to {
+                        break;
+                    }
+                    let same_request = match (c.global_request_id, e.global_request_id) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    };
+                    if same_request && makes(c, e) {
+                        found.push((pos, r));
+                    }
+                }
+            }
+        }
     }
-    for (c, _, _) in &all {
-        let request = &ctx.events[c.request as usize];
-        if per_call[&(c.call, request.second_precision)] != 1
-            || per_request[&c.request] != 1
-            || covered.contains(&(c.call, request.host))
+    let mut per_call: HashMap<(usize, bool), usize> = HashMap::new();
+    let mut per_request: HashMap<usize, usize> = HashMap::new();
+    for &(call, r) in &found {
+        let kind = ctx.events[r].second_precision;
+        *per_call.entry((call, kind)).or_default() += 1;
+        *per_request.entry(r).or_default() += 1;
+    }
+    for (call, r) in found {
+        let request = &ctx.events[r];
+        if per_call[&(call, request.second_precision)] != 1
+            || per_request[&r] != 1
+            || covered.contains(&(call as EventId, request.host))
         {
             continue;
         }
         let lines = match request.request_id {
-            Some(r) => ctx.api_lines(r, request.host),
-            None => vec![c.request as usize],
+            Some(id) => ctx.api_lines(id, request.host),
+            None => vec![r],
         };
-        let call = c.call as usize;
         // Without the client's next line a join bounds one side only, and a wrong one
         // would pass for a clock far behind: not used.
         if let Some(next) = ctx.next_time(call) {
