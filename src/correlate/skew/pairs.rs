@@ -73,8 +73,9 @@ pub struct Pair {
 /// How far a call and its request may be apart when they are joined by kind alone:
 /// the largest offset measured this way (ten minutes) and latency.
 const SEARCH_NS: i64 = 11 * 60 * 1_000_000_000;
-/// How far back from a line with a `Request-ID` its call may be.
-const CALL_BACK_NS: i64 = 15 * 60 * 1_000_000_000;
+/// How far back from a line with a `Request-ID` its call may be (novaclient's and
+/// keystoneauth's time-outs are shorter).
+const CALL_BACK_NS: i64 = 5 * 60 * 1_000_000_000;
 const SECOND_NS: i64 = 1_000_000_000;
 
 /// The true time of a server line lies in `[time, time + precision]`.
@@ -250,6 +251,13 @@ impl<'a> Ctx<'a> {
             hi,
         })
     }
+}
+
+/// A cheap test before [`makes`]: a request for an instance names it.
+fn may_make(call: &Event, request: &Event) -> bool {
+    call.instances
+        .first()
+        .is_none_or(|i| request.instances.contains(i))
 }
 
 fn is_call(e: &Event) -> bool {
@@ -473,7 +481,11 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
                     (Some(a), Some(b)) => a == b,
                     _ => true,
                 };
-                if same_request && e.time + precision(e) >= c.time + lo && makes(c, e) {
+                if same_request
+                    && e.time + precision(e) >= c.time + lo
+                    && may_make(c, e)
+                    && makes(c, e)
+                {
                     found.push((call, r, next));
                 }
             }
@@ -544,7 +556,7 @@ fn single_candidate_joins(
                         (Some(a), Some(b)) => a == b,
                         _ => true,
                     };
-                    if same_request && makes(c, e) {
+                    if same_request && may_make(c, e) && makes(c, e) {
                         found.push((pos, r));
                     }
                 }
