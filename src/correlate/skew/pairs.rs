@@ -89,7 +89,8 @@ pub fn precision(event: &Event) -> i64 {
 
 struct Ctx<'a> {
     events: &'a [Event],
-    files: &'a [FileInfo],
+    /// Each file's project, and whether it is a nova-api log.
+    kinds: Vec<(Project, bool)>,
     /// Masakari lines by (host, local request id).
     by_request: HashMap<(HostId, Uuid), Vec<usize>>,
     /// Masakari lines by (host, instance named).
@@ -107,9 +108,19 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(events: &'a [Event], files: &'a [FileInfo]) -> Ctx<'a> {
+        let kinds = files
+            .iter()
+            .map(|f| {
+                let name = f.service.name();
+                let project = f.service.project();
+                let api = project == Project::Nova
+                    && (name.contains("nova-api") || name.contains("nova_api"));
+                (project, api)
+            })
+            .collect();
         let mut ctx = Ctx {
             events,
-            files,
+            kinds,
             by_request: HashMap::new(),
             by_instance: HashMap::new(),
             shared: HashSet::new(),
@@ -155,20 +166,14 @@ impl<'a> Ctx<'a> {
     }
 
     fn project(&self, e: &Event) -> Project {
-        self.files
+        self.kinds
             .get(e.file as usize)
-            .map(|f| f.service.project())
-            .unwrap_or(Project::Other)
+            .map_or(Project::Other, |k| k.0)
     }
 
     /// A line of the nova-api service (its log, access log or error log).
     fn is_api(&self, e: &Event) -> bool {
-        self.files.get(e.file as usize).is_some_and(|f| {
-            f.service.project() == Project::Nova && {
-                let name = f.service.name();
-                name.contains("nova-api") || name.contains("nova_api")
-            }
-        })
+        self.kinds.get(e.file as usize).is_some_and(|k| k.1)
     }
 
     /// The time of the client's next line of the call at `pos`: the next line of its
