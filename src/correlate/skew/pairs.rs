@@ -677,6 +677,128 @@ fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{EventKind, HttpRequest, Service};
+
+    fn file(service: &str, host: HostId) -> FileInfo {
+        FileInfo {
+            path: format!("{service}.log"),
+            host,
+            service: Service::new(service),
+            format: "oslo".into(),
+            records: 0,
+            unparsed: 0,
+            invalid_utf8_lines: 0,
+            bytes: 0,
+            log: String::new(),
+            rotation: 0,
+            incomplete: None,
+        }
+    }
+
+    /// An oslo line of `file` (0: the engine on host 0, 1: nova-api on host 1).
+    fn line(ms: i64, file: u32, logger: &str, req: &str, message: &str) -> Event {
+        let text = format!("[{req}] {message}");
+        let http = message.split_once(" \"").map(|(_, rest)| {
+            let mut words = rest.split(['"', ' ']);
+            HttpRequest {
+                method: words.next().unwrap_or("").into(),
+                path: words.next().unwrap_or("").into(),
+                status: 202,
+                user_agent: None,
+            }
+        });
+        Event {
+            time: ms * 1_000_000,
+            file,
+            line: 1,
+            host: file,
+            kind: if http.is_some() {
+                EventKind::Request
+            } else {
+                EventKind::Log
+            },
+            level: None,
+            logger: Some(logger.into()),
+            pid: None,
+            request_id: Uuid::parse_request_id(req),
+            global_request_id: None,
+            instances: crate::correlate::ids::classified_uuids(message)
+                .into_iter()
+                .map(|(_, u)| u)
+                .collect(),
+            notifications: vec![],
+            volumes: vec![],
+            mentioned_hosts: vec![],
+            http,
+            message_start: (req.len() + 3) as u32,
+            message_len: message.len() as u32,
+            text,
+            more: vec![],
+            second_precision: false,
+        }
+    }
+
+    const A: &str = "ea113f7d-32f7-422f-a8a7-c979958d7f19";
+    const B: &str = "bdffe5f1-b6f7-4046-a5c1-53c46d4082cc";
+    const SHARED: &str = "req-50b41bc1-0c0c-411e-a559-43d2add771ec";
+    const NOVA_A: &str = "req-3789b55f-48f9-4542-b52a-4f6310204c52";
+
+    #[test]
+    fn a_request_id_two_green_threads_share_does_not_close_a_call() {
+        // Two instances' threads log under one local id (a generator that keeps the
+        // notification's context): B's call is no answer to A's.
+        let nova = "masakari.compute.nova";
+        let mut events = vec![
+            line(
+                1_000,
+                0,
+                nova,
+                SHARED,
+                &format!("Call lock server command for instance {A}"),
+            ),
+            line(
+                1_010,
+                0,
+                nova,
+                SHARED,
+                &format!("Call lock server command for instance {B}"),
+            ),
+            line(
+                1_020,
+                0,
+                nova,
+                SHARED,
+                "Creating a Nova client using \"nova\" user",
+            ),
+            line(
+                1_400,
+                1,
+                "nova.api.openstack.requestlog",
+                NOVA_A,
+                &format!(
+                    "10.0.0.1 \"POST /v2.1/servers/{A}/action\" status: 202 len: 0 microversion: 2.53 time: 0.300000"
+                ),
+            ),
+            line(
+                1_500,
+                0,
+                "masakari.engine.drivers.taskflow.host_failure",
+                SHARED,
+                &format!("Invalid input received: (HTTP 400) (Request-ID: {NOVA_A})"),
+            ),
+        ];
+        events.sort_by_key(|e| e.time);
+        let files = [file("masakari-engine", 0), file("nova-api", 1)];
+        let pairs = causal_pairs(&events, &files);
+        let p = pairs
+            .iter()
+            .find(|p| p.kind == PairKind::ReturnedRequestId)
+            .unwrap();
+        assert_eq!(events[p.anchor as usize].instances[0].to_string(), A);
+        // Closed by the Request-ID line, not by B's lines 10 and 20 ms later.
+        assert_eq!(p.end, Some(1_500_000_000));
+        assert_eq!((p.lo, p.hi), (Some(-100_000_000), Some(400_000_000)));
+    }
 
     #[test]
     fn returned_ids_are_read_from_novaclient_messages() {
