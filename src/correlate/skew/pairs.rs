@@ -113,8 +113,11 @@ impl<'a> Ctx<'a> {
             .map(|f| {
                 let name = f.service.name();
                 let project = f.service.project();
+                // nova-api under its package, Kolla, helm and devstack unit names.
                 let api = project == Project::Nova
-                    && (name.contains("nova-api") || name.contains("nova_api"));
+                    && ["nova-api", "nova_api", "osapi", "n-api"]
+                        .iter()
+                        .any(|n| name.contains(n));
                 (project, api)
             })
             .collect();
