@@ -15,6 +15,8 @@ mod container_logs;
 mod detect;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
+/// Clock skew on copies of scenarios with moved clocks.
+mod skew;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
 /// Shared helpers: run the binary, find the samples.

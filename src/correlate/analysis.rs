@@ -6,6 +6,7 @@ use serde::Serialize;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::Join;
 use crate::correlate::skew::SkewEstimate;
+use crate::correlate::skew::clock::HostClock;
 use crate::ingest::layout::Layout;
 use crate::ingest::timezone::ZoneSource;
 use crate::model::{Event, FileId, HostId, Service};
@@ -191,8 +192,10 @@ pub struct Analysis {
     pub index: Indexes,
     /// Masakari calls joined with the Nova requests they caused.
     pub joins: Vec<Join>,
-    /// Clock offsets between hosts estimated from the joins.
+    /// Clock offsets between hosts, bounded by causal pairs of lines.
     pub skew: Vec<SkewEstimate>,
+    /// What the hosts' clock captures say (`chronyc tracking`, `ntpq -p`, `timedatectl`).
+    pub clocks: Vec<HostClock>,
     /// Counts.
     pub stats: Stats,
 }

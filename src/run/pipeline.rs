@@ -197,6 +197,7 @@ pub fn analyze_with(
         index,
         joins,
         skew,
+        clocks: small.clocks,
         stats,
     })
 }

@@ -51,6 +51,7 @@ pub fn json_document(analysis: &Analysis, findings: &[Finding]) -> Value {
             "skipped": analysis.skipped,
             "missing": analysis.missing,
             "skew": analysis.skew,
+            "clocks": analysis.clocks,
         },
         "findings": findings,
         "stats": {
@@ -205,12 +206,8 @@ pub fn text(analysis: &Analysis, findings: &[Finding], style: Style) -> String {
     for k in analysis.skipped.iter().take(20) {
         let _ = writeln!(out, "  skipped: {} ({})", k.path, k.reason);
     }
-    for skew in analysis.skew.iter().filter(|s| s.applied) {
-        let _ = writeln!(
-            out,
-            "  clock: host {} vs {}: {} ms ({})",
-            skew.host, skew.reference, skew.offset_ms, skew.note
-        );
+    for note in crate::correlate::skew::notes::clock_notes(analysis) {
+        let _ = writeln!(out, "  clock: {note}");
     }
     out
 }
@@ -227,6 +224,10 @@ pub fn markdown(analysis: &Analysis, findings: &[Finding]) -> String {
         analysis.hosts.len(),
         analysis.files.len()
     );
+    let clocks = crate::correlate::skew::notes::clock_notes(analysis);
+    if !clocks.is_empty() {
+        let _ = writeln!(out, "Clocks:\n\n- {}\n", clocks.join("\n- "));
+    }
     if findings.is_empty() {
         let _ = writeln!(out, "No findings.");
     }
