@@ -393,4 +393,41 @@ mod tests {
         assert_eq!(at, text.len() as u64);
         assert_eq!(read.info.invalid_utf8_lines, 1);
     }
+
+    #[test]
+    fn container_line_pieces_are_one_record_of_the_file() {
+        // containerd splits a long line into `P` pieces, with another stream's line in
+        // between: the push assembler joins them, whatever the pieces read.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("samples/parsers/cri/containerd_partial_lines.log");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = found(
+            &path,
+            "ctl1/var/log/pods/openstack_masakari-engine-0_x/masakari-engine/0.log",
+        );
+        let p = placed(&file, "masakari-engine");
+        let watch = None;
+        let mut keeper = EventKeeper::new(&watch);
+        let read = read_log(&p, 0, &mut keeper);
+        let outcome = keeper.into_outcome(read.info, read.skipped);
+        let first_piece = text.lines().position(|l| l.contains(" stdout P ")).unwrap() + 1;
+        let failed = outcome
+            .events
+            .iter()
+            .find(|r| {
+                r.event
+                    .message()
+                    .contains("Failed to evacuate instance 7d1e5f0a")
+            })
+            .expect("the joined WARNING is kept");
+        assert_eq!(failed.event.line as usize, first_piece);
+        // The message starts in the third piece, the head in the first.
+        assert!(
+            failed
+                .event
+                .message()
+                .starts_with("Failed to evacuate instance 7d1e5f0a")
+        );
+        assert_eq!(outcome.skipped, None);
+    }
 }
