@@ -19,6 +19,20 @@ crashdump taken 2023-03-15 21:06 UTC). `debug = True` was switched on for the no
 cinder services two days before the crashdump (so the two newest days, x.log and
 x.log.1, hold two thirds of the bytes and the DEBUG lines); masakari runs with debug
 on all along.
+
+Options that vary the bundle along the axes of a real cloud (the default output is
+unchanged, byte for byte):
+    --debug all        every OpenStack service at DEBUG for all ten days; masakari-engine
+                       logs keystoneauth `REQ: curl` / `RESP:`, novaclient `... used request
+                       id`, urllib3 and taskflow `Flow/Task ... transitioned` lines around
+                       every Nova call; nova-api, -conductor, -scheduler and the destination
+                       compute log the evacuation's request context (untagged lines too);
+                       oslo.messaging, placement (keystoneauth) and `_report_state` lines.
+    --services all     syslog on every host, libvirtd and the neutron OVS agent on every
+                       compute, neutron-server, rabbitmq, cinder-scheduler and cinder's
+                       Apache access log, on each of 3 control planes (--controllers N);
+                       Masakari engines, nova-api (HAProxy round robin), conductors and
+                       cinder-api serve the recoveries from all of them.
 """
 
 import argparse
@@ -128,35 +142,70 @@ MS3 = ["%03d" % i for i in range(1000)]
 
 
 class Clock:
-    """Millisecond offsets from START -> oslo / apache timestamps (cached per minute)."""
+    """Millisecond offsets from START -> oslo / apache timestamps (cached per minute).
 
-    def __init__(self):
+    zone: a zoneinfo.ZoneInfo for hosts whose logs are in local time (None: UTC);
+    offset_ms: how far the host's clock is ahead of true time (a known skew)."""
+
+    def __init__(self, zone=None, offset_ms=0):
+        self.zone = zone
+        self.off = offset_ms
         self.oc = {}
         self.ac = {}
         self.ls = -1
         self.lp = ""
 
+    def _local(self, m):
+        d = START + _dt.timedelta(minutes=m)
+        if self.zone is None:
+            return d, "+0000"
+        d = d.replace(tzinfo=_dt.timezone.utc).astimezone(self.zone)
+        z = d.strftime("%z")
+        return d.replace(tzinfo=None), z
+
     def oslo(self, ms):
+        ms += self.off
         sec, r = divmod(ms, 1000)
         if sec != self.ls:
             self.ls = sec
             m, ss = divmod(sec, 60)
             p = self.oc.get(m)
             if p is None:
-                d = START + _dt.timedelta(minutes=m)
+                d, _ = self._local(m)
                 p = d.strftime("%Y-%m-%d %H:%M:")
                 self.oc[m] = p
             self.lp = p + SEC2[ss] + "."
         return self.lp + MS3[r]
 
     def apache(self, ms):
+        ms += self.off
         m, r = divmod(ms, 60000)
         p = self.ac.get(m)
         if p is None:
-            d = START + _dt.timedelta(minutes=m)
-            p = "%02d/%s/%04d:%02d:%02d:" % (d.day, MONTHS[d.month - 1], d.year, d.hour, d.minute)
+            d, z = self._local(m)
+            p = ("%02d/%s/%04d:%02d:%02d:" % (d.day, MONTHS[d.month - 1], d.year, d.hour, d.minute), z)
             self.ac[m] = p
-        return "[%s%02d +0000]" % (p, r // 1000)
+        return "[%s%02d %s]" % (p[0], r // 1000, p[1])
+
+    def http(self, ms):
+        """RFC 7231 date (GMT) of the host clock, as in a Date: header."""
+        ms += self.off
+        d = START + _dt.timedelta(milliseconds=ms)
+        return "%s, %02d %s %04d %02d:%02d:%02d GMT" % (
+            ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[d.weekday()], d.day, MONTHS[d.month - 1], d.year, d.hour, d.minute, d.second)
+
+    def syslog(self, ms):
+        """RFC 3164 stamp in local time: 'Mar  6 00:00:01'."""
+        ms += self.off
+        m, r = divmod(ms, 60000)
+        d, _ = self._local(m)
+        return "%s %2d %02d:%02d:%02d" % (MONTHS[d.month - 1], d.day, d.hour, d.minute, r // 1000)
+
+    def utc(self, ms):
+        """The host clock's UTC reading (libvirt, CRI, progress details): offset, no zone."""
+        ms += self.off
+        d = START + _dt.timedelta(milliseconds=ms)
+        return d.strftime("%Y-%m-%d %H:%M:%S.") + MS3[ms % 1000]
 
     @staticmethod
     def iso(ms):
@@ -238,7 +287,7 @@ class G:
     """Generator state shared by the templates of one output group."""
 
     __slots__ = ("ts", "t", "ids", "rnd", "aux", "auxn", "host", "era", "pid", "pids",
-                 "inst", "ip", "vols", "rps", "hosts", "bad")
+                 "inst", "ip", "vols", "rps", "hosts", "bad", "ck", "hname")
 
     def pick(self, seq):
         return seq[int(self.rnd() * len(seq))]
@@ -416,7 +465,7 @@ def api_templates():
         rid = g.ids.req()
         pid = g.pick(g.pids)
         ctx = ctx_req(g.era, rid, user, proj, ud, pd)
-        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "%s"\n' % (g.ip, CLOCK.apache(g.t), method, uri, status, blen + 330, ua)
+        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "%s"\n' % (g.ip, g.ck.apache(g.t), method, uri, status, blen + 330, ua)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: %s time: %.6f\n" % (
@@ -442,7 +491,7 @@ def api_templates():
         pid = g.pick(g.pids)
         line = "%s %s INFO nova.api.openstack.compute.server_external_events %sCreating event network-vif-plugged:%s for instance %s on %s\n" % (
             g.ts, pid, ctx, g.ids.uuid(), u, g.pick(g.hosts))
-        acc = '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 %d "-" "python-novaclient"\n' % (g.ip, CLOCK.apache(g.t), 640 + int(g.rnd() * 40))
+        acc = '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 %d "-" "python-novaclient"\n' % (g.ip, g.ck.apache(g.t), 640 + int(g.rnd() * 40))
         g.aux.append(acc)
         g.auxn += len(acc)
         return line + "%s %s INFO nova.api.openstack.requestlog %s%s \"POST /v2.1/os-server-external-events\" status: 200 len: 213 microversion: 2.1 time: %.6f\n" % (
@@ -471,7 +520,7 @@ def api_templates():
         rid = g.ids.req()
         pid = g.pick(g.pids)
         ctx = ctx_req(g.era, rid, u, p)
-        acc = '%s - - %s "GET /v2.1/servers/%s HTTP/1.1" 404 %d "-" "%s"\n' % (g.ip, CLOCK.apache(g.t), missing, 441, UA_NC)
+        acc = '%s - - %s "GET /v2.1/servers/%s HTTP/1.1" 404 %d "-" "%s"\n' % (g.ip, g.ck.apache(g.t), missing, 441, UA_NC)
         g.aux.append(acc)
         g.auxn += len(acc)
         return ("%s %s INFO nova.api.openstack.wsgi %sHTTP exception thrown: Instance %s could not be found.\n"
@@ -738,7 +787,7 @@ def keystone_templates():
     def token(g):
         rid = g.ids.req()
         pid = g.pick(g.pids)
-        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 201 %d "-" "%s"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 8700 + int(g.rnd() * 200), UA)
+        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 201 %d "-" "%s"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 8700 + int(g.rnd() * 200), UA)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s INFO keystone.common.fernet_utils %sLoaded 2 Fernet keys from /etc/keystone/fernet-keys/, but `[fernet_tokens] max_active_keys = 3`; perhaps there have not been enough key rotations to reach `max_active_keys` yet?\n" % (
@@ -749,7 +798,7 @@ def keystone_templates():
         u, p = g.pick(TENANTS)
         rid = g.ids.req()
         pid = g.pick(g.pids)
-        acc = '%s - - %s "GET /v3/auth/tokens HTTP/1.1" 200 %d "-" "python-keystoneclient"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 8700 + int(g.rnd() * 200))
+        acc = '%s - - %s "GET /v3/auth/tokens HTTP/1.1" 200 %d "-" "python-keystoneclient"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 8700 + int(g.rnd() * 200))
         g.aux.append(acc)
         g.auxn += len(acc)
         return ("%s %s DEBUG keystone.server.flask.request_processing.req_logging %sREQUEST_METHOD: `GET`%s\n"
@@ -760,13 +809,13 @@ def keystone_templates():
     def info(g):
         u, p = g.pick(TENANTS)
         rid = g.ids.req()
-        acc = '%s - - %s "GET /v3/projects?domain_id=default HTTP/1.1" 200 %d "-" "%s"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 1900 + int(g.rnd() * 200), UA)
+        acc = '%s - - %s "GET /v3/projects?domain_id=default HTTP/1.1" 200 %d "-" "%s"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 1900 + int(g.rnd() * 200), UA)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s INFO keystone.common.wsgi %sGET http://172.27.100.120:5000/v3/projects?domain_id=default\n" % (g.ts, g.pick(g.pids), ctx_req(g.era, rid, u, p))
 
     def unauth(g):
-        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 401 %d "-" "%s"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 442, UA)
+        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 401 %d "-" "%s"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 442, UA)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s WARNING keystone.server.flask.application %sAuthorization failed. The request you have made requires authentication. from %s: keystone.exception.Unauthorized: The request you have made requires authentication.\n" % (
@@ -827,14 +876,14 @@ def masakari_api_templates():
     def seg(g):
         rid = g.ids.req()
         acc = '%s - - %s "GET /v1/%s/segments HTTP/1.1" 200 %d "-" "openstacksdk/0.61.0 keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"\n' % (
-            g.ip, CLOCK.apache(g.t), ADMIN_PROJ, 700 + int(g.rnd() * 50))
+            g.ip, g.ck.apache(g.t), ADMIN_PROJ, 700 + int(g.rnd() * 50))
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s DEBUG masakari.api.openstack.wsgi %sCalling method '<bound method SegmentsController.index of <masakari.api.openstack.ha.segments.SegmentsController object at 0x7f%010x>>'%s\n" % (
             g.ts, g.pick(g.pids), ctx_req(g.era, rid, ADMIN_USER, ADMIN_PROJ, ADMIN_DOMAIN, ADMIN_DOMAIN), int(g.rnd() * 2 ** 36), s_call)
 
     def check(g):
-        acc = '%s - - %s "GET / HTTP/1.1" 200 531 "-" "curl/7.68.0"\n' % (g.ip, CLOCK.apache(g.t))
+        acc = '%s - - %s "GET / HTTP/1.1" 200 531 "-" "curl/7.68.0"\n' % (g.ip, g.ck.apache(g.t))
         g.aux.append(acc)
         g.auxn += len(acc)
         return ""
@@ -849,13 +898,244 @@ def masakari_api_templates():
     return [T(6, seg), T(3, check), T(0.1, deprec)], bad_utf8
 
 
+# ---- DEBUG-everywhere extras (--debug all): oslo.messaging, keystoneauth, heartbeats -----
+
+PLACEMENT = "http://172.27.100.121:8778"
+KSA_UA = "keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"
+
+
+def rpc_debug_templates():
+    s_recv = dbg("__call__", "oslo_messaging/_drivers/amqpdriver.py", 372)
+    s_reply = dbg("_send_reply", "oslo_messaging/_drivers/amqpdriver.py", 165)
+    s_cast = dbg("_send", "oslo_messaging/_drivers/amqpdriver.py", 673)
+    s_call = dbg("_send", "oslo_messaging/_drivers/amqpdriver.py", 661)
+
+    def recv(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver [-] received message msg_id: %s reply to reply_%s%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), g.ids.hex(32), g.ids.hex(32), s_recv)
+
+    def reply(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver %ssending reply msg_id: %s reply queue: reply_%s time elapsed: %.9fs%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.hex(32), g.ids.hex(32), g.rnd() / 20, s_reply)
+
+    def cast(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver %sCAST unique_id: %s NOTIFY exchange 'nova' topic 'notifications.info'%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.hex(32), s_cast)
+
+    def call(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver %sCALL msg_id: %s exchange 'nova' topic 'conductor'%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.hex(32), s_call)
+
+    return [T(5, recv, True), T(5, reply, True), T(2, cast, True), T(3, call, True)]
+
+
+def ksa_debug_templates(agent):
+    """keystoneauth REQ/RESP lines of a service talking to placement (one record each,
+    several lines of one request share its context)."""
+    s_req = dbg("_http_log_request", "keystoneauth1/session.py", 517)
+    s_resp = dbg("_http_log_response", "keystoneauth1/session.py", 548)
+    s_used = dbg("request", "keystoneauth1/session.py", 954)
+
+    def placement(g):
+        rid = g.ids.req()
+        ctx = ctx_admin(g.era, rid)
+        pid = g.pid or g.pick(g.pids)
+        rp = g.rps
+        nid = g.ids.req()
+        path = "/resource_providers/%s/%s" % (rp, g.pick(("inventories", "aggregates", "traits", "allocations")))
+        return ('%s %s DEBUG keystoneauth.session %sREQ: curl -g -i -X GET %s%s -H "Accept: application/json" -H "OpenStack-API-Version: placement 1.26" '
+                '-H "User-Agent: %s %s" -H "X-Auth-Token: {SHA256}%s"%s\n'
+                "%s %s DEBUG keystoneauth.session %sRESP: [200] Connection: Keep-Alive Content-Length: %d Content-Type: application/json "
+                "Date: %s Keep-Alive: timeout=75, max=100 Server: Apache/2.4.41 (Ubuntu) cache-control: no-cache openstack-api-version: placement 1.26 "
+                "vary: openstack-api-version x-openstack-request-id: %s%s\n"
+                "%s %s DEBUG keystoneauth.session %sGET call to placement for %s%s used request id %s%s\n") % (
+            g.ts, pid, ctx, PLACEMENT, path, agent, KSA_UA, g.ids.hex(64), s_req,
+            g.ts, pid, ctx, 180 + int(g.rnd() * 400), g.ck.http(g.t), nid, s_resp,
+            g.ts, pid, ctx, PLACEMENT, path, nid, s_used)
+
+    return [T(4, placement, True)]
+
+
+def heartbeat_templates():
+    def outlasted(g):
+        return "%s %s WARNING oslo.service.loopingcall [-] Function 'nova.servicegroup.drivers.db.DbDriver._report_state' run outlasted interval by %.2f sec\n" % (
+            g.ts, g.pid or g.pick(g.pids), 0.3 + g.rnd() * 3)
+
+    return [T(0.05, outlasted)]
+
+
+# ---- every service on every host (--services all) ----------------------------------------
+
+def syslog_templates():
+    msgs = [
+        "systemd[1]: Started Session %d of user ubuntu.",
+        "CRON[%d]: (root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)",
+        "systemd-resolved[812]: Using degraded feature set UDP instead of UDP+EDNS0 for DNS server 10.5.0.2.",
+        "chronyd[901]: Selected source 10.5.0.2 (ntp.ubuntu.com)",
+        "kernel: [%d.123456] IPv6: ADDRCONF(NETDEV_CHANGE): tap%s: link becomes ready",
+        "systemd[1]: Starting Message of the Day...",
+        "snapd[1187]: storehelpers.go:721: cannot refresh: snap has no updates available: \"core20\", \"lxd\"",
+        "rsyslogd: [origin software=\"rsyslogd\" swVersion=\"8.2001.0\" x-pid=\"733\" x-info=\"https://www.rsyslog.com\"] rsyslogd was HUPed",
+    ]
+
+    def line(g):
+        m = g.pick(msgs)
+        if "%s" in m:
+            m = m % (int(g.rnd() * 900000), g.ids.hex(11))
+        elif "%d" in m:
+            m = m % int(g.rnd() * 90000)
+        return "%s %s %s\n" % (g.ck.syslog(g.t), g.hname, m)
+
+    def multi(g):
+        return "%s %s kernel: [%d.654321] INFO: task jbd2/sda1-8:412 blocked for more than 120 seconds.\n" % (
+            g.ck.syslog(g.t), g.hname, int(g.rnd() * 900000))
+
+    def bad_utf8(g):
+        return "%s %s sshd[%d]: Invalid user caf\xe9 from 10.5.0.9 port 51234\n" % (g.ck.syslog(g.t), g.hname, int(g.rnd() * 90000))
+
+    return [T(20, line), T(0.1, multi)], bad_utf8
+
+
+def libvirt_templates():
+    def line(g):
+        return g.pick((
+            "%s+0000: %d: error : virNetSocketReadWire:1806 : End of file while reading data: Input/output error\n",
+            "%s+0000: %d: warning : qemuDomainObjTaint:5602 : Domain id=12 name='instance-0000a1b2' uuid=%s is tainted: custom-monitor\n",
+            "%s+0000: %d: info : libvirt version: 6.0.0, package: 0ubuntu8.16 (Christian Ehrhardt <christian.ehrhardt@canonical.com> Mon, 20 Jun 2022 13:04:45 +0200)\n",
+            "%s+0000: %d: warning : virSecuritySELinuxRestoreFileLabel:1432 : cannot resolve symlink /dev/disk/by-path/ip-10.5.0.50:3260: No such file or directory\n",
+        )).replace("%s", g.ck.utc(g.t), 1).replace("%d", str(2000 + int(g.rnd() * 3000)), 1).replace("%s", g.pick(g.inst), 1)
+
+    def bad_utf8(g):
+        return "%s+0000: %d: info : hostname: n\xe9ud\n" % (g.ck.utc(g.t), 2000 + int(g.rnd() * 3000))
+
+    return [T(1, line)], bad_utf8
+
+
+def ovs_agent_templates():
+    s_cmd = dbg("create_process", "neutron/agent/linux/utils.py", 88)
+    s_loop = dbg("rpc_loop", "neutron/plugins/ml2/drivers/openvswitch/agent/ovs_neutron_agent.py", 2610)
+    s_done = dbg("loop_count_and_wait", "neutron/plugins/ml2/drivers/openvswitch/agent/ovs_neutron_agent.py", 2317)
+    L = "neutron.plugins.ml2.drivers.openvswitch.agent.ovs_neutron_agent"
+
+    def loop(g):
+        n = int(g.rnd() * 90000)
+        rid = g.ids.req()
+        return ("%s %s DEBUG %s %sAgent rpc_loop - iteration:%d started%s\n"
+                "%s %s DEBUG %s %sAgent rpc_loop - iteration:%d completed. Processed ports statistics: {'regular': {'added': 0, 'updated': 0, 'removed': 0}}. Elapsed:0.%03d%s\n") % (
+            g.ts, g.pid, L, ctx_admin(g.era, rid), n, s_loop, g.ts, g.pid, L, ctx_admin(g.era, rid), n, int(g.rnd() * 999), s_done)
+
+    def cmd(g):
+        return "%s %s DEBUG neutron.agent.linux.utils %sRunning command: ['ovs-vsctl', '--timeout=10', '--oneline', '--format=json', '--', '--columns=name,external_ids,ofport', 'list', 'Interface']%s\n" % (
+            g.ts, g.pid, ctx_admin(g.era, g.ids.req()), s_cmd)
+
+    def filters(g):
+        return "%s %s INFO neutron.agent.securitygroups_rpc %sPreparing filters for devices {'%s'}\n" % (
+            g.ts, g.pid, ctx_req(g.era, g.ids.req(), NEUTRON_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN), g.ids.uuid())
+
+    def bad_utf8(g):
+        return "%s %s INFO %s %sPort 'p\xe9rim\xe8tre' skipped\n" % (g.ts, g.pid, L, ctx_admin(g.era, g.ids.req()))
+
+    return [T(6, loop, True), T(3, cmd, True), T(1, filters)], bad_utf8
+
+
+def neutron_server_templates():
+    s_net = dbg("get_network_info", "neutron/api/rpc/handlers/dhcp_rpc.py", 212)
+
+    def wsgi(g):
+        u, p = g.pick(TENANTS)
+        return '%s %s INFO neutron.wsgi %s%s "GET /v2.0/ports?device_id=%s HTTP/1.1" status: 200  len: %d time: %.7f\n' % (
+            g.ts, g.pick(g.pids), ctx_req(g.era, g.ids.req(), u, p), g.ip, g.pick(g.inst), 900 + int(g.rnd() * 400), g.rnd() / 5)
+
+    def event(g):
+        return "%s %s INFO neutron.notifiers.nova [-] Nova event response: {'server_uuid': '%s', 'name': 'network-vif-plugged', 'status': 'completed', 'tag': '%s', 'code': 200}\n" % (
+            g.ts, g.pick(g.pids), g.pick(g.inst), g.ids.uuid())
+
+    def healthcheck(g):
+        return "%s %s INFO neutron.db.agents_db [None req-%s - - - - - -] Agent healthcheck: found 0 dead agents out of %d:\n" % (
+            g.ts, g.pick(g.pids), g.ids.uuid(), 12 + int(g.rnd() * 3)) if g.era != PRE else \
+            "%s %s INFO neutron.db.agents_db [req-%s - - - - -] Agent healthcheck: found 0 dead agents out of %d:\n" % (
+                g.ts, g.pick(g.pids), g.ids.uuid(), 12 + int(g.rnd() * 3))
+
+    def netinfo(g):
+        return "%s %s DEBUG neutron.api.rpc.handlers.dhcp_rpc %sNetwork %s requested from %s%s\n" % (
+            g.ts, g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.uuid(), g.pick(g.hosts), s_net)
+
+    def bad_utf8(g):
+        return "%s %s INFO neutron.wsgi [-] network 'r\xe9seau' updated\n" % (g.ts, g.pick(g.pids))
+
+    return [T(8, wsgi), T(2, event), T(0.3, healthcheck), T(6, netinfo, True)], bad_utf8
+
+
+def rabbitmq_templates():
+    def accept(g):
+        pid = "<0.%d.0>" % int(g.rnd() * 60000)
+        port = 30000 + int(g.rnd() * 30000)
+        h = g.pick(g.hosts)
+        return ("%s [info] %s accepting AMQP connection %s (%s:%d -> 172.27.100.137:5672)\n"
+                "%s [info] %s connection %s (%s:%d -> 172.27.100.137:5672): user '%s' authenticated and granted access to vhost 'openstack'\n") % (
+            g.ts, pid, pid, h, port, g.ts, pid, pid, h, port, g.pick(("nova", "cinder", "neutron", "masakari")))
+
+    def multi(g):
+        pid = "<0.%d.0>" % int(g.rnd() * 60000)
+        return "%s [warning] %s closing AMQP connection %s (%s:%d -> 172.27.100.137:5672, vhost: 'openstack', user: 'nova'):\nclient unexpectedly closed TCP connection\n" % (
+            g.ts, pid, pid, g.pick(g.hosts), 30000 + int(g.rnd() * 30000))
+
+    def bad_utf8(g):
+        return "%s [info] <0.1.0> queue 'caf\xe9' declared\n" % g.ts
+
+    return [T(6, accept), T(0.5, multi)], bad_utf8
+
+
+def cinder_access_templates():
+    def acc(g):
+        u, p = g.pick(TENANTS)
+        return '%s - - %s "GET /v3/%s/volumes/%s HTTP/1.1" 200 %d "-" "python-cinderclient"\n' % (
+            g.ip, g.ck.apache(g.t), p, g.pick(g.vols), 1400 + int(g.rnd() * 200))
+
+    def bad_utf8(g):
+        return '%s - - %s "GET /v3/x/volumes?name=caf\xe9 HTTP/1.1" 200 12 "-" "python-cinderclient"\n' % (g.ip, g.ck.apache(g.t))
+
+    return [T(1, acc)], bad_utf8
+
+
+def cinder_scheduler_templates():
+    s_upd = dbg("update_service_capabilities", "cinder/scheduler/host_manager.py", 557)
+
+    def upd(g):
+        return "%s %s DEBUG cinder.scheduler.host_manager %sReceived volume service update from %s@cinder-ceph: {'vendor_name': 'Open Source', 'driver_version': '1.2.0', 'storage_protocol': 'ceph', 'total_capacity_gb': 27647.84, 'free_capacity_gb': %.2f, 'reserved_percentage': 0}%s\n" % (
+            g.ts, g.pid, ctx_admin(g.era, g.ids.req()), g.pick(g.hosts), 20000 + g.rnd() * 7000, s_upd)
+
+    def info(g):
+        return "%s %s INFO cinder.scheduler.base_filter %sFiltering removed all hosts for the request with volume ID '%s'.\n" % (
+            g.ts, g.pid, ctx_admin(g.era, g.ids.req()), g.pick(g.vols))
+
+    def bad_utf8(g):
+        return "%s %s INFO cinder.scheduler.manager %sPool 'caf\xe9' refreshed\n" % (g.ts, g.pid, ctx_admin(g.era, g.ids.req()))
+
+    return [T(8, upd, True), T(0.3, info)], bad_utf8
+
+
 # --------------------------------------------------------------------------------------
 # outputs, story events, day generation
 
 
+class Host:
+    """One root of the bundle (a machine, a container, a sosreport...)."""
+
+    def __init__(self, name, juju, ip):
+        self.name = name  # its hostname
+        self.juju = juju  # juju-crashdump folder: "0/baremetal", "3/lxd/4"
+        self.ip = ip
+        self.zone = None  # zoneinfo name of its local time (None: UTC)
+        self.offset_s = 0  # known clock offset: how far its clock is ahead of true time
+        self.clock = Clock()
+
+
 class Out:
-    def __init__(self, key, relbase):
+    def __init__(self, key, relbase, host):
         self.key = key
+        self.host = host
+        self.clock = host.clock
         self.relbase = relbase  # path of the current file, relative to the bundle root
         self.events = []  # (ms, seq, text)
         self.lines = 0
@@ -927,7 +1207,8 @@ def gen_day(group, day, budget, g, rnd):
     nm = mev[0][0] if mev else 1 << 62
     na = aev[0][0] if aev else 1 << 62
     nx = min(nm, na)
-    oslo = CLOCK.oslo
+    g.ck = group.main.clock
+    oslo = g.ck.oslo
     bad = group.bad
     bad_next = g.bad
     while n + g.auxn < budget:
@@ -992,12 +1273,14 @@ class Story:
 
     # --- line builders
     def oslo(self, out, ms, pid, level, logger, ctx, msg, inst=None):
-        self.emit(out, ms, "%s %s %s %s %s%s%s\n" % (CLOCK.oslo(ms), pid, level, logger, ctx,
+        self.emit(out, ms, "%s %s %s %s %s%s%s\n" % (out.clock.oslo(ms), pid, level, logger, ctx,
                                                    "[instance: %s] " % inst if inst else "", msg))
 
-    def nova_call(self, ms, method, uri, status, blen, gid, dur=None, pre_lines=None):
+    def nova_call(self, ms, method, uri, status, blen, gid, dur=None, pre_lines=None, mc=None, body=None):
         """One masakari -> nova-api call: access line (start) + requestlog line (end).
-        pre_lines: list of (level, logger, msg) logged by nova-api before the requestlog line."""
+        pre_lines: list of (level, logger, msg) logged by nova-api before the requestlog line.
+        mc: (engine out, engine pid, engine context) of the calling masakari thread: with
+        --debug all, its keystoneauth / novaclient DEBUG lines around the call."""
         tp = self.topo
         rng = self.rng
         nid = self.ids.req()
@@ -1006,24 +1289,88 @@ class Story:
         if dur is None:
             dur = 0.03 + rng.random() * 0.35
         end = ms + int(dur * 1000)
-        pid = rng.choice(tp.api_pids)
-        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "python-novaclient"\n' % (tp.ncc_ip, CLOCK.apache(ms), method, uri, status, blen + 330)
-        self.emit(tp.outs["nacc"], ms, acc)
-        k = end - 6
-        for level, logger, msg in (pre_lines or []):
-            self.oslo(tp.outs["napi"], k, pid, level, logger, ctx, msg)
+        c = tp.pick_ctl()
+        nacc, napi, ip = tp.outs[tp.K("nacc", c)], tp.outs[tp.K("napi", c)], tp.cip[("ncc", c)]
+        pid = rng.choice(tp.api_pids_c[c])
+        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "python-novaclient"\n' % (ip, nacc.clock.apache(ms), method, uri, status, blen + 330)
+        self.emit(nacc, ms, acc)
+        pre = list(pre_lines or [])
+        if tp.dbg_all:
+            if method == "POST" and uri.endswith("/action"):
+                pre.insert(0, ("DEBUG", "nova.api.openstack.wsgi", "Action: 'action', calling method: <bound method %s of <nova.api.openstack.compute.%s object at 0x7f%010x>>, body: %s%s" % (
+                    "EvacuateController._evacuate" if body and "evacuate" in body else "ServersController._action", "evacuate.EvacuateController" if body and "evacuate" in body else "servers.ServersController",
+                    rng.getrandbits(36), body or "{}", dbg("_process_stack", "nova/api/openstack/wsgi.py", 511))))
+            else:
+                pre.insert(0, ("DEBUG", "nova.api.openstack.wsgi", "Calling method '<bound method ServersController.show of <nova.api.openstack.compute.servers.ServersController object at 0x7f%010x>>'%s" % (
+                    rng.getrandbits(36), dbg("_process_stack", "nova/api/openstack/wsgi.py", 511))))
+            pre.insert(1, ("DEBUG", "oslo_concurrency.lockutils", 'Lock "00000000-0000-0000-0000-000000000000" acquired by "nova.context.set_target_cell.<locals>.get_or_set_cached_cell_and_set_connections" :: waited 0.000s%s' % dbg("inner", "oslo_concurrency/lockutils.py", 359)))
+            if status >= 400:
+                pre.append(("DEBUG", "nova.api.openstack.wsgi", "Returning %d to user: %s%s" % (
+                    status, pre_lines[-1][2].split("thrown: ", 1)[-1] if pre_lines else "Bad request", dbg("__call__", "nova/api/openstack/wsgi.py", 941))))
+        k = end - 2 * len(pre) - 2
+        for level, logger, msg in pre:
+            self.oslo(napi, k, pid, level, logger, ctx, msg)
             k += 2
-        self.emit(tp.outs["napi"], end, "%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: 2.53 time: %.6f\n" % (
-            CLOCK.oslo(end), pid, ctx, tp.ncc_ip, method, uri, status, blen, dur))
+        self.emit(napi, end, "%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: 2.53 time: %.6f\n" % (
+            napi.clock.oslo(end), pid, ctx, ip, method, uri, status, blen, dur))
+        if tp.dbg_all and mc is not None:
+            self.client_debug(mc, ms, end, method, "http://%s:8774%s" % (ip, uri), status, blen, gid, nid, body, nacc.clock)
         return nid, end
+
+    def client_debug(self, mc, ms, end, method, url, status, blen, gid, nid, body, srv_clock):
+        """masakari-engine DEBUG lines of one novaclient call: a new client and keystone
+        session, the token request, REQ: curl, RESP: and novaclient's request id line."""
+        eng, epid, c = mc
+        ids = self.ids
+        ks = "http://172.27.100.120:5000"
+        S = dbg
+        self.oslo(eng, ms - 14, epid, "DEBUG", "masakari.compute.nova", c, 'Creating a Nova client using "masakari" user%s' % S("novaclient", "masakari/compute/nova.py", 104))
+        self.oslo(eng, ms - 12, epid, "DEBUG", "keystoneauth.identity.v3.base", c, "Making authentication request to %s/v3/auth/tokens%s" % (ks, S("get_auth_ref", "keystoneauth1/identity/v3/base.py", 188)))
+        self.oslo(eng, ms - 11, epid, "DEBUG", "urllib3.connectionpool", c, "Starting new HTTP connection (1): 172.27.100.120:5000%s" % S("_new_conn", "urllib3/connectionpool.py", 227))
+        self.oslo(eng, ms - 3, epid, "DEBUG", "urllib3.connectionpool", c, '%s "POST /v3/auth/tokens HTTP/1.1" 201 %d%s' % (ks, 8700 + self.rng.randrange(200), S("_make_request", "urllib3/connectionpool.py", 452)))
+        hdr = ' -H "X-OpenStack-Request-ID: %s"' % gid if gid else ""
+        d = " -d '%s'" % body if body else ""
+        self.oslo(eng, ms - 1, epid, "DEBUG", "keystoneauth.session", c,
+                  'REQ: curl -g -i -X %s %s -H "Accept: application/json" -H "Content-Type: application/json" -H "User-Agent: python-novaclient" '
+                  '-H "X-Auth-Token: {SHA256}%s" -H "X-OpenStack-Nova-API-Version: 2.53"%s%s%s' % (method, url, ids.hex(64), hdr, d, S("_http_log_request", "keystoneauth1/session.py", 517)))
+        self.oslo(eng, end + 2, epid, "DEBUG", "urllib3.connectionpool", c, '%s "%s %s HTTP/1.1" %d %d%s' % (
+            url[:url.index("/v2.1")], method, url[url.index("/v2.1"):], status, blen, S("_make_request", "urllib3/connectionpool.py", 452)))
+        if status == 503:
+            self.oslo(eng, end + 3, epid, "DEBUG", "keystoneauth.session", c,
+                      "RESP: [503] Content-Length: 299 Content-Type: text/html; charset=iso-8859-1 Date: %s Server: Apache/2.4.41 (Ubuntu)%s" % (
+                          srv_clock.http(end), S("_http_log_response", "keystoneauth1/session.py", 548)))
+            self.oslo(eng, end + 4, epid, "DEBUG", "keystoneauth.session", c, "Request returned failure status: 503%s" % S("request", "keystoneauth1/session.py", 1111))
+            return
+        self.oslo(eng, end + 3, epid, "DEBUG", "keystoneauth.session", c,
+                  "RESP: [%d] Connection: Keep-Alive Content-Length: %d Content-Type: application/json Date: %s Keep-Alive: timeout=75, max=100 "
+                  "OpenStack-API-Version: compute 2.53 Server: Apache/2.4.41 (Ubuntu) Vary: OpenStack-API-Version,X-OpenStack-Nova-API-Version "
+                  "X-OpenStack-Nova-API-Version: 2.53 x-compute-request-id: %s x-openstack-request-id: %s%s" % (
+                      status, blen, srv_clock.http(end), nid, nid, S("_http_log_response", "keystoneauth1/session.py", 548)))
+        self.oslo(eng, end + 4, epid, "DEBUG", "novaclient.v2.client", c, "%s call to compute for %s used request id %s%s" % (
+            method, url, nid, S("request", "keystoneauth1/session.py", 954)))
+        if status >= 400:
+            self.oslo(eng, end + 5, epid, "DEBUG", "keystoneauth.session", c, "Request returned failure status: %d%s" % (status, S("request", "keystoneauth1/session.py", 1111)))
+
+    def flow(self, eng, ms, epid, ctx, what, frm, to, result=None):
+        """taskflow listener DEBUG line (--debug all)."""
+        if not self.topo.dbg_all:
+            return
+        kind, name = what
+        uid = self.flow_ids.setdefault(what, self.ids.uuid())
+        r = " with result '%s'" % result if result is not None else ""
+        self.oslo(eng, ms, epid, "DEBUG", "masakari.engine.drivers.taskflow.driver", ctx,
+                  "%s '%s' (%s) transitioned into state '%s' from state '%s'%s%s" % (
+                      kind, name, uid, to, frm, r, dbg("_flow_receiver" if kind == "Flow" else "_task_receiver", "taskflow/listeners/logging.py", 145 if kind == "Flow" else 190)))
 
     def recovery(self, idx, kind, T0, F, dests, insts, bfv):
         tp = self.topo
         rng = self.rng
         ids = self.ids
         me = tp.era["masakari"]
-        eng = tp.outs["engine"]
-        epid = tp.engine_pid
+        ce = tp.pick_ctl()  # the engine that got the notification over RPC
+        eng = tp.outs[tp.K("engine", ce)]
+        epid = tp.engine_pid_c[ce]
+        self.flow_ids = {}
         notif = ids.uuid()
         fhost = tp.nova_host[F]
         gid_api = ids.req()  # masakari-api request id of POST /v1/notifications
@@ -1039,15 +1386,16 @@ class Story:
             t_fail = T0 - rng.randrange(60_000, 150_000)
 
         # masakari-api: notification POST (+ optional duplicate 409 from the other hostmonitor)
-        macc, mapi = tp.outs["macc"], tp.outs["mapi"]
+        ca = tp.pick_ctl()
+        macc, mapi, mas_ip = tp.outs[tp.K("macc", ca)], tp.outs[tp.K("mapi", ca)], tp.cip[("masakari", ca)]
         tpost = T0 - 60
         self.emit(macc, tpost, '%s - - %s "POST /v1/%s/notifications HTTP/1.1" 202 %d "-" "openstacksdk/0.61.0 keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"\n' % (
-            tp.mas_ip, CLOCK.apache(tpost), SERVICES_PROJ, 900 + rng.randrange(40)))
+            mas_ip, macc.clock.apache(tpost), SERVICES_PROJ, 900 + rng.randrange(40)))
         if rng.random() < 0.5:
             rid = ids.req()
             self.emit(macc, tpost + 40, '%s - - %s "POST /v1/%s/notifications HTTP/1.1" 409 475 "-" "openstacksdk/0.61.0 keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"\n' % (
-                tp.mas_ip, CLOCK.apache(tpost + 40), SERVICES_PROJ))
-            self.oslo(mapi, tpost + 120, rng.choice(tp.mapi_pids), "INFO", "masakari.api.openstack.wsgi",
+                mas_ip, macc.clock.apache(tpost + 40), SERVICES_PROJ))
+            self.oslo(mapi, tpost + 120, rng.choice(tp.mapi_pids_c[ca]), "INFO", "masakari.api.openstack.wsgi",
                       ctx_req(tp.era["masakari"], rid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN),
                       "HTTP exception thrown: Notification received from host %s of type COMPUTE_HOST is duplicate." % fhost)
 
@@ -1055,22 +1403,30 @@ class Story:
             """One processing run of the notification. Returns (end_ms, status)."""
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", first_ctx,
                       "Processing notification %s of type: COMPUTE_HOST" % notif)
+            self.flow_ids = {}
+            self.flow(eng, t + 30, epid, first_ctx, ("Flow", "instance_evacuate_engine"), "PENDING", "RUNNING")
+            self.flow(eng, t + 32, epid, first_ctx, ("Task", "DisableComputeServiceTask"), "PENDING", "RUNNING")
             t += 120 + rng.randrange(80)
             lid = ids.req()
             gg = gid or ""
             c = ctx_masakari_nova(me, lid, gg)
             self.oslo(eng, t, epid, "INFO", "masakari.compute.nova", c, "Disable nova-compute on %s" % fhost)
-            _, e1 = self.nova_call(t + 20, "GET", "/v2.1/os-services?host=%s&binary=nova-compute" % fhost, 200, 404, gid)
-            _, e2 = self.nova_call(e1 + 5, "PUT", "/v2.1/os-services/%s" % tp.svc_uuid[F], 200, 386, gid)
+            _, e1 = self.nova_call(t + 20, "GET", "/v2.1/os-services?host=%s&binary=nova-compute" % fhost, 200, 404, gid, mc=(eng, epid, c))
+            _, e2 = self.nova_call(e1 + 5, "PUT", "/v2.1/os-services/%s" % tp.svc_uuid[F], 200, 386, gid, mc=(eng, epid, c),
+                                   body='{"status": "disabled", "disabled_reason": "Masakari detected host failed."}')
             t = e2 + 5
             self.oslo(eng, t, epid, "INFO", "masakari.engine.drivers.taskflow.host_failure", c,
                       "Sleeping %d sec before starting recovery thread until nova recognizes the node down." % tp.wait_period)
             t += tp.wait_period * 1000 + rng.randrange(20, 90)
+            self.flow(eng, t - 6, epid, c, ("Task", "DisableComputeServiceTask"), "RUNNING", "SUCCESS", "None")
+            self.flow(eng, t - 4, epid, c, ("Task", "PrepareHAEnabledInstancesTask"), "PENDING", "RUNNING")
             lid = ids.req()
             c = ctx_masakari_nova(me, lid, gg)
             self.oslo(eng, t, epid, "INFO", "masakari.compute.nova", c, "Fetch Server list on %s" % fhost)
-            _, e = self.nova_call(t + 20, "GET", "/v2.1/servers/detail?all_tenants=True&host=%s" % fhost, 200, 1800 * len(insts), gid)
+            _, e = self.nova_call(t + 20, "GET", "/v2.1/servers/detail?all_tenants=True&host=%s" % fhost, 200, 1800 * len(insts), gid, mc=(eng, epid, c))
             t = e + rng.randrange(300, 2500)
+            self.flow(eng, t - 8, epid, c, ("Task", "PrepareHAEnabledInstancesTask"), "RUNNING", "SUCCESS", "None")
+            self.flow(eng, t - 6, epid, c, ("Task", "EvacuateInstancesTask"), "PENDING", "RUNNING")
             failed = []
             lasts = []
             for k, u in enumerate(insts):
@@ -1082,22 +1438,23 @@ class Story:
                     # the get_server call dies in keystone/nova; eventlet swallows the
                     # exception: nothing else is logged for this instance
                     continue
-                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid)
+                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid, mc=(eng, epid, c))
                 ti = e + rng.randrange(10, 300)
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
-                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid)
+                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid, mc=(eng, epid, c))
                 ti = e + rng.randrange(10, 300)
                 lock_ctx = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", lock_ctx, "Call lock server command for instance %s" % u)
-                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid)
+                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid, mc=(eng, epid, lock_ctx), body='{"lock": null}')
                 ti = e + rng.randrange(10, 200)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", lock_ctx,
                           "Call evacuate command for instance %s on host None" % u)
                 if attempt_kind == "evacuate-400-race":
                     nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 400, 96, gid, pre_lines=[
                         ("ERROR", "nova.compute.api", "Instance compute service state on %s expected to be down, but it was up." % fhost),
-                        ("INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of %s is still in use." % fhost)])
+                        ("INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of %s is still in use." % fhost)],
+                        mc=(eng, epid, lock_ctx), body='{"evacuate": {}}')
                     ev_reqs.setdefault(u, []).append(nid)
                     ti = e + rng.randrange(5, 60)
                     msg = "Invalid input received: Compute service of %s is still in use. (HTTP 400) (Request-ID: %s)" % (fhost, nid)
@@ -1107,7 +1464,8 @@ class Story:
                     self.race_evac.append(ti)
                     ti += rng.randrange(300, 1800)
                 else:
-                    nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 200, 0, gid, dur=0.3 + rng.random() * 0.4)
+                    nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 200, 0, gid, dur=0.3 + rng.random() * 0.4,
+                                            mc=(eng, epid, lock_ctx), body='{"evacuate": {}}')
                     ev_reqs.setdefault(u, []).append(nid)
                     self.rebuild(u, nid, e, gid, bfv=(u in bfv), dest=dests[k % len(dests)], rebuilt=rebuilt)
                     ti = e + rng.randrange(200, 900)
@@ -1115,11 +1473,11 @@ class Story:
                     for _ in range(polls):
                         c = ctx_masakari_nova(me, ids.req(), gg)
                         self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
-                        _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1869, gid, dur=0.08 + rng.random() * 0.05)
+                        _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1869, gid, dur=0.08 + rng.random() * 0.05, mc=(eng, epid, c))
                         ti = e + (rng.randrange(4800, 5200) if u in bfv else rng.randrange(900, 1200))
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call unlock server command for instance %s" % u)
-                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid)
+                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid, mc=(eng, epid, c), body='{"unlock": null}')
                 lasts.append((e + 10, c))
             t, c = max(lasts) if lasts else (t + 500, ctx_masakari_nova(me, ids.req(), gg))
             if failed:
@@ -1131,7 +1489,7 @@ class Story:
                         "     |__Flow 'instance_evacuate_engine': masakari.exception.HostRecoveryFailureException: Failed to evacuate instances '%s' from host '%s'") % (
                     fhost, ", ".join("'%s'" % u for u in insts), fhost, ",".join(failed), fhost)
                 lg = "masakari.engine.drivers.taskflow.driver"
-                ts = CLOCK.oslo(t)
+                ts = eng.clock.oslo(t)
                 text = "%s %s WARNING %s %sTask 'EvacuateInstancesTask' (%s) transitioned into state 'FAILURE' from state 'RUNNING'\n%s\n" % (
                     ts, epid, lg, c, tf, tree)
                 text += traceback_lines(ts, epid, lg, [
@@ -1151,6 +1509,8 @@ class Story:
                 t += 4
                 self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: error." % notif)
                 return t, "error"
+            self.flow(eng, t - 4, epid, c, ("Task", "EvacuateInstancesTask"), "RUNNING", "SUCCESS", "None")
+            self.flow(eng, t - 2, epid, c, ("Flow", "instance_evacuate_engine"), "RUNNING", "SUCCESS")
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: finished." % notif)
             return t, "finished"
 
@@ -1241,6 +1601,24 @@ class Story:
         else:
             t = t_acc + rng.randrange(900, 3500)
         rebuilt[u] = (tp.nova_host[dest], t)
+        if tp.dbg_all:
+            # the evacuation's request context carries on into nova-conductor, the
+            # scheduler and the destination compute; these lines have no [instance: ] tag
+            cc = tp.pick_ctl()
+            cond, sched = tp.outs[tp.K("cond", cc)], tp.outs[tp.K("sched", cc)]
+            cera = tp.era["ncc"]
+            cctx0 = ctx_req(cera, nid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
+            tc = t_acc + 40
+            cpid = tp.groups[tp.K("cond", cc)].pids[0]
+            spid = tp.groups[tp.K("sched", cc)].pids[0]
+            self.oslo(sched, tc + 30, spid, "DEBUG", "nova.scheduler.manager", cctx0, "Starting to schedule for instances: ['%s']%s" % (
+                u, dbg("select_destinations", "nova/scheduler/manager.py", 141)))
+            self.oslo(sched, tc + 60, spid, "DEBUG", "nova.filters", cctx0, "Filter ComputeFilter returned %d host(s)%s" % (
+                tp.n_compute - 1, dbg("get_filtered_objects", "nova/filters.py", 104)))
+            self.oslo(cond, tc + 120, cpid, "DEBUG", "nova.conductor.manager", cctx0, "Took 0.%02d seconds to select destinations for 1 instance(s).%s" % (
+                rng.randrange(5, 40), dbg("_schedule_instances", "nova/conductor/manager.py", 957)))
+            self.oslo(out, t - 20, pid, "DEBUG", "oslo_concurrency.lockutils", ctx, 'Lock "compute_resources" acquired by "nova.compute.resource_tracker.ResourceTracker.rebuild_claim" :: waited 0.000s%s' % (
+                dbg("inner", "oslo_concurrency/lockutils.py", 359)))
         self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "Evacuating instance", inst=u)
         t += 90 + rng.randrange(150)
         self.oslo(out, t, pid, "INFO", "nova.compute.claims", ctx, "Claim successful on node %s" % tp.nova_host[dest], inst=u)
@@ -1249,16 +1627,18 @@ class Story:
             self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "disk on volume, evacuating using existing volume", inst=u)
             vol = ids.uuid()
             cctx = ctx_req(tp.era["cinder"], ids.req(), NOVA_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
-            capi = tp.outs["capi"]
-            ca = rng.choice(tp.capi_pids)
+            cc = tp.pick_ctl()
+            capi = tp.outs[tp.K("capi", cc)]
+            cvol = tp.outs[tp.K("cvol", cc)]
+            ca = rng.choice(tp.capi_pids_c[cc])
             for k, (m, path, st) in enumerate([("POST", "attachments", 200), ("PUT", "attachments/" + ids.uuid(), 200)]):
                 self.oslo(capi, t + 200 + 400 * k, ca, "INFO", "cinder.api.openstack.wsgi", cctx,
                           "%s http://172.27.100.129:8776/v3/%s/%s" % (m, SERVICES_PROJ, path))
                 self.oslo(capi, t + 380 + 400 * k, ca, "INFO", "cinder.api.openstack.wsgi", cctx,
                           "http://172.27.100.129:8776/v3/%s/%s returned with HTTP %d" % (SERVICES_PROJ, path, st))
-            self.oslo(tp.outs["cvol"], t + 1100, tp.cvol_pid, "INFO", "cinder.volume.manager", cctx,
+            self.oslo(cvol, t + 1100, tp.cvol_pid_c[cc], "INFO", "cinder.volume.manager", cctx,
                       "Terminate volume connection completed successfully.")
-            self.oslo(tp.outs["cvol"], t + 1900, tp.cvol_pid, "INFO", "cinder.volume.manager", cctx,
+            self.oslo(cvol, t + 1900, tp.cvol_pid_c[cc], "INFO", "cinder.volume.manager", cctx,
                       "Attach volume completed successfully.")
             t += 2500
         else:
@@ -1271,15 +1651,16 @@ class Story:
         self.oslo(out, t + 230, pid, "INFO", "nova.compute.manager", ctx_admin(era, rq),
                   "During sync_power_state the instance has a pending task (rebuild_spawning). Skip.", inst=u)
         # neutron tells nova the port is up
-        napi = tp.outs["napi"]
+        cc = tp.pick_ctl()
+        napi, nacc, nip = tp.outs[tp.K("napi", cc)], tp.outs[tp.K("nacc", cc)], tp.cip[("ncc", cc)]
         te = t + 400 + rng.randrange(300)
         nctx = ctx_req(tp.era["ncc"], ids.req(), NEUTRON_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN)
-        pid = rng.choice(tp.api_pids)
-        self.emit(tp.outs["nacc"], te, '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 671 "-" "python-novaclient"\n' % (tp.ncc_ip, CLOCK.apache(te)))
+        pid = rng.choice(tp.api_pids_c[cc])
+        self.emit(nacc, te, '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 671 "-" "python-novaclient"\n' % (nip, nacc.clock.apache(te)))
         self.oslo(napi, te + 60, pid, "INFO", "nova.api.openstack.compute.server_external_events", nctx,
                   "Creating event network-vif-plugged:%s for instance %s on %s" % (ids.uuid(), u, tp.nova_host[dest]))
         self.oslo(napi, te + 72, pid, "INFO", "nova.api.openstack.requestlog", nctx,
-                  '%s "POST /v2.1/os-server-external-events" status: 200 len: 213 microversion: 2.1 time: 0.081022' % tp.ncc_ip)
+                  '%s "POST /v2.1/os-server-external-events" status: 200 len: 213 microversion: 2.1 time: 0.081022' % nip)
 
 
 # --------------------------------------------------------------------------------------
@@ -1313,10 +1694,11 @@ def juju_status(tp):
         host = tp.machine_host[m]
         a(machine("  ", str(m), host, [tp.machine_ip[m], "10.5.0.%d" % (31 + m)], "bm"))
         a('    constraints: tags=%s\n    hardware: arch=amd64 cores=64 mem=262144M availability-zone=default\n' % ("compute" if m < tp.n_compute else "infra"))
-        if m == 3:
+        conts = [h for k, h in tp.hosts.items() if k[0] != "cmp" and h.juju.startswith("%d/lxd/" % m)]
+        if conts:
             a("    containers:\n")
-            for cid, key in tp.containers:
-                a(machine("      ", cid, tp.cont_host[key], [tp.cont_ip[key], "10.5.0.%s" % tp.cont_ip[key].split(".")[-1]], "lxd"))
+            for h in conts:
+                a(machine("      ", h.juju, h.name, [h.ip, "10.5.0.%s" % h.ip.split(".")[-1]], "lxd"))
     a("applications:\n")
 
     def app(name, charm, version, units, subs=None):
@@ -1330,10 +1712,16 @@ def juju_status(tp):
         out += "    version: %s\n" % version
         return out
 
-    a(app("masakari", "masakari", tp.versions["masakari"], [("masakari/0", "3/lxd/4", tp.cont_ip["masakari"])]))
-    a(app("nova-cloud-controller", "nova-cloud-controller", tp.versions["ncc"], [("nova-cloud-controller/0", "3/lxd/6", tp.cont_ip["ncc"])]))
-    a(app("cinder", "cinder", tp.versions["cinder"], [("cinder/0", "3/lxd/2", tp.cont_ip["cinder"])]))
-    a(app("keystone", "keystone", tp.versions["keystone"], [("keystone/0", "3/lxd/1", tp.cont_ip["keystone"])]))
+    def units(app_name, key):
+        return [("%s/%d" % (app_name, c), tp.hosts[(key, c)].juju, tp.hosts[(key, c)].ip) for c in range(tp.C)]
+
+    a(app("masakari", "masakari", tp.versions["masakari"], units("masakari", "masakari")))
+    a(app("nova-cloud-controller", "nova-cloud-controller", tp.versions["ncc"], units("nova-cloud-controller", "ncc")))
+    a(app("cinder", "cinder", tp.versions["cinder"], units("cinder", "cinder")))
+    a(app("keystone", "keystone", tp.versions["keystone"], units("keystone", "keystone")))
+    if ("neutron", 0) in tp.hosts:
+        a(app("neutron-api", "neutron-api", tp.versions["ncc"], units("neutron-api", "neutron")))
+        a(app("rabbitmq-server", "rabbitmq-server", "3.8.2", units("rabbitmq-server", "rabbitmq")))
     a(app("nova-compute", "nova-compute", tp.versions["ncc"],
           [("nova-compute/%d" % i, str(i), tp.machine_ip[i]) for i in range(tp.n_compute)]))
     a('controller:\n  timestamp: "21:06:58Z"\n')
@@ -1352,7 +1740,7 @@ def nova_conf_compute(tp, i):
             "[oslo_concurrency]\nlock_path=/var/lib/nova/tmp\n") % (tp.nova_host[i], tp.machine_ip[i])
 
 
-def nova_conf_ncc(tp):
+def nova_conf_ncc(tp, c=0):
     return ("###############################################################################\n"
             "# [ WARNING ]\n# Configuration file maintained by Juju. Local changes may be overwritten.\n"
             "###############################################################################\n"
@@ -1365,7 +1753,7 @@ def nova_conf_ncc(tp):
             "[conductor]\nworkers = 4\n\n[scheduler]\ndiscover_hosts_in_cells_interval = 30\n\n"
             "[filter_scheduler]\nenabled_filters = AvailabilityZoneFilter,ComputeFilter,ComputeCapabilitiesFilter,ImagePropertiesFilter,ServerGroupAntiAffinityFilter,ServerGroupAffinityFilter\n\n"
             "[api]\nauth_strategy=keystone\n\n[wsgi]\napi_paste_config=/etc/nova/api-paste.ini\n") % (
-        tp.cont_ip["ncc"], tp.cont_ip["ncc"], tp.service_down_time, tp.report_interval)
+        tp.cip[("ncc", c)], tp.cip[("ncc", c)], tp.service_down_time, tp.report_interval)
 
 
 def masakari_conf(tp):
@@ -1382,10 +1770,10 @@ def masakari_conf(tp):
             "[host_failure]\nevacuate_all_instances = True\n") % tp.wait_period
 
 
-def cinder_conf(tp):
+def cinder_conf(tp, c=0):
     return ("[DEFAULT]\ndebug = True\nverbose = False\nvolume_group = cinder-volumes\nosapi_volume_listen = %s\n"
             "enabled_backends = cinder-ceph\nauth_strategy = keystone\n\n[cinder-ceph]\nvolume_backend_name = cinder-ceph\n"
-            "volume_driver = cinder.volume.drivers.rbd.RBDDriver\nrbd_pool = cinder-ceph\nrbd_user = cinder-ceph\n") % tp.cont_ip["cinder"]
+            "volume_driver = cinder.volume.drivers.rbd.RBDDriver\nrbd_pool = cinder-ceph\nrbd_user = cinder-ceph\n") % tp.cip[("cinder", c)]
 
 
 def keystone_conf(tp):
@@ -1405,10 +1793,23 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--hosts", type=int, default=9,
                     help="hosts with logs: compute hosts + 4 LXD containers (masakari, nova-cloud-controller, cinder, keystone); default 9")
+    ap.add_argument("--debug", choices=("default", "all"), default="default",
+                    help="default: nova/cinder at DEBUG on the two newest days, masakari always; "
+                         "all: every OpenStack service at DEBUG all along, with keystoneauth REQ/RESP, "
+                         "novaclient, oslo.messaging and taskflow transition lines")
+    ap.add_argument("--services", choices=("default", "all"), default="default",
+                    help="all: also syslog on every host, libvirtd and the neutron OVS agent on computes, "
+                         "neutron-server, rabbitmq, cinder-scheduler and cinder's access log on controllers")
+    ap.add_argument("--controllers", type=int, default=0,
+                    help="control planes (each: masakari, nova-cloud-controller, cinder, keystone "
+                         "[, neutron, rabbitmq]); default 1, or 3 with --services all")
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
     size = parse_size(args.size)
+    all_svc = args.services == "all"
+    if args.controllers <= 0:
+        args.controllers = 3 if all_svc else 1
     if args.hosts < 6:
         raise SystemExit("gen_bundle: --hosts must be at least 6 (2 compute hosts + 4 containers)")
     out = os.path.abspath(args.out)
@@ -1453,59 +1854,140 @@ def main(argv=None):
     tp.capi_pids = mk_pids(rng, 2, 30000, 40000)
     tp.engine_pid = str(rng.randrange(200, 3000))
     tp.cvol_pid = str(rng.randrange(3000, 9000))
+    tp.api_pids_c, tp.mapi_pids_c, tp.capi_pids_c = {0: tp.api_pids}, {0: tp.mapi_pids}, {0: tp.capi_pids}
+    tp.engine_pid_c, tp.cvol_pid_c = {0: tp.engine_pid}, {0: tp.cvol_pid}
     tp.cmp_pid = {i: str(rng.randrange(2000, 9000)) for i in range(tp.n_compute)}
     bg_inst = [ids.uuid() for _ in range(300)]
     bg_vols = [ids.uuid() for _ in range(80)]
     all_hosts = [tp.nova_host[i] for i in range(tp.n_compute)]
 
-    # ---- outputs
-    O = {}
+    # ---- hosts (each root of the bundle), outputs
+    tp.C = args.controllers
+    tp.dbg_all = args.debug == "all"
+    tp.pick_ctl = (lambda: 0) if tp.C == 1 else (lambda: rng.randrange(tp.C))
+    tp.hosts = {}  # key -> Host; ("cmp", i) for computes, (service, c) for controller services
 
-    def mkout(key, rel):
-        O[key] = Out(key, rel)
-        return O[key]
+    def host_for(key, name, juju_dir, ip):
+        h = tp.hosts.get(key)
+        if h is None:
+            h = tp.hosts[key] = Host(name, juju_dir, ip)
+        return h
 
     for i in range(tp.n_compute):
-        mkout(("cmp", i), "%d/baremetal/var/log/nova/nova-compute.log" % i)
-    mkout("engine", "3/lxd/4/var/log/masakari/masakari-engine.log")
-    mkout("mapi", "3/lxd/4/var/log/masakari/masakari-api.log")
-    mkout("macc", "3/lxd/4/var/log/apache2/masakari_access.log")
-    mkout("napi", "3/lxd/6/var/log/nova/nova-api-wsgi.log")
-    mkout("nacc", "3/lxd/6/var/log/apache2/nova-api-os-compute_access.log")
-    mkout("cond", "3/lxd/6/var/log/nova/nova-conductor.log")
-    mkout("sched", "3/lxd/6/var/log/nova/nova-scheduler.log")
-    mkout("capi", "3/lxd/2/var/log/cinder/cinder-api.log")
-    mkout("cvol", "3/lxd/2/var/log/cinder/cinder-volume.log")
-    mkout("ks", "3/lxd/1/var/log/keystone/keystone.log")
-    mkout("ksacc", "3/lxd/1/var/log/apache2/keystone_access.log")
+        host_for(("cmp", i), tp.machine_host[i], "%d/baremetal" % i, tp.machine_ip[i])
+    cont_keys = ["keystone", "cinder", "masakari", "ncc"] + (["neutron", "rabbitmq"] if all_svc else [])
+    cont_idx = {"keystone": 1, "cinder": 2, "masakari": 4, "ncc": 6, "neutron": 7, "rabbitmq": 8}
+    tp.cip = {}  # (service, c) -> ip
+    for c in range(tp.C):
+        m = (3 + c) % tp.n_machines
+        for k in cont_keys:
+            if c == 0 and k in tp.cont_ip:
+                ip = tp.cont_ip[k]
+            else:
+                ip = "172.27.%d.%d" % (100 + c, 120 + 3 * cont_idx[k] + c)
+            jd = "%d/lxd/%d" % (m, cont_idx[k])
+            tp.cip[(k, c)] = ip
+            host_for((k, c), "juju-4f2a1c-" + jd.replace("/", "-"), jd, ip)
+
+    O = {}
+
+    def mkout(key, hkey, logical):
+        h = tp.hosts[hkey]
+        O[key] = Out(key, h.juju + "/" + logical, h)
+        return O[key]
+
+    def K(key, c):
+        return key if c == 0 else (key, c)
+
+    tp.K = K
+    for i in range(tp.n_compute):
+        mkout(("cmp", i), ("cmp", i), "var/log/nova/nova-compute.log")
+    for c in range(tp.C):
+        mkout(K("engine", c), ("masakari", c), "var/log/masakari/masakari-engine.log")
+        mkout(K("mapi", c), ("masakari", c), "var/log/masakari/masakari-api.log")
+        mkout(K("macc", c), ("masakari", c), "var/log/apache2/masakari_access.log")
+        mkout(K("napi", c), ("ncc", c), "var/log/nova/nova-api-wsgi.log")
+        mkout(K("nacc", c), ("ncc", c), "var/log/apache2/nova-api-os-compute_access.log")
+        mkout(K("cond", c), ("ncc", c), "var/log/nova/nova-conductor.log")
+        mkout(K("sched", c), ("ncc", c), "var/log/nova/nova-scheduler.log")
+        mkout(K("capi", c), ("cinder", c), "var/log/cinder/cinder-api.log")
+        mkout(K("cvol", c), ("cinder", c), "var/log/cinder/cinder-volume.log")
+        mkout(K("ks", c), ("keystone", c), "var/log/keystone/keystone.log")
+        mkout(K("ksacc", c), ("keystone", c), "var/log/apache2/keystone_access.log")
+        if all_svc:
+            mkout(("csched", c), ("cinder", c), "var/log/cinder/cinder-scheduler.log")
+            mkout(("cacc", c), ("cinder", c), "var/log/apache2/cinder_access.log")
+            mkout(("neutron", c), ("neutron", c), "var/log/neutron/neutron-server.log")
+            mkout(("rabbit", c), ("rabbitmq", c), "var/log/rabbitmq/rabbit@%s.log" % tp.hosts[("rabbitmq", c)].name)
+    if all_svc:
+        for i in range(tp.n_compute):
+            mkout(("libvirt", i), ("cmp", i), "var/log/libvirt/libvirtd.log")
+            mkout(("ovs", i), ("cmp", i), "var/log/neutron/neutron-openvswitch-agent.log")
+        for hk in tp.hosts:
+            mkout(("syslog", hk), hk, "var/log/syslog")
     tp.outs = O
 
     # ---- groups and shares
     groups = {}
+    dbg_all = args.debug == "all"
     ct, cbad = compute_templates()
+    if dbg_all:
+        ct = ct + rpc_debug_templates() + ksa_debug_templates("nova-compute") + heartbeat_templates()
     cw = [0.8 + 0.4 * rng.random() for _ in range(tp.n_compute)]
     cws = sum(cw)
     for i in range(tp.n_compute):
         groups[("cmp", i)] = Group("nova-compute@%d" % i, O[("cmp", i)], None, ct, cbad, tp.era[("cmp", i)],
-                                   0.42 * cw[i] / cws, tp.cmp_pid[i], None, tp.nova_host[i])
+                                   0.42 * cw[i] / cws, tp.cmp_pid[i], None, tp.nova_host[i], always_debug=dbg_all)
     at, abad = api_templates()
-    groups["napi"] = Group("nova-api", O["napi"], O["nacc"], at, abad, tp.era["ncc"], 0.33, None, tp.api_pids, None)
-    t_, b_ = conductor_templates()
-    groups["cond"] = Group("nova-conductor", O["cond"], None, t_, b_, tp.era["ncc"], 0.05, None, mk_pids(rng, 4, 140000, 150000), None)
-    t_, b_ = scheduler_templates()
-    groups["sched"] = Group("nova-scheduler", O["sched"], None, t_, b_, tp.era["ncc"], 0.05, None, mk_pids(rng, 2, 140000, 150000), None)
-    t_, b_ = cinder_api_templates()
-    groups["capi"] = Group("cinder-api", O["capi"], None, t_, b_, tp.era["cinder"], 0.03, None, tp.capi_pids, None)
-    t_, b_ = cinder_volume_templates()
-    groups["cvol"] = Group("cinder-volume", O["cvol"], None, t_, b_, tp.era["cinder"], 0.02, tp.cvol_pid, None, None)
-    t_, b_ = keystone_templates()
-    groups["ks"] = Group("keystone", O["ks"], O["ksacc"], t_, b_, tp.era["keystone"], 0.06, None, mk_pids(rng, 3, 20000, 30000), None)
-    t_, b_ = masakari_api_templates()
-    groups["mapi"] = Group("masakari-api", O["mapi"], O["macc"], t_, b_, tp.era["masakari"], 0.01, None, tp.mapi_pids, None, always_debug=True)
-    t_, b_ = masakari_engine_templates()
-    groups["engine"] = Group("masakari-engine", O["engine"], None, t_, b_, tp.era["masakari"], 0.005, tp.engine_pid, None, None, always_debug=True)
+    cdt, cdbad = conductor_templates()
+    sct, scbad = scheduler_templates()
+    cat, cabad = cinder_api_templates()
+    cvt, cvbad = cinder_volume_templates()
+    kst, ksbad = keystone_templates()
+    mat, mabad = masakari_api_templates()
+    met, mebad = masakari_engine_templates()
+    if dbg_all:
+        cdt = cdt + rpc_debug_templates() + ksa_debug_templates("nova-conductor") + heartbeat_templates()
+        sct = sct + rpc_debug_templates()
+        met = met + rpc_debug_templates()
+    C = tp.C
+    for c in range(C):
+        api_pids = tp.api_pids if c == 0 else mk_pids(rng, 4, 140000, 150000)
+        if c:
+            tp.api_pids_c[c] = api_pids
+            tp.mapi_pids_c[c] = mk_pids(rng, 2, 50000, 60000)
+            tp.capi_pids_c[c] = mk_pids(rng, 2, 30000, 40000)
+            tp.engine_pid_c[c] = str(rng.randrange(200, 3000))
+            tp.cvol_pid_c[c] = str(rng.randrange(3000, 9000))
+        groups[K("napi", c)] = Group("nova-api", O[K("napi", c)], O[K("nacc", c)], at, abad, tp.era["ncc"], 0.33 / C, None, api_pids, None, always_debug=dbg_all)
+        groups[K("cond", c)] = Group("nova-conductor", O[K("cond", c)], None, cdt, cdbad, tp.era["ncc"], 0.05 / C, None, mk_pids(rng, 4, 140000, 150000), None, always_debug=dbg_all)
+        groups[K("sched", c)] = Group("nova-scheduler", O[K("sched", c)], None, sct, scbad, tp.era["ncc"], 0.05 / C, None, mk_pids(rng, 2, 140000, 150000), None, always_debug=dbg_all)
+        groups[K("capi", c)] = Group("cinder-api", O[K("capi", c)], None, cat, cabad, tp.era["cinder"], 0.03 / C, None, tp.capi_pids_c[c], None, always_debug=dbg_all)
+        groups[K("cvol", c)] = Group("cinder-volume", O[K("cvol", c)], None, cvt, cvbad, tp.era["cinder"], 0.02 / C, tp.cvol_pid_c[c], None, None, always_debug=dbg_all)
+        groups[K("ks", c)] = Group("keystone", O[K("ks", c)], O[K("ksacc", c)], kst, ksbad, tp.era["keystone"], 0.06 / C, None, mk_pids(rng, 3, 20000, 30000), None, always_debug=dbg_all)
+        groups[K("mapi", c)] = Group("masakari-api", O[K("mapi", c)], O[K("macc", c)], mat, mabad, tp.era["masakari"], 0.01 / C, None, tp.mapi_pids_c[c], None, always_debug=True)
+        groups[K("engine", c)] = Group("masakari-engine", O[K("engine", c)], None, met, mebad, tp.era["masakari"], (0.03 if dbg_all else 0.005) / C, tp.engine_pid_c[c], None, None, always_debug=True)
+    if all_svc:
+        t_, b_ = cinder_scheduler_templates()
+        nt, nb = neutron_server_templates()
+        rt, rb = rabbitmq_templates()
+        xt, xb = cinder_access_templates()
+        for c in range(C):
+            groups[("csched", c)] = Group("cinder-scheduler", O[("csched", c)], None, t_, b_, tp.era["cinder"], 0.01 / C, str(rng.randrange(3000, 9000)), None, None, always_debug=dbg_all)
+            groups[("cacc", c)] = Group("cinder-access", O[("cacc", c)], None, xt, xb, tp.era["cinder"], 0.005 / C, None, None, None)
+            groups[("neutron", c)] = Group("neutron-server", O[("neutron", c)], None, nt + (rpc_debug_templates() if dbg_all else []), nb, tp.era["ncc"], 0.04 / C, None, mk_pids(rng, 4, 60000, 70000), None, always_debug=dbg_all)
+            groups[("rabbit", c)] = Group("rabbitmq", O[("rabbit", c)], None, rt, rb, PRE, 0.01 / C, None, None, None)
+        lt, lb = libvirt_templates()
+        ot, ob = ovs_agent_templates()
+        yt, yb = syslog_templates()
+        for i in range(tp.n_compute):
+            groups[("libvirt", i)] = Group("libvirtd", O[("libvirt", i)], None, lt, lb, PRE, 0.01 / tp.n_compute, None, None, tp.nova_host[i])
+            groups[("ovs", i)] = Group("neutron-openvswitch-agent", O[("ovs", i)], None, ot, ob, tp.era[("cmp", i)], 0.04 / tp.n_compute, str(rng.randrange(3000, 9000)), None, tp.nova_host[i], always_debug=dbg_all)
+        for hk in tp.hosts:
+            groups[("syslog", hk)] = Group("syslog", O[("syslog", hk)], None, yt, yb, PRE, 0.02 / len(tp.hosts), None, None, tp.hosts[hk].name)
     tp.groups = groups
     tot_share = sum(gr.share for gr in groups.values())
+
 
     # ---- recoveries
     story = Story(rng, ids, tp)
@@ -1546,7 +2028,8 @@ def main(argv=None):
         g.pids = gr.pids
         g.inst = bg_inst
         g.vols = bg_vols
-        g.ip = tp.ncc_ip if gr.name != "masakari-api" else tp.mas_ip
+        g.ip = gr.main.host.ip if gr.name in ("masakari-api", "nova-api", "cinder-access", "neutron-server") else tp.ncc_ip
+        g.hname = gr.main.host.name
         g.hosts = all_hosts if gr.name != "keystone" else ["10.5.0.%d" % (31 + i) for i in range(8)] + ["10.5.0.39", "10.5.0.41"]
         g.rps = ids.uuid()
         g.bad = 30000 + int(rng.random() * 100000)
@@ -1571,14 +2054,21 @@ def main(argv=None):
         wtext("%d/baremetal/etc/timezone" % m, "Etc/UTC\n")
     for i in range(tp.n_compute):
         wtext("%d/baremetal/etc/nova/nova.conf" % i, nova_conf_compute(tp, i))
-    for cid, key in tp.containers:
-        wtext("%s/etc/hostname" % cid, tp.cont_host[key] + "\n")
-        wtext("%s/etc/timezone" % cid, "Etc/UTC\n")
-    wtext("3/lxd/6/etc/nova/nova.conf", nova_conf_ncc(tp))
-    wtext("3/lxd/4/etc/masakari/masakari.conf", masakari_conf(tp))
-    wtext("3/lxd/2/etc/cinder/cinder.conf", cinder_conf(tp))
-    wtext("3/lxd/1/etc/keystone/keystone.conf", keystone_conf(tp))
-    links = {"masakari_0": "3/lxd/4", "nova-cloud-controller_0": "3/lxd/6", "cinder_0": "3/lxd/2", "keystone_0": "3/lxd/1"}
+    for hk, h in tp.hosts.items():
+        if hk[0] != "cmp":
+            wtext("%s/etc/hostname" % h.juju, h.name + "\n")
+            wtext("%s/etc/timezone" % h.juju, "Etc/UTC\n")
+    links = {}
+    for c in range(tp.C):
+        H = lambda k: tp.hosts[(k, c)].juju
+        wtext("%s/etc/nova/nova.conf" % H("ncc"), nova_conf_ncc(tp, c))
+        wtext("%s/etc/masakari/masakari.conf" % H("masakari"), masakari_conf(tp))
+        wtext("%s/etc/cinder/cinder.conf" % H("cinder"), cinder_conf(tp, c))
+        wtext("%s/etc/keystone/keystone.conf" % H("keystone"), keystone_conf(tp))
+        for app_name, k in (("masakari", "masakari"), ("nova-cloud-controller", "ncc"), ("cinder", "cinder"), ("keystone", "keystone"),
+                            ("neutron-api", "neutron"), ("rabbitmq-server", "rabbitmq")):
+            if (k, c) in tp.hosts:
+                links["%s_%d" % (app_name, c)] = H(k)
     for i in range(tp.n_compute):
         links["nova-compute_%d" % i] = "%d/baremetal" % i
     for name, target in sorted(links.items()):
