@@ -44,6 +44,7 @@ import random
 import shutil
 import sys
 import time
+import zoneinfo
 from concurrent.futures import ThreadPoolExecutor
 
 # --------------------------------------------------------------------------------------
@@ -1173,7 +1174,8 @@ def gen_day(group, day, budget, g, rnd):
     Returns {out: str}."""
     t0 = day * DAY_MS
     t1 = min((day + 1) * DAY_MS, COLLECT_MS)
-    outs = [group.main] + ([group.aux] if group.aux else [])
+    shared = group.aux is group.main  # access lines in the API's own stream (k8s pods)
+    outs = [group.main] + ([group.aux] if group.aux and not shared else [])
     evs = {}
     for o in outs:
         lst = [e for e in o.events if t0 <= e[0] < t1]
@@ -1188,7 +1190,7 @@ def gen_day(group, day, budget, g, rnd):
     table = group.table(debug)
     tl = len(table)
     main_buf, aux_buf = [], []
-    g.aux = aux_buf
+    g.aux = main_buf if shared else aux_buf
     g.auxn = 0
     g.era = group.era
     # pid in force at day start
@@ -1202,7 +1204,7 @@ def gen_day(group, day, budget, g, rnd):
     bi = 0
     nb = bos[bi][0] if bos else 1 << 62
     mev = evs[group.main]
-    aev = evs[group.aux] if group.aux else []
+    aev = evs[group.aux] if group.aux and not shared else []
     mi = ai = 0
     nm = mev[0][0] if mev else 1 << 62
     na = aev[0][0] if aev else 1 << 62
@@ -1250,7 +1252,7 @@ def gen_day(group, day, budget, g, rnd):
     main_buf.extend(e[2] for e in mev[mi:])
     aux_buf.extend(e[2] for e in aev[ai:])
     res = {group.main: "".join(main_buf)}
-    if group.aux:
+    if group.aux and not shared:
         res[group.aux] = "".join(aux_buf)
     return res
 
@@ -1586,7 +1588,7 @@ class Story:
             "end": Clock.iso(t_end),
             "host_down": Clock.iso(t_fail),
             "host_back": Clock.iso(t_back),
-            "engine_log": rot_name(tp.outs["engine"].relbase, day),
+            "engine_log": eng.rot(eng.relbase, day),
         })
 
     def rebuild(self, u, nid, t_acc, gid, bfv, dest, rebuilt):
@@ -1661,6 +1663,85 @@ class Story:
                   "Creating event network-vif-plugged:%s for instance %s on %s" % (ids.uuid(), u, tp.nova_host[dest]))
         self.oslo(napi, te + 72, pid, "INFO", "nova.api.openstack.requestlog", nctx,
                   '%s "POST /v2.1/os-server-external-events" status: 200 len: 213 microversion: 2.1 time: 0.081022' % nip)
+
+
+# --------------------------------------------------------------------------------------
+# layouts: where each host's files go
+
+
+LAYOUTS = ("juju", "juju-nostatus", "sosreport", "kolla", "k8s")
+KOLLA_ACCESS = {
+    "var/log/apache2/masakari_access.log": "var/log/kolla/masakari/masakari-api-access.log",
+    "var/log/apache2/nova-api-os-compute_access.log": "var/log/kolla/nova/nova-api-access.log",
+    "var/log/apache2/keystone_access.log": "var/log/kolla/keystone/keystone-apache-public-access.log",
+    "var/log/apache2/cinder_access.log": "var/log/kolla/cinder/cinder-api-access.log",
+}
+# openstack-helm pods: logical log -> (pod name prefix, container); access logs share the
+# API container's stream (Apache / uWSGI write both to stdout)
+K8S_PODS = {
+    "var/log/nova/nova-compute.log": ("nova-compute-default-", "nova-compute"),
+    "var/log/libvirt/libvirtd.log": ("libvirt-libvirt-default-", "libvirt"),
+    "var/log/neutron/neutron-openvswitch-agent.log": ("neutron-ovs-agent-default-", "neutron-ovs-agent"),
+    "var/log/masakari/masakari-engine.log": ("masakari-engine-5b8f7c9d4-", "masakari-engine"),
+    "var/log/masakari/masakari-api.log": ("masakari-api-7d9c8b6f5-", "masakari-api"),
+    "var/log/nova/nova-api-wsgi.log": ("nova-api-osapi-6c7d8f9b5-", "nova-osapi"),
+    "var/log/nova/nova-conductor.log": ("nova-conductor-7f8c9d6b4-", "nova-conductor"),
+    "var/log/nova/nova-scheduler.log": ("nova-scheduler-5d6c7b8f9-", "nova-scheduler"),
+    "var/log/cinder/cinder-api.log": ("cinder-api-6b7c8d9f5-", "cinder-api"),
+    "var/log/cinder/cinder-volume.log": ("cinder-volume-7c8d9b6f4-", "cinder-volume"),
+    "var/log/cinder/cinder-scheduler.log": ("cinder-scheduler-8d9c7b5f6-", "cinder-scheduler"),
+    "var/log/keystone/keystone.log": ("keystone-api-6f7d8c9b5-", "keystone-api"),
+    "var/log/neutron/neutron-server.log": ("neutron-server-5f6d7c8b9-", "neutron-server"),
+}
+K8S_MERGE = {
+    "var/log/apache2/masakari_access.log": "var/log/masakari/masakari-api.log",
+    "var/log/apache2/nova-api-os-compute_access.log": "var/log/nova/nova-api-wsgi.log",
+    "var/log/apache2/keystone_access.log": "var/log/keystone/keystone.log",
+    "var/log/apache2/cinder_access.log": "var/log/cinder/cinder-api.log",
+}
+
+
+def kolla_path(logical):
+    if logical in KOLLA_ACCESS:
+        return KOLLA_ACCESS[logical]
+    if logical == "var/log/nova/nova-api-wsgi.log":
+        return "var/log/kolla/nova/nova-api.log"
+    if logical.startswith("var/log/") and not logical.startswith("var/log/syslog"):
+        return "var/log/kolla/" + logical[len("var/log/"):]
+    return logical
+
+
+def k8s_rot(base, day):
+    """kubelet's rotation names: 0.log, 0.log.<yyyymmdd-hhmmss>[.gz]."""
+    age = DAYS - 1 - day
+    if age == 0:
+        return base
+    stamp = (START + _dt.timedelta(days=day + 1, seconds=61 + day)).strftime("%Y%m%d-%H%M%S")
+    return base + "." + stamp + (".gz" if age >= 2 else "")
+
+
+def cri_wrap(text):
+    """Container runtime (CRI) log lines: '<RFC 3339 nano> <stream> <P|F> <payload>'. Lines
+    longer than the runtime's buffer (here 480 bytes) are split into P(artial) pieces."""
+    out = []
+    ts = "2023-03-06T00:00:00.000000000Z"
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for n, line in enumerate(lines):
+        if len(line) > 23 and line[4] == "-" and line[10] == " " and line[13] == ":" and line[19] == ".":
+            ts = "%sT%s%06dZ" % (line[:10], line[11:23], (n * 7919) % 1000000)
+        elif " - - [" in line[:60]:  # Apache access line (UTC in pods): its %t
+            a = line.index(" - - [") + 6
+            d, mon, rest = line[a:a + 2], line[a + 3:a + 6], line[a + 7:a + 20]
+            if mon in MONTHS:
+                ts = "%s-%02d-%sT%s.%09dZ" % (rest[:4], MONTHS.index(mon) + 1, d, rest[5:13], (n * 7919) % 1000000000)
+        stream = "stderr" if " ERROR " in line[:60] or " WARNING " in line[:60] else "stdout"
+        while len(line) > 480:
+            out.append("%s %s P %s" % (ts, stream, line[:480]))
+            line = line[480:]
+        out.append("%s %s F %s" % (ts, stream, line))
+    return "\n".join(out) + "\n" if out else ""
 
 
 # --------------------------------------------------------------------------------------
@@ -1803,6 +1884,16 @@ def main(argv=None):
     ap.add_argument("--controllers", type=int, default=0,
                     help="control planes (each: masakari, nova-cloud-controller, cinder, keystone "
                          "[, neutron, rabbitmq]); default 1, or 3 with --services all")
+    ap.add_argument("--layout", choices=LAYOUTS, default="juju",
+                    help="juju: juju-crashdump tree with juju_status.yaml (default); juju-nostatus: machine folders "
+                         "N/ and containers N/lxd/M (numbered from 0) without juju_status.yaml; sosreport: one "
+                         "sosreport-<host>[-<case>]-<date>-<rand>/ per host; kolla: <host>/var/log/kolla/<service>/; "
+                         "k8s: <node>/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log in CRI format")
+    ap.add_argument("--zones", default="",
+                    help="comma-separated time zones given to the hosts in turn, e.g. 'UTC,Europe/Berlin,America/New_York'")
+    ap.add_argument("--skews", default="",
+                    help="known clock offsets, e.g. 'ncc-1=95,compute-2=-4,compute-3=600' (hostname or role "
+                         "compute-<i> / ncc-<c> / masakari-<c> / cinder-<c> / keystone-<c>, seconds ahead of true time)")
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -1828,8 +1919,12 @@ def main(argv=None):
     tp.n_machines = max(tp.n_compute, 4)
     tp.machine_host = ["node%02dob100" % (m + 1) for m in range(tp.n_machines)]
     tp.machine_ip = ["172.27.100.%d" % (131 + m) for m in range(tp.n_machines)]
-    tp.short = {i: tp.machine_host[i] for i in range(tp.n_compute)}
-    tp.nova_host = {i: tp.machine_host[i] + ".maas" for i in range(tp.n_compute)}
+    if args.layout in ("juju", "juju-nostatus"):
+        tp.short = {i: tp.machine_host[i] for i in range(tp.n_compute)}
+        tp.nova_host = {i: tp.machine_host[i] + ".maas" for i in range(tp.n_compute)}
+    else:  # sos / kolla / k8s names; "-01" endings on purpose
+        tp.short = {i: "cmp-%02d" % (i + 1) for i in range(tp.n_compute)}
+        tp.nova_host = dict(tp.short)
     tp.machine_of = {i: "%d/baremetal" % i for i in range(tp.n_compute)}
     tp.containers = [("3/lxd/1", "keystone"), ("3/lxd/2", "cinder"), ("3/lxd/4", "masakari"), ("3/lxd/6", "ncc")]
     tp.cont_host = {k: "juju-4f2a1c-" + c.replace("/", "-") for c, k in tp.containers}
@@ -1866,6 +1961,9 @@ def main(argv=None):
     tp.dbg_all = args.debug == "all"
     tp.pick_ctl = (lambda: 0) if tp.C == 1 else (lambda: rng.randrange(tp.C))
     tp.hosts = {}  # key -> Host; ("cmp", i) for computes, (service, c) for controller services
+    lay = tp.layout = args.layout
+    juju = lay in ("juju", "juju-nostatus")
+    lrng = random.Random(args.seed * 7919 + 17)  # layout names only: keeps the main stream as it was
 
     def host_for(key, name, juju_dir, ip):
         h = tp.hosts.get(key)
@@ -1874,27 +1972,94 @@ def main(argv=None):
         return h
 
     for i in range(tp.n_compute):
-        host_for(("cmp", i), tp.machine_host[i], "%d/baremetal" % i, tp.machine_ip[i])
+        host_for(("cmp", i), tp.machine_host[i] if juju else tp.short[i], "%d/baremetal" % i, tp.machine_ip[i])
     cont_keys = ["keystone", "cinder", "masakari", "ncc"] + (["neutron", "rabbitmq"] if all_svc else [])
     cont_idx = {"keystone": 1, "cinder": 2, "masakari": 4, "ncc": 6, "neutron": 7, "rabbitmq": 8}
     tp.cip = {}  # (service, c) -> ip
     for c in range(tp.C):
         m = (3 + c) % tp.n_machines
-        for k in cont_keys:
+        for n_k, k in enumerate(cont_keys):
+            if not juju:
+                ip = tp.cont_ip["ncc"] if c == 0 else "172.27.%d.141" % (100 + c)
+                tp.cip[(k, c)] = ip
+                name = "ctl-%02d" % (c + 1)
+                h = next((x for x in tp.hosts.values() if x.name == name), None) or Host(name, None, ip)
+                tp.hosts[(k, c)] = h
+                continue
             if c == 0 and k in tp.cont_ip:
                 ip = tp.cont_ip[k]
             else:
                 ip = "172.27.%d.%d" % (100 + c, 120 + 3 * cont_idx[k] + c)
             jd = "%d/lxd/%d" % (m, cont_idx[k])
             tp.cip[(k, c)] = ip
-            host_for((k, c), "juju-4f2a1c-" + jd.replace("/", "-"), jd, ip)
+            h = host_for((k, c), "juju-4f2a1c-" + jd.replace("/", "-"), jd, ip)
+            if lay == "juju-nostatus":  # containers numbered from 0 on each machine: 3/lxd/0, 4/lxd/0 ...
+                h.root = "%d/lxd/%d/" % (m, n_k)
+    tp.uhosts = []  # distinct hosts, in creation order
+    for h in tp.hosts.values():
+        if h not in tp.uhosts:
+            tp.uhosts.append(h)
+    for n_h, h in enumerate(tp.uhosts):
+        if lay == "juju":
+            h.root = h.juju + "/"
+        elif lay == "juju-nostatus":
+            if "/lxd/" not in h.juju:
+                h.root = h.juju.split("/")[0] + "/"
+        elif lay == "sosreport":
+            # sos names: sosreport-<host>[-<case id>]-<date>-<random>; every other one without a case id
+            case = "-%08d" % (3400000 + lrng.randrange(99999)) if n_h % 2 == 0 else ""
+            h.root = "sosreport-%s%s-2023-03-15-%s/" % (h.name, case, "".join(lrng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(7)))
+        else:
+            h.root = h.name + "/"
+    for i in range(tp.n_compute):
+        tp.machine_of[i] = tp.hosts[("cmp", i)].root.rstrip("/")
+    # time zones and known clock offsets
+    zones = [z.strip() for z in args.zones.split(",") if z.strip()] if args.zones else []
+    if lay == "k8s":
+        zones = []  # containers log in UTC
+    for n_h, h in enumerate(tp.uhosts):
+        if zones:
+            z = zones[n_h % len(zones)]
+            h.zone = None if z in ("UTC", "Etc/UTC") else z
+    skews = {}
+    for item in (args.skews or "").split(","):
+        if item.strip():
+            name, _, sec = item.strip().rpartition("=")
+            skews[name] = float(sec)
+    for n_h, h in enumerate(tp.uhosts):
+        key = next(k for k, v in tp.hosts.items() if v is h)
+        # --skews names a host by hostname or by role: compute-<i>, ncc-<c>, masakari-<c> ...
+        role = ("compute-%d" % key[1]) if key[0] == "cmp" else ("%s-%d" % (key[0], key[1]))
+        sk = skews.get(h.name, skews.get(role))
+        if sk:
+            h.offset_s = sk
+        h.clock = Clock(zoneinfo.ZoneInfo(h.zone) if h.zone else None, int(round(h.offset_s * 1000)))
 
     O = {}
 
     def mkout(key, hkey, logical):
         h = tp.hosts[hkey]
-        O[key] = Out(key, h.juju + "/" + logical, h)
-        return O[key]
+        rot, cri = rot_name, False
+        if lay == "kolla":
+            logical = kolla_path(logical)
+        elif lay == "k8s":
+            if logical in K8S_MERGE:  # same stream as the API's own log
+                app = [o for o in O.values() if o.host is h and o.logical == K8S_MERGE[logical]]
+                if app:
+                    O[key] = app[0]
+                    return app[0]
+            if logical in K8S_PODS or logical.startswith("var/log/rabbitmq/"):
+                pod, cont = K8S_PODS.get(logical, ("rabbitmq-rabbitmq-", "rabbitmq"))
+                suffix = "".join(lrng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+                uid = "%08x-%04x-4%03x-a%03x-%012x" % (lrng.getrandbits(32), lrng.getrandbits(16), lrng.getrandbits(12), lrng.getrandbits(12), lrng.getrandbits(48))
+                real = "var/log/pods/openstack_%s%s_%s/%s/0.log" % (pod, suffix, uid, cont)
+                rot, cri = k8s_rot, True
+                o = O[key] = Out(key, h.root + real, h)
+                o.logical, o.rot, o.cri = logical, rot, cri
+                return o
+        o = O[key] = Out(key, h.root + logical, h)
+        o.logical, o.rot, o.cri = logical, rot, cri
+        return o
 
     def K(key, c):
         return key if c == 0 else (key, c)
@@ -1923,7 +2088,10 @@ def main(argv=None):
         for i in range(tp.n_compute):
             mkout(("libvirt", i), ("cmp", i), "var/log/libvirt/libvirtd.log")
             mkout(("ovs", i), ("cmp", i), "var/log/neutron/neutron-openvswitch-agent.log")
-        for hk in tp.hosts:
+        tp.hkey = {}
+        for hk, h in tp.hosts.items():
+            tp.hkey.setdefault(id(h), hk)
+        for hk in tp.hkey.values():
             mkout(("syslog", hk), hk, "var/log/syslog")
     tp.outs = O
 
@@ -1974,7 +2142,8 @@ def main(argv=None):
         xt, xb = cinder_access_templates()
         for c in range(C):
             groups[("csched", c)] = Group("cinder-scheduler", O[("csched", c)], None, t_, b_, tp.era["cinder"], 0.01 / C, str(rng.randrange(3000, 9000)), None, None, always_debug=dbg_all)
-            groups[("cacc", c)] = Group("cinder-access", O[("cacc", c)], None, xt, xb, tp.era["cinder"], 0.005 / C, None, None, None)
+            if O[("cacc", c)] is not O[K("capi", c)]:
+                groups[("cacc", c)] = Group("cinder-access", O[("cacc", c)], None, xt, xb, tp.era["cinder"], 0.005 / C, None, None, None)
             groups[("neutron", c)] = Group("neutron-server", O[("neutron", c)], None, nt + (rpc_debug_templates() if dbg_all else []), nb, tp.era["ncc"], 0.04 / C, None, mk_pids(rng, 4, 60000, 70000), None, always_debug=dbg_all)
             groups[("rabbit", c)] = Group("rabbitmq", O[("rabbit", c)], None, rt, rb, PRE, 0.01 / C, None, None, None)
         lt, lb = libvirt_templates()
@@ -1983,8 +2152,8 @@ def main(argv=None):
         for i in range(tp.n_compute):
             groups[("libvirt", i)] = Group("libvirtd", O[("libvirt", i)], None, lt, lb, PRE, 0.01 / tp.n_compute, None, None, tp.nova_host[i])
             groups[("ovs", i)] = Group("neutron-openvswitch-agent", O[("ovs", i)], None, ot, ob, tp.era[("cmp", i)], 0.04 / tp.n_compute, str(rng.randrange(3000, 9000)), None, tp.nova_host[i], always_debug=dbg_all)
-        for hk in tp.hosts:
-            groups[("syslog", hk)] = Group("syslog", O[("syslog", hk)], None, yt, yb, PRE, 0.02 / len(tp.hosts), None, None, tp.hosts[hk].name)
+        for hk in tp.hkey.values():
+            groups[("syslog", hk)] = Group("syslog", O[("syslog", hk)], None, yt, yb, PRE, 0.02 / len(tp.hkey), None, None, tp.hosts[hk].name)
     tp.groups = groups
     tot_share = sum(gr.share for gr in groups.values())
 
@@ -2048,31 +2217,53 @@ def main(argv=None):
             f.write(text)
 
     os.makedirs(out, exist_ok=True)
-    wtext("juju_status.yaml", juju_status(tp))
-    for m in range(tp.n_machines):
-        wtext("%d/baremetal/etc/hostname" % m, tp.machine_host[m] + "\n")
-        wtext("%d/baremetal/etc/timezone" % m, "Etc/UTC\n")
-    for i in range(tp.n_compute):
-        wtext("%d/baremetal/etc/nova/nova.conf" % i, nova_conf_compute(tp, i))
-    for hk, h in tp.hosts.items():
-        if hk[0] != "cmp":
-            wtext("%s/etc/hostname" % h.juju, h.name + "\n")
-            wtext("%s/etc/timezone" % h.juju, "Etc/UTC\n")
-    links = {}
-    for c in range(tp.C):
-        H = lambda k: tp.hosts[(k, c)].juju
-        wtext("%s/etc/nova/nova.conf" % H("ncc"), nova_conf_ncc(tp, c))
-        wtext("%s/etc/masakari/masakari.conf" % H("masakari"), masakari_conf(tp))
-        wtext("%s/etc/cinder/cinder.conf" % H("cinder"), cinder_conf(tp, c))
-        wtext("%s/etc/keystone/keystone.conf" % H("keystone"), keystone_conf(tp))
-        for app_name, k in (("masakari", "masakari"), ("nova-cloud-controller", "ncc"), ("cinder", "cinder"), ("keystone", "keystone"),
-                            ("neutron-api", "neutron"), ("rabbitmq-server", "rabbitmq")):
-            if (k, c) in tp.hosts:
-                links["%s_%d" % (app_name, c)] = H(k)
-    for i in range(tp.n_compute):
-        links["nova-compute_%d" % i] = "%d/baremetal" % i
-    for name, target in sorted(links.items()):
-        os.symlink(target, os.path.join(out, name))
+    if lay == "juju":
+        wtext("juju_status.yaml", juju_status(tp))
+    if juju:
+        for m in range(tp.n_machines):
+            if m >= tp.n_compute and lay == "juju-nostatus":
+                continue
+            root = "%d/baremetal/" % m if lay == "juju" else "%d/" % m
+            zone = tp.hosts[("cmp", m)].zone if m < tp.n_compute else None
+            wtext(root + "etc/hostname", tp.machine_host[m] + "\n")
+            wtext(root + "etc/timezone", (zone or "Etc/UTC") + "\n")
+    for h in tp.uhosts:
+        if juju and "/lxd/" not in h.juju:
+            continue  # machines: above
+        if lay == "k8s":
+            continue  # a node folder holds only its pod logs and syslog
+        wtext(h.root + "etc/hostname", h.name + "\n")
+        wtext(h.root + "etc/timezone", (h.zone or "Etc/UTC") + "\n")
+        if lay == "sosreport":
+            wtext(h.root + "hostname", h.name + "\n")
+            wtext(h.root + "sos_commands/host/hostname", h.name + "\n")
+            d = _dt.datetime(2023, 3, 15, 21, 20) + _dt.timedelta(seconds=h.offset_s)
+            zname = "UTC"
+            if h.zone:
+                d = d.replace(tzinfo=_dt.timezone.utc).astimezone(zoneinfo.ZoneInfo(h.zone))
+                zname = d.strftime("%Z")
+            wtext(h.root + "sos_commands/date/date", d.strftime("%a %b %d %H:%M:%S ") + zname + d.strftime(" %Y") + "\n")
+    if lay != "k8s":
+        cfg = (lambda svc, rel: "etc/kolla/%s/%s" % (svc, rel.split("/")[-1])) if lay == "kolla" else (lambda svc, rel: rel)
+        for i in range(tp.n_compute):
+            wtext(tp.hosts[("cmp", i)].root + cfg("nova-compute", "etc/nova/nova.conf"), nova_conf_compute(tp, i))
+        for c in range(tp.C):
+            H = lambda k: tp.hosts[(k, c)].root
+            wtext(H("ncc") + cfg("nova-api", "etc/nova/nova.conf"), nova_conf_ncc(tp, c))
+            wtext(H("masakari") + cfg("masakari-engine", "etc/masakari/masakari.conf"), masakari_conf(tp))
+            wtext(H("cinder") + cfg("cinder-api", "etc/cinder/cinder.conf"), cinder_conf(tp, c))
+            wtext(H("keystone") + cfg("keystone", "etc/keystone/keystone.conf"), keystone_conf(tp))
+    if lay == "juju":
+        links = {}
+        for c in range(tp.C):
+            for app_name, k in (("masakari", "masakari"), ("nova-cloud-controller", "ncc"), ("cinder", "cinder"), ("keystone", "keystone"),
+                                ("neutron-api", "neutron"), ("rabbitmq-server", "rabbitmq")):
+                if (k, c) in tp.hosts:
+                    links["%s_%d" % (app_name, c)] = tp.hosts[(k, c)].juju
+        for i in range(tp.n_compute):
+            links["nova-compute_%d" % i] = "%d/baremetal" % i
+        for name, target in sorted(links.items()):
+            os.symlink(target, os.path.join(out, name))
 
     # ---- logs: day by day, group by group; writes/gzip in a worker thread (zlib and
     # file writes release the GIL, so this overlaps with generation on a 2-core box)
@@ -2098,8 +2289,10 @@ def main(argv=None):
             budget = int(size * gr.share / tot_share * weights[day])
             res = gen_day(gr, day, budget, gstate[key], rng.random)
             for o, text in res.items():
+                if o.cri:
+                    text = cri_wrap(text)
                 data = text.encode("latin-1")
-                rel = rot_name(o.relbase, day)
+                rel = o.rot(o.relbase, day)
                 stats["bytes"] += len(data)
                 stats["lines"] += data.count(b"\n")
                 stats["files"] += 1
