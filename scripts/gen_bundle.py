@@ -1278,7 +1278,7 @@ class Story:
         self.emit(out, ms, "%s %s %s %s %s%s%s\n" % (out.clock.oslo(ms), pid, level, logger, ctx,
                                                    "[instance: %s] " % inst if inst else "", msg))
 
-    def nova_call(self, ms, method, uri, status, blen, gid, dur=None, pre_lines=None, mc=None, body=None):
+    def nova_call(self, ms, method, uri, status, blen, gid, dur=None, pre_lines=None, mc=None, body=None, sent=None):
         """One masakari -> nova-api call: access line (start) + requestlog line (end).
         pre_lines: list of (level, logger, msg) logged by nova-api before the requestlog line.
         mc: (engine out, engine pid, engine context) of the calling masakari thread: with
@@ -1316,7 +1316,7 @@ class Story:
         self.emit(napi, end, "%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: 2.53 time: %.6f\n" % (
             napi.clock.oslo(end), pid, ctx, ip, method, uri, status, blen, dur))
         if tp.dbg_all and mc is not None:
-            self.client_debug(mc, ms, end, method, "http://%s:8774%s" % (ip, uri), status, blen, gid, nid, body, nacc.clock)
+            self.client_debug(mc, sent or ms, end, method, "http://%s:8774%s" % (ip, uri), status, blen, gid, nid, body, nacc.clock)
         return nid, end
 
     def client_debug(self, mc, ms, end, method, url, status, blen, gid, nid, body, srv_clock):
@@ -1364,7 +1364,7 @@ class Story:
                   "%s '%s' (%s) transitioned into state '%s' from state '%s'%s%s" % (
                       kind, name, uid, to, frm, r, dbg("_flow_receiver" if kind == "Flow" else "_task_receiver", "taskflow/listeners/logging.py", 145 if kind == "Flow" else 190)))
 
-    def recovery(self, idx, kind, T0, F, dests, insts, bfv):
+    def recovery(self, idx, kind, T0, F, dests, insts, bfv, bfv_form="rebuild"):
         tp = self.topo
         rng = self.rng
         ids = self.ids
@@ -1401,8 +1401,9 @@ class Story:
                       ctx_req(tp.era["masakari"], rid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN),
                       "HTTP exception thrown: Notification received from host %s of type COMPUTE_HOST is duplicate." % fhost)
 
-        def run_attempt(t, first_ctx, gid, attempt_kind):
-            """One processing run of the notification. Returns (end_ms, status)."""
+        def run_attempt(t, first_ctx, gid, attempt_kind, insts):
+            """One processing run of the notification over the instances still on the
+            failed host. Returns (end_ms, status)."""
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", first_ctx,
                       "Processing notification %s of type: COMPUTE_HOST" % notif)
             self.flow_ids = {}
@@ -1431,14 +1432,24 @@ class Story:
             self.flow(eng, t - 6, epid, c, ("Task", "EvacuateInstancesTask"), "PENDING", "RUNNING")
             failed = []
             lasts = []
+            slots = [t] * 3  # host_failure_recovery_threads = 3 (with --instances)
             for k, u in enumerate(insts):
-                ti = t + k * rng.randrange(8, 40)
+                if tp.many:
+                    j = min(range(3), key=lambda x: slots[x])
+                    ti = max(t + k * 9, slots[j])
+                else:
+                    ti = t + k * rng.randrange(8, 40)
                 # get, get (.locked)
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
-                if attempt_kind == "pending-after-finished" and u == pending_inst:
+                if attempt_kind == "pending-after-finished" and u in pending:
                     # the get_server call dies in keystone/nova; eventlet swallows the
                     # exception: nothing else is logged for this instance
+                    if tp.dbg_all:
+                        self.client_debug((eng, epid, c), ti + 15, ti + 15 + rng.randrange(20, 200), "GET",
+                                          "http://%s:8774/v2.1/servers/%s" % (tp.cip[("ncc", 0)], u), 503, 299, gid, None, None, eng.clock)
+                    if tp.many:
+                        slots[j] = ti + 300
                     continue
                 _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid, mc=(eng, epid, c))
                 ti = e + rng.randrange(10, 300)
@@ -1452,7 +1463,7 @@ class Story:
                 ti = e + rng.randrange(10, 200)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", lock_ctx,
                           "Call evacuate command for instance %s on host None" % u)
-                if attempt_kind == "evacuate-400-race":
+                if attempt_kind == "evacuate-400-race" and u in raced:
                     nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 400, 96, gid, pre_lines=[
                         ("ERROR", "nova.compute.api", "Instance compute service state on %s expected to be down, but it was up." % fhost),
                         ("INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of %s is still in use." % fhost)],
@@ -1466,10 +1477,16 @@ class Story:
                     self.race_evac.append(ti)
                     ti += rng.randrange(300, 1800)
                 else:
-                    nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 200, 0, gid, dur=0.3 + rng.random() * 0.4,
-                                            mc=(eng, epid, lock_ctx), body='{"evacuate": {}}')
+                    late = u in bfv and bfv_form == "accept"
+                    # "accept" form: Nova takes the evacuate call only ~13 min after
+                    # Masakari started it (the client's request waits); the rebuild is then quick
+                    wait = rng.randrange(12 * 60_000, 14 * 60_000) if late else 0
+                    nid, e = self.nova_call(ti + 20 + wait, "POST", "/v2.1/servers/%s/action" % u, 200, 0, gid, dur=0.3 + rng.random() * 0.4,
+                                            mc=(eng, epid, lock_ctx), body='{"evacuate": {}}', sent=ti + 20)
                     ev_reqs.setdefault(u, []).append(nid)
-                    self.rebuild(u, nid, e, gid, bfv=(u in bfv), dest=dests[k % len(dests)], rebuilt=rebuilt)
+                    if late:
+                        accepted[u] = e
+                    self.rebuild(u, nid, e, gid, bfv=(u in bfv), dest=dests[k % len(dests)], rebuilt=rebuilt, late=(u in bfv and not late))
                     ti = e + rng.randrange(200, 900)
                     polls = 2 if u in bfv else rng.randrange(2, 5)
                     for _ in range(polls):
@@ -1481,6 +1498,8 @@ class Story:
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call unlock server command for instance %s" % u)
                 _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid, mc=(eng, epid, c), body='{"unlock": null}')
                 lasts.append((e + 10, c))
+                if tp.many:
+                    slots[j] = e + 10
             t, c = max(lasts) if lasts else (t + 500, ctx_masakari_nova(me, ids.req(), gg))
             if failed:
                 t += 700
@@ -1516,16 +1535,25 @@ class Story:
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: finished." % notif)
             return t, "finished"
 
-        pending_inst = insts[-1] if kind == "pending-after-finished" else None
+        pending = set()
+        if kind == "pending-after-finished":
+            pending = set(insts[-rng.randrange(1, 4):]) if tp.hard else {insts[-1]}
+        raced = set(insts)
+        if kind == "evacuate-400-race" and tp.hard and len(insts) > 3:
+            # only the calls made before Nova saw the host down are refused
+            raced = set(insts[:rng.randrange(2, min(40, len(insts) - 1))])
+        accepted = {}
         self.race_evac = []
         first_ctx = ctx_req(me, gid_api, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN)
-        t_end, st = run_attempt(T0, first_ctx, gid, kind)
+        t_end, st = run_attempt(T0, first_ctx, gid, kind, insts)
         statuses.append(st)
         if st == "error":
-            # periodic process_unfinished_notifications re-runs it (admin context)
+            # periodic process_unfinished_notifications re-runs it (admin context), over
+            # the instances still on the failed host
             t_retry = t_end + rng.randrange(60_000, 118_000)
             prid = ids.req()
-            t_end, st = run_attempt(t_retry, ctx_admin(me, prid), prid if me == ZED else None, "healthy")
+            left = insts if raced == set(insts) else [u for u in insts if u in raced]
+            t_end, st = run_attempt(t_retry, ctx_admin(me, prid), prid if me == ZED else None, "healthy", left)
             statuses.append(st)
 
         # compute host F: hang heartbeats (race) and silence until it comes back
@@ -1562,8 +1590,8 @@ class Story:
 
         concerned = {
             "healthy": [],
-            "evacuate-400-race": [u for u in insts],
-            "pending-after-finished": [pending_inst] if pending_inst else [],
+            "evacuate-400-race": [u for u in insts if u in raced],
+            "pending-after-finished": sorted(pending),
             "bfv-evacuation-delay": sorted(bfv),
         }[kind]
         day = T0 // DAY_MS
@@ -1577,6 +1605,9 @@ class Story:
             "failed_host_hostname": tp.short[F],
             "instances": list(insts),
             "boot_from_volume": sorted(bfv),
+            "bfv_form": (bfv_form if bfv else None),
+            "expected_detectors": [] if kind == "healthy" else [kind],
+            "evacuate_accepted": {u: Clock.iso(v) for u, v in accepted.items()},
             "destinations": {u: rebuilt[u][0] for u in insts if u in rebuilt},
             "rebuild_start": {u: Clock.iso(rebuilt[u][1]) for u in insts if u in rebuilt},
             "evacuate_request_ids": ev_reqs,
@@ -1591,15 +1622,17 @@ class Story:
             "engine_log": eng.rot(eng.relbase, day),
         })
 
-    def rebuild(self, u, nid, t_acc, gid, bfv, dest, rebuilt):
+    def rebuild(self, u, nid, t_acc, gid, bfv, dest, rebuilt, late=True):
         """nova-compute lines on the destination for an accepted evacuation."""
         tp, rng, ids = self.topo, self.rng, self.ids
         era = tp.era[("cmp", dest)]
         out = tp.outs[("cmp", dest)]
         pid = tp.cmp_pid[dest]
         ctx = ctx_req(era, nid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
-        if bfv:
+        if bfv and late:
             t = t_acc + rng.randrange(8 * 60_000 + 20_000, 14 * 60_000)
+        elif bfv:
+            t = t_acc + rng.randrange(20_000, 50_000)
         else:
             t = t_acc + rng.randrange(900, 3500)
         rebuilt[u] = (tp.nova_host[dest], t)
@@ -1626,7 +1659,8 @@ class Story:
         self.oslo(out, t, pid, "INFO", "nova.compute.claims", ctx, "Claim successful on node %s" % tp.nova_host[dest], inst=u)
         t += 100 + rng.randrange(150)
         if bfv:
-            self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "disk on volume, evacuating using existing volume", inst=u)
+            # with --failures hard this line has no [instance: ] tag (only the request context)
+            self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "disk on volume, evacuating using existing volume", inst=None if tp.hard else u)
             vol = ids.uuid()
             cctx = ctx_req(tp.era["cinder"], ids.req(), NOVA_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
             cc = tp.pick_ctl()
@@ -1894,6 +1928,16 @@ def main(argv=None):
     ap.add_argument("--skews", default="",
                     help="known clock offsets, e.g. 'ncc-1=95,compute-2=-4,compute-3=600' (hostname or role "
                          "compute-<i> / ncc-<c> / masakari-<c> / cinder-<c> / keystone-<c>, seconds ahead of true time)")
+    ap.add_argument("--instances", type=int, default=0,
+                    help="instances per failed host (N .. 1.25 N, evacuated by 3 worker threads); default: 1-4")
+    ap.add_argument("--overlap", action="store_true",
+                    help="every second recovery starts seconds after the previous one, on another host")
+    ap.add_argument("--failures", choices=("default", "hard"), default="default",
+                    help="hard: only the first calls of a race get HTTP 400, 1-3 pending instances, boot-from-volume "
+                         "delays alternate between the two forms (13 min before Nova accepts the evacuate call / "
+                         "8-14 min from acceptance to the rebuild) and the compute's `disk on volume` line has no "
+                         "[instance: ] tag")
+    ap.add_argument("--recoveries", type=int, default=0, help="number of recoveries (default: 12 per GiB, at least 4)")
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
@@ -1958,6 +2002,8 @@ def main(argv=None):
 
     # ---- hosts (each root of the bundle), outputs
     tp.C = args.controllers
+    tp.many = args.instances > 0
+    tp.hard = args.failures == "hard"
     tp.dbg_all = args.debug == "all"
     tp.pick_ctl = (lambda: 0) if tp.C == 1 else (lambda: rng.randrange(tp.C))
     tp.hosts = {}  # key -> Host; ("cmp", i) for computes, (service, c) for controller services
@@ -2160,7 +2206,7 @@ def main(argv=None):
 
     # ---- recoveries
     story = Story(rng, ids, tp)
-    n_rec = max(4, round(12 * size / (1 << 30)))
+    n_rec = args.recoveries or max(4, round(12 * size / (1 << 30)))
     kinds_cycle = ["healthy", "evacuate-400-race", "healthy", "pending-after-finished", "healthy", "bfv-evacuation-delay"]
     base = ["evacuate-400-race", "pending-after-finished", "bfv-evacuation-delay"]
     kinds = (base + ["healthy"]) if n_rec == 4 else [kinds_cycle[k % len(kinds_cycle)] for k in range(n_rec)]
@@ -2169,6 +2215,8 @@ def main(argv=None):
         pass
     span_end = COLLECT_MS - 3 * 3600_000
     slot = span_end / n_rec
+    prev = None
+    n_bfv = 0
     for k in range(n_rec):
         kind = kinds[k]
         T0 = int(slot * k + slot * (0.25 + 0.5 * rng.random()))
@@ -2177,16 +2225,30 @@ def main(argv=None):
         tod = min(max(tod, 3600_000), 21 * 3600_000)
         T0 = day * DAY_MS + tod
         F = rng.randrange(tp.n_compute)
+        if args.overlap and k % 2 == 1 and prev is not None:
+            # two notifications processed at once: their lines interleave, each under
+            # its own request ids (another failed host, seconds later)
+            T0 = prev[0] + rng.randrange(5_000, 40_000)
+            F = (prev[1] + 1 + rng.randrange(tp.n_compute - 1)) % tp.n_compute
+        prev = (T0, F)
         others = [i for i in range(tp.n_compute) if i != F]
         rng.shuffle(others)
         dests = others[:2]
         n_inst = {"healthy": rng.randrange(1, 5), "evacuate-400-race": rng.randrange(1, 3),
                   "pending-after-finished": rng.randrange(2, 5), "bfv-evacuation-delay": rng.randrange(2, 5)}[kind]
+        if tp.many:
+            n_inst = args.instances + rng.randrange(args.instances // 4 + 1)
         insts = [ids.uuid() for _ in range(n_inst)]
         bfv = set()
+        form = "rebuild"
         if kind == "bfv-evacuation-delay":
             bfv = {insts[0]} if n_inst < 4 else {insts[0], insts[1]}
-        story.recovery(k, kind, T0, F, dests, insts, bfv)
+            if tp.many:
+                bfv = set(insts[:: max(1, n_inst // 5)][:5])
+            if tp.hard:
+                form = ("accept", "rebuild")[n_bfv % 2]
+            n_bfv += 1
+        story.recovery(k, kind, T0, F, dests, insts, bfv, form)
 
     # ---- per-group generator state
     def mkg(gr):
@@ -2308,8 +2370,26 @@ def main(argv=None):
     pool.shutdown()
 
     truth = story.truth
+    hosts = []
+    for h in tp.uhosts:
+        keys = [k for k, v in tp.hosts.items() if v is h]
+        aliases = sorted({h.root.rstrip("/")} | ({h.juju} if h.juju and juju else set())
+                         | {tp.nova_host[k[1]] for k in keys if k[0] == "cmp"})
+        hosts.append({"name": h.name, "root": h.root.rstrip("/"), "aliases": aliases,
+                      "roles": sorted({"compute" if k[0] == "cmp" else k[0] for k in keys}),
+                      "zone": h.zone or "Etc/UTC", "clock_offset_s": h.offset_s})
+    doc = {
+        "format": "evacdoc-bench-truth/2",
+        "generator": {"size": args.size, "seed": args.seed, "layout": lay, "debug": args.debug, "services": args.services,
+                      "controllers": tp.C, "instances": args.instances, "overlap": args.overlap, "failures": args.failures,
+                      "zones": args.zones, "skews": args.skews},
+        "host_count": len(hosts),
+        "hosts": hosts,
+        "clock_offsets_s": {h["name"]: h["clock_offset_s"] for h in hosts if h["clock_offset_s"]},
+        "recoveries": truth,
+    }
     with open(os.path.join(out, "ground_truth.json"), "w") as f:
-        json.dump(truth, f, indent=1, sort_keys=True)
+        json.dump(doc, f, indent=1, sort_keys=True)
         f.write("\n")
     el = time.time() - t_start
     if not args.quiet:
