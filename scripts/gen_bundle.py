@@ -2073,10 +2073,12 @@ def main(argv=None):
             name, _, sec = item.strip().rpartition("=")
             skews[name] = float(sec)
     for n_h, h in enumerate(tp.uhosts):
-        key = next(k for k, v in tp.hosts.items() if v is h)
         # --skews names a host by hostname or by role: compute-<i>, ncc-<c>, masakari-<c> ...
-        role = ("compute-%d" % key[1]) if key[0] == "cmp" else ("%s-%d" % (key[0], key[1]))
-        sk = skews.get(h.name, skews.get(role))
+        roles = [("compute-%d" % k[1]) if k[0] == "cmp" else ("%s-%d" % k) for k, v in tp.hosts.items() if v is h]
+        sk = skews.get(h.name)
+        for role in roles:
+            if sk is None:
+                sk = skews.get(role)
         if sk:
             h.offset_s = sk
         h.clock = Clock(zoneinfo.ZoneInfo(h.zone) if h.zone else None, int(round(h.offset_s * 1000)))
