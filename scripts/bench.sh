@@ -18,8 +18,10 @@
 #              instances per failed host, overlapping recoveries, hard failure forms, hosts in
 #              4 time zones, known clock offsets (+95 s, -4 s, +600 s)
 #   sosreport  one sosreport per host (names ending in -01 ..), 100+ instances, hard failures,
+#              `notification show` captures, sos journal copies,
 #              2 time zones, known clock offsets
-#   kolla      /var/log/kolla/<service>/, DEBUG everywhere, overlapping recoveries, clock offsets
+#   kolla      /var/log/kolla/<service>/ (Apache %D access format), DEBUG everywhere, overlapping
+#              recoveries, `notification show` captures, 2 time zones, clock offsets
 #   k8s        CRI pod logs var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, every service,
 #              100+ instances, hard failures, clock offsets
 #   big        (BIG=1, 10G) the nostatus mix at 10 GiB
@@ -72,8 +74,8 @@ mix_args() {
         default) echo "" ;;
         debug-all) echo "--debug all --services all" ;;
         nostatus | big) echo "--layout juju-nostatus --debug all --services all --instances 100 --overlap --failures hard --zones $ZONES --skews $SKEWS" ;;
-        sosreport) echo "--layout sosreport --services all --controllers 3 --instances 100 --failures hard --zones UTC,Europe/Berlin --skews $SKEWS" ;;
-        kolla) echo "--layout kolla --debug all --controllers 3 --overlap --zones UTC,Asia/Kolkata --skews $SKEWS" ;;
+        sosreport) echo "--layout sosreport --services all --controllers 3 --instances 100 --failures hard --captures --zones UTC,Europe/Berlin --skews $SKEWS" ;;
+        kolla) echo "--layout kolla --debug all --controllers 3 --overlap --captures --zones UTC,Asia/Kolkata --skews $SKEWS" ;;
         k8s) echo "--layout k8s --services all --instances 100 --failures hard --skews $SKEWS" ;;
         *) die "unknown mix '$1' (mixes: $ALL_MIXES big)" ;;
     esac

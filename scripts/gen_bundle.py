@@ -33,6 +33,35 @@ unchanged, byte for byte):
                        Apache access log, on each of 3 control planes (--controllers N);
                        Masakari engines, nova-api (HAProxy round robin), conductors and
                        cinder-api serve the recoveries from all of them.
+    --layout L         juju (default) | juju-nostatus (machine folders N/, containers
+                       N/lxd/0.., no juju_status.yaml, no unit links) | sosreport (one
+                       sosreport-<host>[-<case>]-<date>-<rand>/ per host: hostname,
+                       sos_commands/{host,date,logs}; host names end in -01 ..) | kolla
+                       (<host>/var/log/kolla/<service>/, Apache %D access format) | k8s
+                       (<node>/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, CRI lines
+                       `<RFC 3339 nano> stdout|stderr P|F <line>`, kubelet rotation names).
+                       Outside juju a controller is one host running all its services.
+    --zones Z1,Z2..    hosts' local time zones, given in turn (oslo, Apache, syslog stamps
+                       and etc/timezone follow; libvirt and progress details stay UTC).
+    --skews R=S,..     known clock offsets in seconds (R: hostname or compute-<i>, ncc-<c>,
+                       masakari-<c> ...): every stamp the host writes is S seconds ahead.
+    --instances N      N .. 1.25 N instances per failed host, evacuated by 3 worker threads.
+    --overlap          every second recovery starts seconds after the previous one, on
+                       another host: two notifications' lines interleave.
+    --failures hard    partial races (only the first evacuate calls get HTTP 400, the retry
+                       evacuates just those), 1-3 pending instances, boot-from-volume delays
+                       alternating between the two forms (Nova accepts the evacuate call
+                       ~13 min after Masakari started it / the rebuild comes 8-14 min after
+                       acceptance) and the compute's `disk on volume` line without an
+                       `[instance: ]` tag; polls once a second until the instance is active.
+    --captures         `openstack notification show -f json` captures (progress details).
+
+ground_truth.json (format evacdoc-bench-truth/2; format 1 was the bare list now under
+"recoveries"): host_count, hosts (name, root, aliases, roles, zone, clock_offset_s),
+clock_offsets_s, the generator options, and per recovery: notification_id, expected
+(healthy | evacuate-400-race | pending-after-finished | bfv-evacuation-delay),
+expected_detectors ([] when healthy), instances, instances_concerned (raced / pending /
+delayed ones), boot_from_volume, bfv_form, evacuate request ids, statuses, times (UTC).
 """
 
 import argparse
@@ -41,6 +70,7 @@ import gzip
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import time
@@ -1268,6 +1298,7 @@ class Story:
         self.topo = topo
         self.seq = 0
         self.truth = []
+        self.captures = []  # (relative path, text)
 
     def emit(self, out, ms, text):
         self.seq += 1
@@ -1407,6 +1438,8 @@ class Story:
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", first_ctx,
                       "Processing notification %s of type: COMPUTE_HOST" % notif)
             self.flow_ids = {}
+            pd = self.pd = []  # progress details of this run: (task, ms, progress, message)
+            pd.append(("DisableComputeServiceTask", t + 40, "0.0", "Disabling compute service on host: '%s'" % fhost))
             self.flow(eng, t + 30, epid, first_ctx, ("Flow", "instance_evacuate_engine"), "PENDING", "RUNNING")
             self.flow(eng, t + 32, epid, first_ctx, ("Task", "DisableComputeServiceTask"), "PENDING", "RUNNING")
             t += 120 + rng.randrange(80)
@@ -1418,6 +1451,7 @@ class Story:
             _, e2 = self.nova_call(e1 + 5, "PUT", "/v2.1/os-services/%s" % tp.svc_uuid[F], 200, 386, gid, mc=(eng, epid, c),
                                    body='{"status": "disabled", "disabled_reason": "Masakari detected host failed."}')
             t = e2 + 5
+            pd.append(("DisableComputeServiceTask", e2 + 2, "1.0", "Disabled compute service on host: '%s'" % fhost))
             self.oslo(eng, t, epid, "INFO", "masakari.engine.drivers.taskflow.host_failure", c,
                       "Sleeping %d sec before starting recovery thread until nova recognizes the node down." % tp.wait_period)
             t += tp.wait_period * 1000 + rng.randrange(20, 90)
@@ -1427,7 +1461,16 @@ class Story:
             c = ctx_masakari_nova(me, lid, gg)
             self.oslo(eng, t, epid, "INFO", "masakari.compute.nova", c, "Fetch Server list on %s" % fhost)
             _, e = self.nova_call(t + 20, "GET", "/v2.1/servers/detail?all_tenants=True&host=%s" % fhost, 200, 1800 * len(insts), gid, mc=(eng, epid, c))
+            n = len(insts)
+            for k_, (pg, m_) in enumerate((("0.0", "Preparing instances for evacuation"),
+                                           ("0.3", "Total instances running on failed host '%s' is %d" % (fhost, n)),
+                                           ("0.6", "Total HA Enabled instances count: '%d'" % n),
+                                           ("0.7", "Total Non-HA Enabled instances count: '0'"),
+                                           ("0.8", "All instances (HA Enabled/Non-HA Enabled) should be considered for evacuation. Total count is: '%d'" % n),
+                                           ("1.0", "Instances to be evacuated are: '%s'" % ",".join(insts)))):
+                pd.append(("PrepareHAEnabledInstancesTask", (t - 10) if k_ == 0 else e + 2 + k_, pg, m_))
             t = e + rng.randrange(300, 2500)
+            pd.append(("EvacuateInstancesTask", t - 2, "0.0", "Start evacuation of instances from failed host '%s', instance uuids are: '%s'" % (fhost, ",".join(insts))))
             self.flow(eng, t - 8, epid, c, ("Task", "PrepareHAEnabledInstancesTask"), "RUNNING", "SUCCESS", "None")
             self.flow(eng, t - 6, epid, c, ("Task", "EvacuateInstancesTask"), "PENDING", "RUNNING")
             failed = []
@@ -1440,6 +1483,7 @@ class Story:
                 else:
                     ti = t + k * rng.randrange(8, 40)
                 # get, get (.locked)
+                pd.append(("EvacuateInstancesTask", ti - 1, "0.5", "Evacuation of instance started: '%s'" % u))
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
                 if attempt_kind == "pending-after-finished" and u in pending:
@@ -1489,6 +1533,8 @@ class Story:
                     self.rebuild(u, nid, e, gid, bfv=(u in bfv), dest=dests[k % len(dests)], rebuilt=rebuilt, late=(u in bfv and not late))
                     ti = e + rng.randrange(200, 900)
                     polls = 2 if u in bfv else rng.randrange(2, 5)
+                    if tp.hard and u not in bfv:  # verify_interval = 1: one poll a second until ACTIVE
+                        polls = rng.randrange(3, 9)
                     for _ in range(polls):
                         c = ctx_masakari_nova(me, ids.req(), gg)
                         self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
@@ -1529,7 +1575,11 @@ class Story:
                           "Failed to process notification '%s'. Reason: %s: masakari.exception.HostRecoveryFailureException: %s" % (notif, m, m))
                 t += 4
                 self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: error." % notif)
+                pd.append(("EvacuateInstancesTask", t - 1000, "0.7", "Failed to evacuate instances '%s' from host '%s'" % (",".join(failed), fhost)))
                 return t, "error"
+            done = sorted(u for u in insts if u not in pending)
+            pd.append(("EvacuateInstancesTask", t - 6, "0.7", "Successfully evacuate instances '%s' from host '%s'" % (",".join(done), fhost)))
+            pd.append(("EvacuateInstancesTask", t - 5, "1.0", "Evacuation process completed!"))
             self.flow(eng, t - 4, epid, c, ("Task", "EvacuateInstancesTask"), "RUNNING", "SUCCESS", "None")
             self.flow(eng, t - 2, epid, c, ("Flow", "instance_evacuate_engine"), "RUNNING", "SUCCESS")
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: finished." % notif)
@@ -1587,6 +1637,23 @@ class Story:
                 x += 1500
                 self.oslo(cout, x, new_pid, "INFO", "nova.virt.libvirt.driver", ctx_admin(tp.era[("cmp", F)], rq), "Instance destroyed successfully.", inst=u)
                 x += 300
+
+        if tp.captures:
+            # `openstack notification show <id> -f json` taken after the fact (last run's
+            # progress details; their timestamps are the engine host's UTC clock)
+            tasks = []
+            for name in ("DisableComputeServiceTask", "PrepareHAEnabledInstancesTask", "EvacuateInstancesTask"):
+                det = sorted((x for x in self.pd if x[0] == name), key=lambda x: x[1])
+                state = "FAILURE" if statuses[-1] == "error" and name == "EvacuateInstancesTask" else "SUCCESS"
+                tasks.append({"name": name, "state": state, "progress": 1.0, "progress_details": [
+                    {"timestamp": eng.clock.utc(ms) + "%03d" % (ms * 37 % 1000), "progress": pg, "message": m} for _, ms, pg, m in det]})
+            iso6 = lambda ms: eng.clock.utc(ms).replace(" ", "T") + "000"
+            cap = {"created_at": iso6(tpost), "updated_at": iso6(t_end), "notification_uuid": notif, "type": "COMPUTE_HOST",
+                   "status": statuses[-1], "source_host_uuid": tp.svc_uuid[F], "generated_time": iso6(tpost - 4000)[:19] + ".000000",
+                   "payload": {"event": "STOPPED", "host_status": "NORMAL", "cluster_status": "OFFLINE"},
+                   "recovery_workflow_details": tasks}
+            self.captures.append(("notification-show-%s.txt" % notif,
+                                  "$ openstack notification show %s -f json\n%s\n" % (notif, json.dumps(cap, indent=2))))
 
         concerned = {
             "healthy": [],
@@ -1743,6 +1810,22 @@ def kolla_path(logical):
     if logical.startswith("var/log/") and not logical.startswith("var/log/syslog"):
         return "var/log/kolla/" + logical[len("var/log/"):]
     return logical
+
+
+KOLLA_ACCESS_FILES = set(KOLLA_ACCESS.values())
+KOLLA_ACC_RE = re.compile(r'^(\S+ \S+ \S+ \[[^\]]*\] "[^"]*" \d{3} )(\d+)( ")', re.M)
+
+
+def kolla_access(text):
+    """Kolla's Apache LogFormat: `%b` (0 -> '-') then `%D` (microseconds) after the status."""
+    n = [0]
+
+    def sub(m):
+        n[0] += 1
+        b = m.group(2)
+        return "%s%s %d%s" % (m.group(1), "-" if b == "0" else b, 2000 + (n[0] * 7919) % 900000, m.group(3))
+
+    return KOLLA_ACC_RE.sub(sub, text)
 
 
 def k8s_rot(base, day):
@@ -1937,6 +2020,8 @@ def main(argv=None):
                          "delays alternate between the two forms (13 min before Nova accepts the evacuate call / "
                          "8-14 min from acceptance to the rebuild) and the compute's `disk on volume` line has no "
                          "[instance: ] tag")
+    ap.add_argument("--captures", action="store_true",
+                    help="also write `openstack notification show` captures (notification-show-<id>.txt at the top)")
     ap.add_argument("--recoveries", type=int, default=0, help="number of recoveries (default: 12 per GiB, at least 4)")
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("-q", "--quiet", action="store_true")
@@ -2004,6 +2089,7 @@ def main(argv=None):
     tp.C = args.controllers
     tp.many = args.instances > 0
     tp.hard = args.failures == "hard"
+    tp.captures = args.captures
     tp.dbg_all = args.debug == "all"
     tp.pick_ctl = (lambda: 0) if tp.C == 1 else (lambda: rng.randrange(tp.C))
     tp.hosts = {}  # key -> Host; ("cmp", i) for computes, (service, c) for controller services
@@ -2355,6 +2441,11 @@ def main(argv=None):
             for o, text in res.items():
                 if o.cri:
                     text = cri_wrap(text)
+                elif lay == "kolla" and o.logical in KOLLA_ACCESS_FILES:
+                    text = kolla_access(text)
+                if lay == "sosreport" and o.key[0] == "syslog" and day == DAYS - 1:
+                    # sos's journal capture holds the same records as the newest syslog
+                    pending.append(pool.submit(write_file, o.host.root + "sos_commands/logs/journalctl_--no-pager", text.encode("latin-1")))
                 data = text.encode("latin-1")
                 rel = o.rot(o.relbase, day)
                 stats["bytes"] += len(data)
@@ -2372,6 +2463,8 @@ def main(argv=None):
     pool.shutdown()
 
     truth = story.truth
+    for rel, text in story.captures:
+        wtext(rel, text)
     hosts = []
     for h in tp.uhosts:
         keys = [k for k, v in tp.hosts.items() if v is h]
