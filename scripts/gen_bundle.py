@@ -1418,6 +1418,28 @@ class Story:
         else:
             t_fail = T0 - rng.randrange(60_000, 150_000)
 
+        if tp.rich:
+            # the instances were built on the failed host some time before: its compute log
+            # names them (the link from an instance to its host that real logs carry)
+            cout0, cera0 = tp.outs[("cmp", F)], tp.era[("cmp", F)]
+            bos = tp.groups[("cmp", F)].blackouts
+            for u in insts:
+                for _ in range(5):
+                    tb = t_fail - rng.randrange(2 * 3600_000, 3 * DAY_MS)
+                    if tb > 60_000 and not any(s0 - 60_000 <= tb <= e0 + 60_000 for s0, e0, _p in bos):
+                        break
+                else:
+                    continue
+                bu, bp = TENANTS[rng.randrange(len(TENANTS))]
+                bctx = ctx_req(cera0, ids.req(), bu, bp)
+                cp = tp.groups[("cmp", F)].pid
+                for s0, e0, p0 in bos:  # the pid in force then
+                    if e0 <= tb:
+                        cp = p0
+                self.oslo(cout0, tb, cp, "INFO", "nova.compute.claims", bctx, "Claim successful on node %s" % fhost, inst=u)
+                self.oslo(cout0, tb + rng.randrange(6000, 14000), cp, "INFO", "nova.compute.manager", bctx,
+                          "Took %.2f seconds to build instance." % (6 + rng.random() * 8), inst=u)
+
         # masakari-api: notification POST (+ optional duplicate 409 from the other hostmonitor)
         ca = tp.pick_ctl()
         macc, mapi, mas_ip = tp.outs[tp.K("macc", ca)], tp.outs[tp.K("mapi", ca)], tp.cip[("masakari", ca)]
@@ -2090,6 +2112,9 @@ def main(argv=None):
     tp.many = args.instances > 0
     tp.hard = args.failures == "hard"
     tp.captures = args.captures
+    # any of the new variations: also the story details real logs carry (instances built on
+    # their host before it failed); the default output stays as it was
+    tp.rich = tp.many or tp.hard or args.overlap or args.debug == "all" or all_svc or args.layout != "juju"
     tp.dbg_all = args.debug == "all"
     tp.pick_ctl = (lambda: 0) if tp.C == 1 else (lambda: rng.randrange(tp.C))
     tp.hosts = {}  # key -> Host; ("cmp", i) for computes, (service, c) for controller services
