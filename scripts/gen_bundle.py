@@ -1529,7 +1529,8 @@ class Story:
                 ti = e + rng.randrange(10, 200)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", lock_ctx,
                           "Call evacuate command for instance %s on host None" % u)
-                if attempt_kind == "evacuate-400-race" and u in raced:
+                if attempt_kind == "evacuate-400-race" and (ti + 20 < cut[0] if cut[0] is not None else u in raced):
+                    raced_dyn.add(u)
                     nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 400, 96, gid, pre_lines=[
                         ("ERROR", "nova.compute.api", "Instance compute service state on %s expected to be down, but it was up." % fhost),
                         ("INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of %s is still in use." % fhost)],
@@ -1611,14 +1612,20 @@ class Story:
         if kind == "pending-after-finished":
             pending = set(insts[-rng.randrange(1, 4):]) if tp.hard else {insts[-1]}
         raced = set(insts)
-        if kind == "evacuate-400-race" and tp.hard and len(insts) > 3:
-            # only the calls made before Nova saw the host down are refused
-            raced = set(insts[:rng.randrange(2, min(40, len(insts) - 1))])
+        raced_dyn = set()
+        cut = [None]
+        if kind == "evacuate-400-race" and tp.hard:
+            # only the evacuate calls made before Nova sees the host down are refused; the
+            # ones after that moment (whatever their worker thread) are accepted
+            cut[0] = T0 + tp.wait_period * 1000 + rng.randrange(6_000, 40_000)
         accepted = {}
         self.race_evac = []
         first_ctx = ctx_req(me, gid_api, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN)
         t_end, st = run_attempt(T0, first_ctx, gid, kind, insts)
         statuses.append(st)
+        if cut[0] is not None:
+            raced = raced_dyn
+            cut[0] = None
         if st == "error":
             # periodic process_unfinished_notifications re-runs it (admin context), over
             # the instances still on the failed host
