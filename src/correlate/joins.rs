@@ -39,16 +39,37 @@ struct Expected {
     /// The path must end at the server id (a plain `GET /servers/<id>`).
     exact_server: Option<String>,
     instance: Option<Uuid>,
+    /// The key of [`RequestIndex`] under which every request this call may make is
+    /// filed (a superset: [`matches`] still decides).
+    index_key: String,
 }
+
+/// Path parts other than server ids that a call's request is filed under.
+const LITERAL_PARTS: [&str; 4] = [
+    "/servers/detail",
+    "/os-services",
+    "/os-aggregates",
+    "/os-aggregates/",
+];
 
 fn expected_request(message: &str, instance: Option<Uuid>) -> Option<Expected> {
     let kind = CallKind::of(message)?;
-    let expected = |path_parts: Vec<String>, exact_server: Option<String>, instance| Expected {
-        method: kind.method,
-        path_parts,
-        exact_server,
-        instance,
-    };
+    let expected =
+        |path_parts: Vec<String>, exact_server: Option<String>, instance: Option<Uuid>| {
+            // An instance call's request names the instance right after `/servers/`; any
+            // other is filed under its first literal part.
+            let index_key = match instance {
+                Some(i) => format!("{} {i}", kind.method),
+                None => format!("{} {}", kind.method, path_parts[0]),
+            };
+            Expected {
+                method: kind.method,
+                path_parts,
+                exact_server,
+                instance,
+                index_key,
+            }
+        };
     Some(match kind.path {
         PathShape::Server => {
             let i = instance?;
@@ -151,6 +172,7 @@ pub fn candidates(
         })
         .map(|(i, _)| i as EventId)
         .collect();
+    let index = RequestIndex::new(events, &requests);
     let mut out = Vec::new();
     for (position, call) in events.iter().enumerate() {
         if call.logger.as_deref() != Some("masakari.compute.nova") {
@@ -160,12 +182,14 @@ pub fn candidates(
         else {
             continue;
         };
-        let start = requests.partition_point(|&r| events[r as usize].time < call.time - before);
-        for &r in &requests[start..] {
+        let Some(filed) = index.by_key.get(expected.index_key.as_str()) else {
+            continue;
+        };
+        let window = index.times.window(call.time - before, call.time + after);
+        let key = format!("{} {}", expected.method, expected.path_parts.join(" "));
+        for &k in crate::correlate::window::within(filed, window) {
+            let r = requests[k as usize];
             let request = &events[r as usize];
-            if request.time > call.time + after {
-                break;
-            }
             if let (Some(g), Some(rg)) = (call.global_request_id, request.global_request_id)
                 && g != rg
             {
@@ -177,12 +201,59 @@ pub fn candidates(
                     request: r,
                     delay: request_midpoint(request) - call.time,
                 };
-                let key = format!("{} {}", expected.method, expected.path_parts.join(" "));
-                out.push((candidate, expected.instance, key));
+                out.push((candidate, expected.instance, key.clone()));
             }
         }
     }
     out
+}
+
+/// Nova's requests filed by what a call could have made: method and the server id
+/// after each `/servers/`, or method and each [`LITERAL_PARTS`] the path contains; so
+/// a call looks only at the requests of its kind instead of every request around it.
+struct RequestIndex {
+    /// The requests' times, in their order.
+    times: crate::correlate::window::Times,
+    /// Index key → ascending positions in the request list.
+    by_key: std::collections::HashMap<String, Vec<u32>>,
+}
+
+impl RequestIndex {
+    fn new(events: &[Event], requests: &[EventId]) -> RequestIndex {
+        let mut by_key: std::collections::HashMap<String, Vec<u32>> = Default::default();
+        for (k, &r) in requests.iter().enumerate() {
+            let Some(http) = &events[r as usize].http else {
+                continue;
+            };
+            for key in request_keys(&http.method, &http.path) {
+                by_key.entry(key).or_default().push(k as u32);
+            }
+        }
+        let times = requests.iter().map(|&r| events[r as usize].time).collect();
+        RequestIndex {
+            times: crate::correlate::window::Times::new(times),
+            by_key,
+        }
+    }
+}
+
+/// Every [`Expected::index_key`] a request with this method and path is filed under.
+fn request_keys(method: &str, path: &str) -> Vec<String> {
+    let mut keys: Vec<String> = LITERAL_PARTS
+        .iter()
+        .filter(|l| path.contains(**l))
+        .map(|l| format!("{method} {l}"))
+        .collect();
+    for (at, tag) in path.match_indices("/servers/") {
+        let rest = &path[at + tag.len()..];
+        let id = rest.split(['/', '?']).next().unwrap_or("");
+        if !id.is_empty() {
+            keys.push(format!("{method} {id}"));
+        }
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    keys
 }
 
 /// Joins Masakari calls with Nova requests. `project_of(event)` tells which project's

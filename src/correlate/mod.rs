@@ -16,6 +16,7 @@ pub mod request_instances;
 pub mod skew;
 pub mod timeline;
 pub mod watched;
+pub mod window;
 pub mod zones;
 
 /// The pipeline that reads the inputs lives in [`crate::run`]; re-exported for the
