@@ -32,11 +32,12 @@ const AFTER_NS: i64 = 15_000_000_000;
 
 /// What request a Masakari call makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Expected {
+pub(crate) struct Expected {
     method: &'static str,
     /// The request path must contain all of these.
     path_parts: Vec<String>,
-    /// The path must end at the server id (a plain `GET /servers/<id>`).
+    /// The path (before any query) must end with this `/servers/<id>` (a plain
+    /// `GET /servers/<id>`).
     exact_server: Option<String>,
     instance: Option<Uuid>,
     /// The key of [`RequestIndex`] under which every request this call may make is
@@ -73,7 +74,11 @@ fn expected_request(message: &str, instance: Option<Uuid>) -> Option<Expected> {
     Some(match kind.path {
         PathShape::Server => {
             let i = instance?;
-            expected(vec![format!("/servers/{i}")], Some(i.to_string()), Some(i))
+            expected(
+                vec![format!("/servers/{i}")],
+                Some(format!("/servers/{i}")),
+                Some(i),
+            )
         }
         PathShape::ServerAction => {
             let i = instance?;
@@ -108,11 +113,29 @@ fn matches(expected: &Expected, request: &Event) -> bool {
         return false;
     }
     match &expected.exact_server {
-        Some(id) => {
+        Some(suffix) => {
             let path = http.path.split('?').next().unwrap_or("");
-            path.ends_with(&format!("/servers/{id}"))
+            path.ends_with(suffix.as_str())
         }
         None => true,
+    }
+}
+
+impl Expected {
+    /// What the Masakari `call` makes, `None` for a line that is no Nova call: worked
+    /// out once per call by callers that test it against many requests.
+    pub(crate) fn of(call: &Event) -> Option<Expected> {
+        expected_request(call.message(), call.instances.first().copied())
+    }
+
+    /// Whether `request` is the kind of request the call makes (as [`makes`]).
+    pub(crate) fn made_by(&self, request: &Event) -> bool {
+        matches(self, request)
+    }
+
+    /// As [`call_key`].
+    pub(crate) fn key(&self) -> String {
+        format!("{} {}", self.method, self.path_parts.join(" "))
     }
 }
 
@@ -126,8 +149,7 @@ pub fn makes(call: &Event, request: &Event) -> bool {
 /// What a Masakari call makes (`POST /servers/<id>/action`), or `None` for a line that
 /// is no Nova call.
 pub fn call_key(call: &Event) -> Option<String> {
-    expected_request(call.message(), call.instances.first().copied())
-        .map(|e| format!("{} {}", e.method, e.path_parts.join(" ")))
+    Expected::of(call).map(|e| e.key())
 }
 
 /// The time of a request counted from the middle of its second when it has one-second
@@ -186,7 +208,7 @@ pub fn candidates(
             continue;
         };
         let window = index.times.window(call.time - before, call.time + after);
-        let key = format!("{} {}", expected.method, expected.path_parts.join(" "));
+        let key = expected.key();
         for &k in crate::correlate::window::within(filed, window) {
             let r = requests[k as usize];
             let request = &events[r as usize];

@@ -14,8 +14,9 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::correlate::analysis::FileInfo;
-use crate::correlate::joins::{call_key, makes};
+use crate::correlate::joins::Expected;
 use crate::correlate::skew::interval::{Interval, consensus};
+use crate::correlate::window::{Times, within};
 use crate::model::{Event, EventId, HostId, Project, Uuid};
 
 /// How a pair was recognised, strongest first.
@@ -102,8 +103,14 @@ struct Ctx<'a> {
     nova_by_request: HashMap<Uuid, Vec<usize>>,
     /// Masakari's Nova calls, by host, in time order.
     calls_by_host: HashMap<HostId, Vec<usize>>,
+    /// What each of those calls makes, by position.
+    expected: HashMap<usize, Expected>,
     /// nova-api's request lines (access and request log), by host, in time order.
     requests_by_host: HashMap<HostId, Vec<usize>>,
+    /// The times of each host's request lines, for windows over them.
+    request_times: HashMap<HostId, Times>,
+    /// Positions in `requests_by_host[host]` of the request lines naming an instance.
+    requests_by_instance: HashMap<(HostId, Uuid), Vec<u32>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -129,7 +136,10 @@ impl<'a> Ctx<'a> {
             shared: HashSet::new(),
             nova_by_request: HashMap::new(),
             calls_by_host: HashMap::new(),
+            expected: HashMap::new(),
             requests_by_host: HashMap::new(),
+            request_times: HashMap::new(),
+            requests_by_instance: HashMap::new(),
         };
         let mut instances_of: HashMap<(HostId, Uuid), HashSet<Uuid>> = HashMap::new();
         for (i, e) in events.iter().enumerate() {
@@ -145,8 +155,9 @@ impl<'a> Ctx<'a> {
                     for u in &e.instances {
                         ctx.by_instance.entry((e.host, *u)).or_default().push(i);
                     }
-                    if is_call(e) {
+                    if let Some(expected) = call_expected(e) {
                         ctx.calls_by_host.entry(e.host).or_default().push(i);
+                        ctx.expected.insert(i, expected);
                     }
                 }
                 Project::Nova => {
@@ -154,12 +165,33 @@ impl<'a> Ctx<'a> {
                         ctx.nova_by_request.entry(r).or_default().push(i);
                     }
                     if e.http.is_some() && ctx.is_api(e) {
-                        ctx.requests_by_host.entry(e.host).or_default().push(i);
+                        let list = ctx.requests_by_host.entry(e.host).or_default();
+                        let k = list.len() as u32;
+                        list.push(i);
+                        let mut named: Vec<Uuid> = e.instances.clone();
+                        named.sort_unstable();
+                        named.dedup();
+                        for u in named {
+                            ctx.requests_by_instance
+                                .entry((e.host, u))
+                                .or_default()
+                                .push(k);
+                        }
                     }
                 }
                 _ => {}
             }
         }
+        ctx.request_times = ctx
+            .requests_by_host
+            .iter()
+            .map(|(&h, list)| {
+                (
+                    h,
+                    Times::new(list.iter().map(|&p| events[p].time).collect()),
+                )
+            })
+            .collect();
         ctx.shared = instances_of
             .into_iter()
             .filter(|(_, set)| set.len() > 1)
@@ -172,6 +204,39 @@ impl<'a> Ctx<'a> {
         self.kinds
             .get(e.file as usize)
             .map_or(Project::Other, |k| k.0)
+    }
+
+    /// Whether the call at `call` makes `request` (method, path, instance).
+    fn makes(&self, call: usize, request: &Event) -> bool {
+        self.expected
+            .get(&call)
+            .is_some_and(|expected| expected.made_by(request))
+    }
+
+    /// The request lines of `server` a scan from the first not before `from` to the
+    /// first after `to` visits that may be what `call` made (they name its instance,
+    /// when it names one: [`may_make`]), in order.
+    fn window_requests(&self, server: HostId, call: &Event, from: i64, to: i64) -> Vec<usize> {
+        let (Some(requests), Some(times)) = (
+            self.requests_by_host.get(&server),
+            self.request_times.get(&server),
+        ) else {
+            return Vec::new();
+        };
+        let window = times.window(from, to);
+        match call.instances.first() {
+            Some(&i) => self
+                .requests_by_instance
+                .get(&(server, i))
+                .map(|named| {
+                    within(named, window)
+                        .iter()
+                        .map(|&k| requests[k as usize])
+                        .collect()
+                })
+                .unwrap_or_default(),
+            None => requests[window.0..window.1.max(window.0)].to_vec(),
+        }
     }
 
     /// A line of the nova-api service (its log, access log or error log).
@@ -261,15 +326,21 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// A cheap test before [`makes`]: a request for an instance names it.
+/// A cheap test before [`Ctx::makes`]: a request for an instance names it. The request
+/// lists [`Ctx::window_requests`] gives hold only those.
+#[cfg(test)]
 fn may_make(call: &Event, request: &Event) -> bool {
     call.instances
         .first()
         .is_none_or(|i| request.instances.contains(i))
 }
 
-fn is_call(e: &Event) -> bool {
-    e.logger.as_deref() == Some("masakari.compute.nova") && call_key(e).is_some()
+/// What a Masakari Nova call makes; `None` for any other line.
+fn call_expected(e: &Event) -> Option<Expected> {
+    if e.logger.as_deref() != Some("masakari.compute.nova") {
+        return None;
+    }
+    Expected::of(e)
 }
 
 /// Every `Request-ID: req-…` a message names.
@@ -372,7 +443,7 @@ fn call_of(ctx: &Ctx<'_>, answer: usize, lines: &[usize]) -> Option<usize> {
             let same_kind = if http.is_empty() {
                 call.instances.iter().any(|i| named.contains(i))
             } else {
-                http.iter().any(|h| makes(call, h))
+                http.iter().any(|h| ctx.makes(p, h))
             };
             same_request && same_kind
         })
@@ -399,8 +470,11 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     for list in ctx.calls_by_host.values() {
         for &pos in list {
             let call = &ctx.events[pos];
-            if let (Some(g), Some(key)) = (call.global_request_id, call_key(call)) {
-                calls.entry((g, key, call.host)).or_default().push(pos);
+            if let (Some(g), Some(expected)) = (call.global_request_id, ctx.expected.get(&pos)) {
+                calls
+                    .entry((g, expected.key(), call.host))
+                    .or_default()
+                    .push(pos);
             }
         }
     }
@@ -412,7 +486,7 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         let mut by_server: HashMap<HostId, Vec<usize>> = HashMap::new();
         for &r in candidates {
             let request = &ctx.events[r];
-            if request.host != client && makes(first, request) {
+            if request.host != client && ctx.makes(calls[0], request) {
                 by_server.entry(request.host).or_default().push(r);
             }
         }
@@ -464,9 +538,9 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
         if hi < lo || hi - lo > ANCHOR_WIDTH_NS {
             continue;
         }
-        let (Some(calls), Some(requests)) = (
+        let (Some(calls), true) = (
             ctx.calls_by_host.get(&client),
-            ctx.requests_by_host.get(&server),
+            ctx.requests_by_host.contains_key(&server),
         ) else {
             continue;
         };
@@ -479,21 +553,13 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
                 c.time + lo - SECOND_NS,
                 next.unwrap_or(c.time + LATENCY_NS) + hi,
             );
-            let start = requests.partition_point(|&r| ctx.events[r].time < from);
-            for &r in &requests[start..] {
+            for r in ctx.window_requests(server, c, from, to) {
                 let e = &ctx.events[r];
-                if e.time > to {
-                    break;
-                }
                 let same_request = match (c.global_request_id, e.global_request_id) {
                     (Some(a), Some(b)) => a == b,
                     _ => true,
                 };
-                if same_request
-                    && e.time + precision(e) >= c.time + lo
-                    && may_make(c, e)
-                    && makes(c, e)
-                {
+                if same_request && e.time + precision(e) >= c.time + lo && ctx.makes(call, e) {
                     found.push((call, r, next));
                 }
             }
@@ -534,7 +600,10 @@ fn single_candidate_joins(
 ) {
     let mut found: Vec<(usize, usize)> = Vec::new();
     for calls in ctx.calls_by_host.values() {
-        let keys: Vec<Option<String>> = calls.iter().map(|&p| call_key(&ctx.events[p])).collect();
+        let keys: Vec<Option<String>> = calls
+            .iter()
+            .map(|&p| ctx.expected.get(&p).map(Expected::key))
+            .collect();
         let mut times: HashMap<&str, Vec<i64>> = HashMap::new();
         for (&p, key) in calls.iter().zip(&keys) {
             if let Some(key) = key {
@@ -550,21 +619,17 @@ fn single_candidate_joins(
             if same.partition_point(|&t| t <= to) - same.partition_point(|&t| t < from) > 1 {
                 continue;
             }
-            for (&server, requests) in &ctx.requests_by_host {
+            for &server in ctx.requests_by_host.keys() {
                 if server == c.host {
                     continue;
                 }
-                let start = requests.partition_point(|&r| ctx.events[r].time < from);
-                for &r in &requests[start..] {
+                for r in ctx.window_requests(server, c, from, to) {
                     let e = &ctx.events[r];
-                    if e.time > to {
-                        break;
-                    }
                     let same_request = match (c.global_request_id, e.global_request_id) {
                         (Some(a), Some(b)) => a == b,
                         _ => true,
                     };
-                    if same_request && may_make(c, e) && makes(c, e) {
+                    if same_request && ctx.makes(pos, e) {
                         found.push((pos, r));
                     }
                 }
@@ -816,5 +881,58 @@ mod tests {
             "req-3789b55f-48f9-4542-b52a-4f6310204c52"
         );
         assert!(returned_ids("Request-ID: req-short").is_empty());
+    }
+
+    #[test]
+    fn window_requests_are_what_a_scan_of_the_window_keeps() {
+        // nova-api's access lines (one-second stamps, sorted at the end of their second)
+        // and request-log lines about two instances, interleaved.
+        let mut events = vec![line(
+            5_000,
+            0,
+            "masakari.compute.nova",
+            SHARED,
+            &format!("Call get server command for instance {A}"),
+        )];
+        for k in 0..300i64 {
+            let instance = if k % 3 == 0 { B } else { A };
+            let mut e = line(
+                k * 37,
+                1,
+                "nova.api.openstack.requestlog",
+                NOVA_A,
+                &format!("10.0.0.1 \"GET /v2.1/servers/{instance}\" status: 200 len: 0 time: 0.1"),
+            );
+            if k % 4 == 0 {
+                e.time -= e.time % 1_000_000_000;
+                e.second_precision = true;
+            }
+            events.push(e);
+        }
+        events.sort_by_key(|e| (e.sort_key(), e.file, e.line));
+        let files = [file("masakari-engine", 0), file("nova-api", 1)];
+        let ctx = Ctx::new(&events, &files);
+        let requests = &ctx.requests_by_host[&1];
+        let call = events
+            .iter()
+            .find(|e| e.logger.as_deref() == Some("masakari.compute.nova"))
+            .unwrap();
+        let mut host_call = call.clone();
+        host_call.instances.clear();
+        for from_ms in (-1_000..12_000).step_by(250) {
+            for width_ms in [0, 500, 1_000, 2_000, 17_000] {
+                let (from, to) = (from_ms * 1_000_000, (from_ms + width_ms) * 1_000_000);
+                for c in [call, &host_call] {
+                    let start = requests.partition_point(|&r| events[r].time < from);
+                    let scanned: Vec<usize> = requests[start..]
+                        .iter()
+                        .copied()
+                        .take_while(|&r| events[r].time <= to)
+                        .filter(|&r| may_make(c, &events[r]))
+                        .collect();
+                    assert_eq!(ctx.window_requests(1, c, from, to), scanned);
+                }
+            }
+        }
     }
 }
