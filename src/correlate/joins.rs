@@ -308,9 +308,146 @@ pub fn join_calls(events: &[Event], project_of: impl Fn(&Event) -> Project) -> V
     joins
 }
 
+/// The cost of a pair in the pairing: late is normal, early (clock granularity) is
+/// counted four times.
+fn pair_cost(delay: i64) -> i64 {
+    if delay < 0 { delay.abs() * 4 } else { delay }
+}
+
 /// Order-preserving pairing of one group's calls and requests (dynamic programming over
 /// the calls and requests sorted by time): most pairs first, then the least total delay.
+///
+/// The calls and requests fall into blocks that no candidate crosses (a poll a second
+/// for hours is thousands of short blocks); each block gets its own table, so time and
+/// memory follow the blocks' sizes, not the group's. The walk through the tables takes
+/// the same steps as one walk through the whole table would (see `pair_whole`).
 fn pair_in_order(group: &[Paired]) -> Vec<Join> {
+    let mut calls: Vec<EventId> = group.iter().map(|(c, _)| c.call).collect();
+    let mut requests: Vec<EventId> = group.iter().map(|(c, _)| c.request).collect();
+    calls.sort_unstable();
+    calls.dedup();
+    requests.sort_unstable();
+    requests.dedup();
+    let lookup: std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)> = group
+        .iter()
+        .map(|(c, i)| ((c.call, c.request), (c.delay, *i)))
+        .collect();
+    // The lowest and highest request (by position) of each call's candidates.
+    let n = calls.len();
+    let mut low = vec![usize::MAX; n];
+    let mut high = vec![0usize; n];
+    for (c, _) in group {
+        let (Ok(i), Ok(j)) = (
+            calls.binary_search(&c.call),
+            requests.binary_search(&c.request),
+        ) else {
+            continue;
+        };
+        low[i] = low[i].min(j);
+        high[i] = high[i].max(j);
+    }
+    // A block ends after call `a` when every candidate of the calls up to `a` comes
+    // before every candidate of the later calls (every request has a candidate, so the
+    // requests split there too).
+    let mut suffix_low = vec![usize::MAX; n + 1];
+    for i in (0..n).rev() {
+        suffix_low[i] = suffix_low[i + 1].min(low[i]);
+    }
+    let mut out = Vec::new();
+    let (mut call_start, mut request_start, mut reach) = (0, 0, 0);
+    // Requests of earlier blocks the walk has not passed yet when it enters a block.
+    let mut pending = 0;
+    for (a, &h) in high.iter().enumerate() {
+        reach = reach.max(h);
+        if a + 1 < n && reach >= suffix_low[a + 1] {
+            continue;
+        }
+        let request_end = if a + 1 < n {
+            suffix_low[a + 1]
+        } else {
+            requests.len()
+        };
+        let block = Block {
+            calls: &calls[call_start..=a],
+            requests: &requests[request_start..request_end],
+            lookup: &lookup,
+        };
+        pending = block.walk(pending, &mut out);
+        call_start = a + 1;
+        request_start = request_end;
+    }
+    out
+}
+
+/// The calls and requests of one block of a group, with the group's candidates.
+struct Block<'a> {
+    calls: &'a [EventId],
+    requests: &'a [EventId],
+    lookup: &'a std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)>,
+}
+
+impl Block<'_> {
+    /// Pairs the block, entered with `pending` requests of earlier blocks not passed
+    /// yet; returns how many requests the walk leaves unpassed for the next block.
+    fn walk(&self, mut pending: usize, out: &mut Vec<Join>) -> usize {
+        let (n, m) = (self.calls.len(), self.requests.len());
+        // score[i][j]: best (pairs, -cost) using calls[i..] and requests[j..].
+        let mut score = vec![vec![(0i64, 0i64); m + 1]; n + 1];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                let mut best = score[i + 1][j].max(score[i][j + 1]);
+                if let Some((delay, _)) = self.lookup.get(&(self.calls[i], self.requests[j])) {
+                    let (pairs, neg_cost) = score[i + 1][j + 1];
+                    best = best.max((pairs + 1, neg_cost - pair_cost(*delay) / 1_000_000));
+                }
+                score[i][j] = best;
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        // An earlier block's request has no candidate here: the whole-table walk skips
+        // the call when that loses nothing, else the request.
+        while pending > 0 && i < n {
+            if score[i][0] == score[i + 1][0] {
+                i += 1;
+            } else {
+                pending -= 1;
+            }
+        }
+        if i == n {
+            return pending + m;
+        }
+        while i < n && j < m {
+            if let Some((delay, instance)) = self.lookup.get(&(self.calls[i], self.requests[j])) {
+                let (pairs, neg_cost) = score[i + 1][j + 1];
+                if score[i][j] == (pairs + 1, neg_cost - pair_cost(*delay) / 1_000_000) {
+                    out.push(Join {
+                        call: self.calls[i],
+                        request: self.requests[j],
+                        instance: *instance,
+                        delay_ms: delay / 1_000_000,
+                    });
+                    i += 1;
+                    j += 1;
+                    continue;
+                }
+            }
+            if score[i][j] == score[i + 1][j] {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        // Out of calls: the rest of the requests are still to pass. Out of requests:
+        // the rest of the calls have no candidate later on, and are skipped.
+        m - j
+    }
+}
+
+#[cfg(test)]
+/// The pairing of one group in one table, as it was before blocks: the reference for
+/// [`pair_in_order`]. Order-preserving pairing of one group's calls and requests (dynamic programming over
+/// the calls and requests sorted by time): most pairs first, then the least total delay.
+fn pair_whole(group: &[Paired]) -> Vec<Join> {
     let mut calls: Vec<EventId> = group.iter().map(|(c, _)| c.call).collect();
     let mut requests: Vec<EventId> = group.iter().map(|(c, _)| c.request).collect();
     calls.sort_unstable();
@@ -525,5 +662,43 @@ mod tests {
         );
         assert!(!matches(&e, &action));
         assert!(matches(&e, &get));
+    }
+
+    #[test]
+    fn blocks_pair_as_one_table_does() {
+        // Polls and actions a second apart, requests around them, delays from a small
+        // set so that ties are common.
+        let mut x: u64 = 11;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for round in 0..300 {
+            let mut group: Vec<Paired> = Vec::new();
+            let calls = 1 + next(40) as u32;
+            for c in 0..calls {
+                let call = c * 10;
+                for _ in 0..next(4) {
+                    let request = call + next(25) as u32;
+                    let delay = [0i64, 1_000_000, -3_000_000, 250_000_000][next(4) as usize];
+                    if group
+                        .iter()
+                        .all(|(g, _)| (g.call, g.request) != (call, request))
+                    {
+                        group.push((
+                            Candidate {
+                                call,
+                                request,
+                                delay,
+                            },
+                            None,
+                        ));
+                    }
+                }
+            }
+            assert_eq!(pair_in_order(&group), pair_whole(&group), "round {round}");
+        }
     }
 }

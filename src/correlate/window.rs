@@ -41,7 +41,7 @@ impl Times {
         let n = self.times.len();
         let mut i = start;
         while i < n {
-            if i % BLOCK == 0 && self.block_max[i / BLOCK] <= to {
+            if i.is_multiple_of(BLOCK) && self.block_max[i / BLOCK] <= to {
                 i += BLOCK;
                 continue;
             }
