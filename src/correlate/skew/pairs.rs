@@ -141,16 +141,23 @@ impl<'a> Ctx<'a> {
             request_times: HashMap::new(),
             requests_by_instance: HashMap::new(),
         };
-        let mut instances_of: HashMap<(HostId, Uuid), HashSet<Uuid>> = HashMap::new();
+        // The instance each (host, request id) is about, `None` once it is about two.
+        let mut instances_of: HashMap<(HostId, Uuid), Option<Uuid>> = HashMap::new();
         for (i, e) in events.iter().enumerate() {
             match ctx.project(e) {
                 Project::Masakari => {
                     if let Some(r) = e.request_id {
                         ctx.by_request.entry((e.host, r)).or_default().push(i);
-                        instances_of
-                            .entry((e.host, r))
-                            .or_default()
-                            .extend(e.instances.iter().copied());
+                        for &u in &e.instances {
+                            instances_of
+                                .entry((e.host, r))
+                                .and_modify(|one| {
+                                    if *one != Some(u) {
+                                        *one = None;
+                                    }
+                                })
+                                .or_insert(Some(u));
+                        }
                     }
                     for u in &e.instances {
                         ctx.by_instance.entry((e.host, *u)).or_default().push(i);
@@ -168,10 +175,10 @@ impl<'a> Ctx<'a> {
                         let list = ctx.requests_by_host.entry(e.host).or_default();
                         let k = list.len() as u32;
                         list.push(i);
-                        let mut named: Vec<Uuid> = e.instances.clone();
-                        named.sort_unstable();
-                        named.dedup();
-                        for u in named {
+                        for (n, &u) in e.instances.iter().enumerate() {
+                            if e.instances[..n].contains(&u) {
+                                continue;
+                            }
                             ctx.requests_by_instance
                                 .entry((e.host, u))
                                 .or_default()
@@ -194,7 +201,7 @@ impl<'a> Ctx<'a> {
             .collect();
         ctx.shared = instances_of
             .into_iter()
-            .filter(|(_, set)| set.len() > 1)
+            .filter(|(_, one)| one.is_none())
             .map(|(k, _)| k)
             .collect();
         ctx
