@@ -276,6 +276,31 @@ impl Event {
         }
     }
 
+    /// The record's first line as written in the file.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The record's further lines (continuation, then traceback), as written.
+    pub fn more(&self) -> impl DoubleEndedIterator<Item = &str> + '_ {
+        self.more.iter().map(String::as_str)
+    }
+
+    /// The oslo logger, when there is one.
+    pub fn logger(&self) -> Option<&str> {
+        self.logger.as_deref()
+    }
+
+    /// The HTTP request, for access and request-log lines.
+    pub fn http(&self) -> Option<&HttpRequest> {
+        self.http.as_ref()
+    }
+
+    /// Host names the message mentions (as written).
+    pub fn mentioned_hosts(&self) -> impl Iterator<Item = &str> + '_ {
+        self.mentioned_hosts.iter().map(String::as_str)
+    }
+
     /// Every line of the record joined with newlines.
     pub fn full_text(&self) -> String {
         let mut out = self.text.clone();

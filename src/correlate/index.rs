@@ -54,7 +54,7 @@ impl Indexes {
             for name in host_names.get(event.host as usize).into_iter().flatten() {
                 add(&mut index.host, name.clone(), id);
             }
-            for name in &event.mentioned_hosts {
+            for name in event.mentioned_hosts() {
                 add(&mut index.host, short_host(name), id);
             }
         }

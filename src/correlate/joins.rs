@@ -100,7 +100,7 @@ fn expected_request(message: &str, instance: Option<Uuid>) -> Option<Expected> {
 }
 
 fn matches(expected: &Expected, request: &Event) -> bool {
-    let Some(http) = &request.http else {
+    let Some(http) = request.http() else {
         return false;
     };
     if http.method != expected.method
@@ -158,13 +158,13 @@ pub fn candidates(
         .iter()
         .enumerate()
         .filter(|(_, e)| {
-            e.kind == EventKind::Request && e.http.is_some() && project_of(e) == Project::Nova
+            e.kind == EventKind::Request && e.http().is_some() && project_of(e) == Project::Nova
         })
         .map(|(i, _)| i as EventId)
         .collect();
     let mut out = Vec::new();
     for (position, call) in events.iter().enumerate() {
-        if call.logger.as_deref() != Some("masakari.compute.nova") {
+        if call.logger() != Some("masakari.compute.nova") {
             continue;
         }
         let Some(expected) = expected_request(call.message(), call.instances.first().copied())
@@ -385,7 +385,7 @@ mod tests {
         let mut sorted = events.clone();
         sorted.sort_by_key(|e| e.time);
         let joins = join_calls(&sorted, |e| {
-            if e.http.is_some() {
+            if e.http().is_some() {
                 Project::Nova
             } else {
                 Project::Masakari
@@ -398,12 +398,12 @@ mod tests {
             .map(|j| {
                 (
                     sorted[j.call as usize]
-                        .text
+                        .text()
                         .split(" command")
                         .next()
                         .unwrap()
                         .to_string(),
-                    sorted[j.request as usize].http.as_ref().unwrap().status,
+                    sorted[j.request as usize].http().unwrap().status,
                 )
             })
             .collect();

@@ -82,7 +82,7 @@ impl Call {
     pub fn status(&self, analysis: &Analysis) -> Option<u16> {
         self.requests
             .iter()
-            .filter_map(|&r| analysis.events.get(r as usize)?.http.as_ref())
+            .filter_map(|&r| analysis.events.get(r as usize)?.http())
             .map(|h| h.status)
             .next()
     }
