@@ -184,12 +184,6 @@ fn offset_in(outer: &str, inner: &str) -> u32 {
     u32::try_from(start.min(outer.len())).unwrap_or(0)
 }
 
-fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
-    if !list.contains(&item) {
-        list.push(item);
-    }
-}
-
 /// Records the time-zone evidence a record carries for its host.
 pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
     match (&record.head.wrapper, &record.head.content) {
@@ -241,49 +235,35 @@ fn generated_time(message: &str) -> Option<evacdoc_parsers::DateTime> {
 /// Builds the event of a kept record.
 pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
     let raw = record.head.raw;
-    let mut event = Event {
-        time: 0,
+    let mut event = Event::new(
         file,
-        line: u32::try_from(record.line).unwrap_or(u32::MAX),
+        u32::try_from(record.line).unwrap_or(u32::MAX),
         host,
-        kind: EventKind::Text,
-        level: None,
-        logger: None,
-        pid: None,
-        request_id: None,
-        global_request_id: None,
-        instances: Vec::new(),
-        notifications: Vec::new(),
-        volumes: Vec::new(),
-        mentioned_hosts: Vec::new(),
-        http: None,
-        text: raw.to_string(),
-        message_start: 0,
-        message_len: 0,
-        more: record
-            .continuation
-            .iter()
-            .chain(&record.traceback)
-            .map(|l| l.to_string())
-            .collect(),
-        second_precision: false,
-    };
+        EventKind::Text,
+    );
+    let more: Vec<&str> = record
+        .continuation
+        .iter()
+        .chain(&record.traceback)
+        .copied()
+        .collect();
+    event.set_text(raw, &more);
     let message;
     match &record.head.content {
         Content::Oslo(o) => {
             event.kind = EventKind::Log;
             event.level = Some(LogLevel::of(o.level));
-            event.logger = Some(o.logger.to_string());
+            event.set_logger(o.logger);
             event.pid = Some(o.pid);
             event.request_id = o.request_id().and_then(Uuid::parse_request_id);
             event.global_request_id = o.global_request_id().and_then(Uuid::parse_request_id);
             if let Some(instance) = o.instance.and_then(Uuid::parse) {
-                event.instances.push(instance);
+                event.instances.push_unique(instance);
             }
             message = o.message;
             if let Some(request) = record.nova_request() {
                 event.kind = EventKind::Request;
-                event.http = Some(HttpRequest {
+                event.set_http(HttpRequest {
                     method: request.method.to_string(),
                     path: request.uri.to_string(),
                     status: request.status,
@@ -294,7 +274,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         Content::Access(a) => {
             event.kind = EventKind::Request;
             event.second_precision = true;
-            event.http = Some(HttpRequest {
+            event.set_http(HttpRequest {
                 method: a.method.unwrap_or("-").to_string(),
                 path: a.path.unwrap_or(a.request).to_string(),
                 status: a.status,
@@ -307,7 +287,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         }
         Content::Uwsgi(u) => {
             event.kind = EventKind::Request;
-            event.http = Some(HttpRequest {
+            event.set_http(HttpRequest {
                 method: u.method.to_string(),
                 path: u.path.to_string(),
                 status: u.status,
@@ -331,15 +311,13 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
     for text in texts {
         for (kind, id) in classified_uuids(text) {
             match kind {
-                UuidKind::Instance => push_unique(&mut event.instances, id),
-                UuidKind::Notification => push_unique(&mut event.notifications, id),
-                UuidKind::Volume => push_unique(&mut event.volumes, id),
+                UuidKind::Instance => event.instances.push_unique(id),
+                UuidKind::Notification => event.notifications.push_unique(id),
+                UuidKind::Volume => event.volumes.push_unique(id),
             }
         }
     }
-    for host in mentioned_hosts(message) {
-        push_unique(&mut event.mentioned_hosts, host.to_string());
-    }
+    event.set_mentioned_hosts(mentioned_hosts(message));
     RawEvent {
         event,
         stamp: record.timestamp(),
@@ -385,7 +363,7 @@ mod tests {
         assert!(keep(&service, &post, &None));
         let e = event_of(&post, 0, 0).event;
         assert!(e.second_precision);
-        assert_eq!(e.http.as_ref().unwrap().status, 400);
+        assert_eq!(e.http().unwrap().status, 400);
         assert_eq!(e.instances.len(), 1);
         // The message of an access line is what follows the time: request and status.
         assert_eq!(

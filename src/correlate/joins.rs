@@ -291,40 +291,33 @@ mod tests {
         text: &str,
         http: Option<(&str, &str, u16)>,
     ) -> Event {
-        Event {
-            time: (time_s * 1e9) as i64,
-            file: 0,
-            line: 1,
-            host: 0,
-            kind: if http.is_some() {
-                EventKind::Request
-            } else {
-                EventKind::Log
-            },
-            level: None,
-            logger: logger.map(str::to_string),
-            pid: None,
-            request_id: None,
-            global_request_id: None,
-            instances: crate::correlate::ids::classified_uuids(text)
-                .into_iter()
-                .map(|(_, u)| u)
-                .collect(),
-            notifications: vec![],
-            volumes: vec![],
-            mentioned_hosts: vec![],
-            http: http.map(|(m, p, s)| HttpRequest {
+        let kind = if http.is_some() {
+            EventKind::Request
+        } else {
+            EventKind::Log
+        };
+        let mut e = Event::new(0, 1, 0, kind);
+        e.time = (time_s * 1e9) as i64;
+        if let Some(logger) = logger {
+            e.set_logger(logger);
+        }
+        e.instances = crate::correlate::ids::classified_uuids(text)
+            .into_iter()
+            .map(|(_, u)| u)
+            .collect::<Vec<_>>()
+            .into();
+        if let Some((m, p, s)) = http {
+            e.set_http(HttpRequest {
                 method: m.into(),
                 path: p.into(),
                 status: s,
                 user_agent: None,
-            }),
-            text: text.into(),
-            message_start: 0,
-            message_len: text.len() as u32,
-            more: vec![],
-            second_precision: http.is_some(),
+            });
         }
+        e.set_text(text, &[]);
+        e.message_len = text.len() as u32;
+        e.second_precision = http.is_some();
+        e
     }
 
     const I: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
