@@ -11,6 +11,8 @@ mod analyze_cli;
 mod cli_parse;
 /// Detectors over every scenario: expected findings, evidence, golden JSON.
 mod detect;
+/// The analysis document: serialized, read back, detected again.
+mod document;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
 /// Shared helpers: run the binary, find the samples.

@@ -260,8 +260,10 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
         index,
         joins,
         skew,
+        recoveries: Vec::new(),
         stats,
-    })
+    }
+    .with_recoveries())
 }
 
 fn progress_bar(enabled: bool, total: u64) -> indicatif::ProgressBar {
@@ -313,7 +315,7 @@ fn new_host(id: u32, hostname: &str, source: &'static str, layout: Layout) -> Ho
     Host {
         id,
         hostname: hostname.to_string(),
-        hostname_source: source,
+        hostname_source: source.to_string(),
         aliases: Vec::new(),
         roots: Vec::new(),
         layout,
@@ -485,7 +487,7 @@ fn read_packages(p: &Placed<'_>, packages: &mut Vec<InstalledPackage>) {
                 host: p.host,
                 name: package.name.to_string(),
                 version: package.version.to_string(),
-                kind: package.kind,
+                kind: package.kind.to_string(),
                 file: p.file.rel.clone(),
             });
         }

@@ -5,19 +5,21 @@
 //! time window. Zed+ request-log lines also carry Masakari's global request id, which
 //! then must match.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{Event, EventId, EventKind, Project, Uuid};
 
 /// A Masakari call and the Nova request that served it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Join {
     /// The `masakari.compute.nova` event (`Call evacuate command for instance ...`).
+    #[serde(with = "crate::correlate::document::stable")]
     pub call: EventId,
     /// The Nova request event (access-log or request-log line).
+    #[serde(with = "crate::correlate::document::stable")]
     pub request: EventId,
     /// The instance both name, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<Uuid>,
     /// Request time minus call time, in milliseconds (one-second stamps counted from the
     /// middle of their second).

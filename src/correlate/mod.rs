@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod document;
 pub mod extract;
 pub mod ids;
 pub mod index;

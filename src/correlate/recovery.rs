@@ -6,13 +6,16 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use evacdoc_parsers::capture::{Capture, Notification, Vmove};
 
 use crate::correlate::Analysis;
 use crate::model::{Event, EventId, HostId, Project, Uuid};
 
 /// What a Masakari call to Nova does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum CallAction {
     /// `Call get server command` (`GET /servers/<id>`).
     GetServer,
@@ -65,15 +68,17 @@ impl CallAction {
 }
 
 /// One Masakari call to Nova and the requests Nova logged for it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Call {
     /// The `masakari.compute.nova` event.
+    #[serde(with = "crate::correlate::document::stable")]
     pub event: EventId,
     /// What it does.
     pub action: CallAction,
     /// The instance it names.
     pub instance: Option<Uuid>,
     /// The Nova request events joined to it (access and request-log lines).
+    #[serde(with = "crate::correlate::document::stable")]
     pub requests: Vec<EventId>,
 }
 
@@ -89,19 +94,23 @@ impl Call {
 }
 
 /// One run of a notification's recovery flow.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Attempt {
     /// `Processing notification <id> of type: <type>`.
+    #[serde(with = "crate::correlate::document::stable")]
     pub start: Option<EventId>,
     /// The line that ended it (`exits with status`), if logged.
+    #[serde(with = "crate::correlate::document::stable")]
     pub end: Option<EventId>,
     /// The status it ended with: `finished`, `error`, `failed`, `ignored`.
     pub status: Option<String>,
     /// Every Masakari event of the attempt, in time order.
+    #[serde(with = "crate::correlate::document::stable")]
     pub events: Vec<EventId>,
     /// The Nova calls.
     pub calls: Vec<Call>,
     /// `Sleeping <n> sec before starting recovery thread`: the event and `n`.
+    #[serde(with = "crate::correlate::document::stable")]
     pub sleep: Option<(EventId, u64)>,
 }
 
@@ -132,7 +141,7 @@ impl Attempt {
 }
 
 /// A Masakari notification and everything known of its recovery.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Recovery {
     /// The notification UUID.
     pub notification: Uuid,
@@ -145,6 +154,7 @@ pub struct Recovery {
     /// The runs, in order.
     pub attempts: Vec<Attempt>,
     /// Every event naming the notification.
+    #[serde(with = "crate::correlate::document::stable")]
     pub mentions: Vec<EventId>,
     /// `openstack notification show` captures of it: (file, capture).
     pub captured: Vec<(String, Notification)>,

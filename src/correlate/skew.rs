@@ -5,7 +5,7 @@
 //! near zero when their clocks agree. A median away from zero by more than a few seconds
 //! is a clock (or time-zone) difference.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use std::collections::BTreeMap;
 
@@ -16,7 +16,7 @@ use crate::model::{Event, HostId, Project};
 pub const TOLERANCE_MS: i64 = 2_000;
 
 /// The estimated clock offset of one host against another.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkewEstimate {
     /// The host whose clock is measured (the Nova side).
     pub host: HostId,

@@ -2,7 +2,7 @@
 //! the runner that applies the registry.
 
 use crate::correlate::Analysis;
-use crate::correlate::recovery::{Recovery, recoveries};
+use crate::correlate::recovery::Recovery;
 use crate::detect::{DETECTORS, Finding};
 
 /// Tunables of the detectors.
@@ -50,7 +50,7 @@ pub const FAILURE_CLASSES: [&str; 3] = [
 pub fn run_all(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
     let ctx = DetectContext {
         analysis,
-        recoveries: recoveries(analysis),
+        recoveries: analysis.recoveries.clone(),
         options: options.clone(),
     };
     let mut findings: Vec<Finding> = DETECTORS.iter().flat_map(|d| d.detect(&ctx)).collect();

@@ -11,7 +11,9 @@ use serde::Serialize;
 use super::discover::Found;
 
 /// A deployment layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layout {
     /// juju-crashdump: `N/baremetal/`, `N/lxd/M/`, `juju_status.yaml`.
