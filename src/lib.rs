@@ -11,6 +11,8 @@ pub mod detect;
 pub mod ingest;
 /// Hosts, services, ids and events.
 pub mod model;
+/// The library entry point: inputs and options in, analysis and findings out.
+pub mod run;
 /// Known bugs, fix status and reports.
 pub mod triage;
 

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use evacdoc::correlate::{Analysis, Options, analyze};
-use evacdoc::detect::{DetectOptions, Finding, Severity, detect};
+use evacdoc::detect::{DetectOptions, Severity};
+use evacdoc::run::{Options, Report, RunOptions, analyze_inputs};
 use evacdoc::triage::report::{Style, json_document, markdown, text};
-use evacdoc::triage::{Catalog, attach_known_bugs};
 use rayon::prelude::*;
 
 #[derive(Debug, Args)]
@@ -48,41 +47,30 @@ enum FailOn {
     Warning,
 }
 
-struct Outcome {
-    analysis: Analysis,
-    findings: Vec<Finding>,
-}
-
-fn run_one(
-    paths: &[PathBuf],
-    args: &AnalyzeArgs,
-    catalog: &Catalog,
-    progress: bool,
-) -> anyhow::Result<Outcome> {
-    let options = Options {
-        tz: args.tz.clone(),
-        progress,
-    };
-    let analysis = analyze(paths, &options)?;
-    let mut findings = detect(
-        &analysis,
-        &DetectOptions {
-            bfv_delay_secs: args.bfv_delay,
-        },
-    );
-    attach_known_bugs(&mut findings, catalog, &analysis);
-    Ok(Outcome { analysis, findings })
+impl AnalyzeArgs {
+    fn options(&self, progress: bool) -> RunOptions {
+        RunOptions {
+            analysis: Options {
+                tz: self.tz.clone(),
+                progress,
+            },
+            detect: DetectOptions {
+                bfv_delay_secs: self.bfv_delay,
+            },
+            sinks: None,
+        }
+    }
 }
 
 pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    let catalog = Catalog::shipped()?;
-    let outcomes: Vec<Outcome> = if args.each {
+    let outcomes: Vec<Report> = if args.each {
+        let options = args.options(false);
         args.paths
             .par_iter()
-            .map(|p| run_one(std::slice::from_ref(p), args, &catalog, false))
-            .collect::<anyhow::Result<_>>()?
+            .map(|p| analyze_inputs(std::slice::from_ref(p), &options))
+            .collect::<Result<_, _>>()?
     } else {
-        vec![run_one(&args.paths, args, &catalog, true)?]
+        vec![analyze_inputs(&args.paths, &args.options(true))?]
     };
     let mut out = std::io::stdout().lock();
     match args.format {

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
 use evacdoc::correlate::timeline::{Subject, entries, render_text, select};
-use evacdoc::correlate::{Options, analyze};
 use evacdoc::model::Uuid;
+use evacdoc::run::{Options, analyze};
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("subject").required(true)))]

@@ -2,15 +2,20 @@
 //! indexes from every id to its events, Masakari↔Nova call joins, clock skew, timelines.
 
 pub mod analysis;
-pub mod build;
+pub mod assemble;
 pub mod document;
 pub mod extract;
 pub mod ids;
 pub mod index;
 pub mod joins;
+pub mod keeper;
 pub mod recovery;
 pub mod skew;
 pub mod timeline;
+pub mod watched;
+pub mod zones;
 
+/// The pipeline that reads the inputs lives in [`crate::run`]; re-exported for the
+/// callers that predate it.
+pub use crate::run::{AnalyzeError, Options, analyze};
 pub use analysis::Analysis;
-pub use build::{AnalyzeError, Options, analyze};

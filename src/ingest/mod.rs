@@ -7,8 +7,12 @@ pub mod decompress;
 pub mod discover;
 mod error;
 pub mod layout;
+pub mod place;
 mod read;
+pub mod read_log;
 pub mod role;
+pub mod sink;
+pub mod small_files;
 pub mod timezone;
 
 pub use error::IngestError;

@@ -1,0 +1,84 @@
+//! Assembling the events of every file into one ordered list: copies dropped, clock
+//! skew corrected; and what the file list says is missing.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::correlate::analysis::{FileInfo, Missing};
+use crate::ingest::layout::Layout;
+use crate::model::Event;
+
+/// Drops a record seen again in another file of the same host at the same instant (the
+/// journal and the log file of one service, one log collected twice): the first file
+/// read keeps it.
+pub(crate) fn drop_copies(events: &mut Vec<Event>) {
+    use std::hash::{Hash, Hasher};
+    let mut first_file: HashMap<(u32, i64, u64), u32> = HashMap::new();
+    events.retain(|e| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        e.message().hash(&mut hasher);
+        match first_file.entry((e.host, e.time, hasher.finish())) {
+            std::collections::hash_map::Entry::Occupied(seen) => *seen.get() == e.file,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(e.file);
+                true
+            }
+        }
+    });
+}
+
+pub(crate) fn sort_events(events: &mut [Event]) {
+    events.sort_by_key(|e| (e.sort_key(), e.file, e.line));
+}
+
+/// Shifts each skewed host's events by its estimated offset (the estimate with most
+/// pairs wins when a host was measured against several others).
+pub(crate) fn correct_skew(events: &mut [Event], skew: &[crate::correlate::skew::SkewEstimate]) {
+    let mut shift: HashMap<u32, (usize, i64)> = HashMap::new();
+    for s in skew.iter().filter(|s| s.applied) {
+        let entry = shift.entry(s.host).or_insert((0, 0));
+        if s.pairs > entry.0 {
+            *entry = (s.pairs, s.offset_ms);
+        }
+    }
+    for event in events {
+        if let Some((_, offset_ms)) = shift.get(&event.host) {
+            event.time -= offset_ms * 1_000_000;
+        }
+    }
+}
+
+/// Rotations that should be there and are not: `x.log.3.gz` present and `x.log.2`
+/// absent means something dropped it (juju-crashdump skips files over 5 MB).
+pub(crate) fn missing_rotations(files: &[FileInfo], layout: Layout) -> Vec<Missing> {
+    let mut by_log: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
+    for f in files {
+        by_log.entry(&f.log).or_default().push(f.rotation);
+    }
+    let why = if layout == Layout::JujuCrashdump {
+        "absent between its neighbours: juju-crashdump skips files over 5 MB"
+    } else {
+        "absent between its neighbours: the collector dropped it"
+    };
+    let mut missing = Vec::new();
+    for (log, mut rotations) in by_log {
+        rotations.sort_unstable();
+        // Date-stamped rotations are large numbers: only small ones form a sequence.
+        let Some(&max) = rotations.iter().filter(|r| **r < 1000).max() else {
+            continue;
+        };
+        for n in 0..max {
+            if !rotations.contains(&n) {
+                let path = if n == 0 {
+                    log.to_string()
+                } else {
+                    format!("{log}.{n}")
+                };
+                missing.push(Missing {
+                    path,
+                    reason: why.to_string(),
+                });
+            }
+        }
+    }
+    missing
+}

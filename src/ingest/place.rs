@@ -1,0 +1,138 @@
+//! Placing the files discovery found: each file's host and role.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::correlate::analysis::Host;
+use crate::correlate::ids::short_host;
+use crate::ingest::discover::{Found, FoundFile};
+use crate::ingest::layout::{HostRoot, Layout, root_of};
+use crate::ingest::role::{Role, role_of};
+use crate::ingest::timezone::ZoneSource;
+
+/// The host of files that belong to none (loose captures and notes).
+pub(crate) const NO_HOST: u32 = u32::MAX;
+
+/// A file with its host and role decided.
+pub(crate) struct Placed<'f> {
+    pub(crate) file: &'f FoundFile,
+    pub(crate) host: u32,
+    /// Path inside the host folder.
+    pub(crate) inner: String,
+    pub(crate) role: Role,
+    pub(crate) incomplete: Option<String>,
+}
+
+/// One host per distinct host name (two bundles of one machine are one host).
+pub(crate) fn hosts_of(roots: &[HostRoot]) -> (Vec<Host>, Vec<u32>) {
+    let mut hosts: Vec<Host> = Vec::new();
+    let mut by_name: HashMap<String, u32> = HashMap::new();
+    let mut root_host = Vec::with_capacity(roots.len());
+    for root in roots {
+        let key = short_host(&root.hostname);
+        let id = *by_name.entry(key).or_insert_with(|| {
+            hosts.push(new_host(
+                hosts.len() as u32,
+                &root.hostname,
+                root.hostname_source,
+                root.layout,
+            ));
+            hosts.len() as u32 - 1
+        });
+        let host = &mut hosts[id as usize];
+        host.roots.push(root.prefix.clone());
+        for alias in &root.aliases {
+            if !host.aliases.contains(alias) {
+                host.aliases.push(alias.clone());
+            }
+        }
+        root_host.push(id);
+    }
+    (hosts, root_host)
+}
+
+pub(crate) fn new_host(id: u32, hostname: &str, source: &'static str, layout: Layout) -> Host {
+    Host {
+        id,
+        hostname: hostname.to_string(),
+        hostname_source: source.to_string(),
+        aliases: Vec::new(),
+        roots: Vec::new(),
+        layout,
+        services: Vec::new(),
+        zone: "UTC".into(),
+        zone_source: ZoneSource::Default,
+    }
+}
+
+/// Decides each file's host and role. Files outside any host folder (a single log
+/// given on the command line, loose captures) go to a host named after the input.
+pub(crate) fn place_files<'f>(
+    found: &'f Found,
+    roots: &[HostRoot],
+    root_host: &[u32],
+    hosts: &mut Vec<Host>,
+) -> Vec<Placed<'f>> {
+    // sos keeps the end of a large log under sos_strings/ and links the original path
+    // to it: read the tail as the original file.
+    let tailed: HashMap<&str, &str> = found
+        .links
+        .iter()
+        .filter(|l| l.target.contains("sos_strings/"))
+        .filter_map(|l| Some((l.target.rsplit('/').next()?, l.rel.as_str())))
+        .collect();
+    let mut loose_host: Option<u32> = None;
+    let mut placed = Vec::new();
+    for file in &found.files {
+        let (logical, incomplete) = match file.rel.rsplit('/').next().and_then(|n| tailed.get(n)) {
+            Some(original) if file.rel.contains("sos_strings/") => (
+                original.to_string(),
+                Some("tailed by sos: only the end of the file was collected".to_string()),
+            ),
+            _ => (file.rel.clone(), None),
+        };
+        let (host, inner) = match root_of(roots, &logical) {
+            Some(r) => (root_host[r], logical[roots[r].prefix.len()..].to_string()),
+            // Outside any host folder: only logs and configs need a host, and get one
+            // named after the input.
+            None if matches!(role_of(&logical), Role::Log(_) | Role::Config(_)) => {
+                let id = *loose_host.get_or_insert_with(|| {
+                    let name = found
+                        .inputs
+                        .first()
+                        .and_then(|i| Path::new(i).file_name())
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_else(|| "input".into());
+                    hosts.push(new_host(
+                        hosts.len() as u32,
+                        &name,
+                        "input name",
+                        Layout::Plain,
+                    ));
+                    hosts.len() as u32 - 1
+                });
+                (id, logical.clone())
+            }
+            None => (NO_HOST, logical.clone()),
+        };
+        let role = if inner.contains("sos_strings/") && incomplete.is_none() {
+            Role::Ignored("sos_strings copy without a link to its original path")
+        } else {
+            role_of(&inner)
+        };
+        if let (Role::Log(service) | Role::Config(service), Some(h)) =
+            (&role, hosts.get_mut(host as usize))
+            && !h.services.contains(&service.0)
+        {
+            h.services.push(service.0.clone());
+        }
+        placed.push(Placed {
+            file,
+            host,
+            inner,
+            role,
+            incomplete,
+        });
+    }
+    placed
+}

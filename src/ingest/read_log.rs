@@ -1,0 +1,420 @@
+//! Reading one log file: pieces of whole lines, records pushed into sinks.
+
+use std::collections::BTreeMap;
+
+use evacdoc_parsers::sniff::{FileKind, sniff};
+use evacdoc_parsers::utf8::decode;
+use evacdoc_parsers::{Format, Records};
+
+use crate::correlate::analysis::FileInfo;
+use crate::ingest::chunks::LineChunks;
+use crate::ingest::place::Placed;
+use crate::ingest::role::{Role, rotation};
+use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
+use crate::model::Service;
+
+/// The most a single log file may decompress to.
+pub(crate) const MAX_FILE_BYTES: u64 = 8 << 30;
+
+/// What the reader says of one log file.
+#[derive(Debug)]
+pub struct FileRead {
+    /// The file: its host, service, format and counts.
+    pub info: FileInfo,
+    /// Why the file was not read, or not as a log.
+    pub skipped: Option<String>,
+}
+
+pub(crate) fn progress_bar(enabled: bool, total: u64) -> indicatif::ProgressBar {
+    if !enabled {
+        return indicatif::ProgressBar::hidden();
+    }
+    // Drawn only when stderr is a terminal: indicatif hides it otherwise.
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{spinner} reading logs {bytes}/{total_bytes} {wide_bar} {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Rough cost of reading a file: compressed logs expand about tenfold.
+pub(crate) fn read_cost(p: &Placed<'_>) -> u64 {
+    let compressed = [".gz", ".xz", ".zst", ".bz2"]
+        .iter()
+        .any(|ext| p.file.rel.ends_with(ext));
+    if compressed {
+        p.file.size.saturating_mul(10)
+    } else {
+        p.file.size
+    }
+}
+
+pub(crate) fn is_masakari(p: &Placed<'_>) -> bool {
+    matches!(&p.role, Role::Log(s) if s.project() == crate::model::Project::Masakari)
+}
+
+/// The context sinks are made with: the service the file's name says.
+pub(crate) fn placed_ctx<'a>(p: &'a Placed<'_>, id: u32, unknown: &'a Service) -> FileCtx<'a> {
+    FileCtx {
+        id,
+        path: &p.file.rel,
+        host: p.host,
+        service: match &p.role {
+            Role::Log(service) => service,
+            _ => unknown,
+        },
+    }
+}
+
+/// Reads `logs` in parallel, `logs[i]` being file `first_id + i`, each into the sink
+/// `make` gives for it; the sinks come back with their files, in order.
+pub(crate) fn read_logs<S, F>(
+    logs: &[Placed<'_>],
+    first_id: u32,
+    make: F,
+    progress: &indicatif::ProgressBar,
+) -> Vec<(FileRead, S)>
+where
+    S: RecordSink + Send,
+    F: Fn(&FileCtx<'_>) -> S + Sync,
+{
+    use rayon::prelude::*;
+    let unknown = Service::new("unknown");
+    logs.par_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let id = first_id + i as u32;
+            let mut sink = make(&placed_ctx(p, id, &unknown));
+            let read = read_log(p, id, &mut sink);
+            progress.inc(p.file.size);
+            (read, sink)
+        })
+        .collect()
+}
+
+/// Reads and parses one log file, pushing every record into `sink`, then telling it
+/// the file ended.
+pub(crate) fn read_log<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -> FileRead {
+    let read = read_records(p, id, sink);
+    let ctx = FileCtx {
+        id,
+        path: &read.info.path,
+        host: read.info.host,
+        service: &read.info.service,
+    };
+    sink.finish_file(&ctx, &read.info);
+    read
+}
+
+/// Where each line of a piece starts, found going forward.
+struct LineStarts<'a> {
+    bytes: &'a [u8],
+    /// The line `pos` starts (1-based).
+    line: usize,
+    pos: usize,
+}
+
+impl LineStarts<'_> {
+    /// Offset in the piece where `line` starts (the piece's end past its last line);
+    /// lines are asked in increasing order.
+    fn start_of(&mut self, line: usize) -> usize {
+        while self.line < line && self.pos < self.bytes.len() {
+            self.pos = memchr::memchr(b'\n', &self.bytes[self.pos..])
+                .map_or(self.bytes.len(), |i| self.pos + i + 1);
+            self.line += 1;
+        }
+        self.pos
+    }
+}
+
+fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -> FileRead {
+    let mut service = match &p.role {
+        Role::Log(service) => service.clone(),
+        _ => Service::new("unknown"),
+    };
+    let name = p.file.rel.rsplit('/').next().unwrap_or(&p.file.rel);
+    let (base, rotation_number) = rotation(name);
+    let dir = p
+        .file
+        .rel
+        .rsplit_once('/')
+        .map(|(d, _)| format!("{d}/"))
+        .unwrap_or_default();
+    let mut info = FileInfo {
+        path: p.file.rel.clone(),
+        host: p.host,
+        service: service.clone(),
+        format: "unparsed".into(),
+        records: 0,
+        unparsed: 0,
+        invalid_utf8_lines: 0,
+        bytes: 0,
+        log: format!("{dir}{base}"),
+        rotation: rotation_number,
+        incomplete: p.incomplete.clone(),
+    };
+    let mut chunks = match LineChunks::open(&p.file.abs, MAX_FILE_BYTES) {
+        Ok(chunks) => chunks,
+        Err(error) => {
+            return FileRead {
+                info,
+                skipped: Some(error.to_string()),
+            };
+        }
+    };
+    let mut formats: BTreeMap<Format, u64> = BTreeMap::new();
+    let mut first_reason = None;
+    let mut first_piece = true;
+    loop {
+        let base = chunks.line_base;
+        let byte_base = chunks.byte_base;
+        let Some((bytes, last)) = chunks.next_piece() else {
+            break;
+        };
+        let decoded = decode(bytes);
+        if std::mem::take(&mut first_piece) {
+            if sniff(&p.inner, &decoded.text) == FileKind::Ini {
+                return FileRead {
+                    info,
+                    skipped: Some("an INI file where a log was expected".into()),
+                };
+            }
+            // A name that says nothing: the loggers say which service wrote it.
+            if !crate::ingest::role::is_canonical(&service)
+                && let Some(found) = crate::ingest::role::service_from_loggers(&decoded.text)
+            {
+                service = found;
+                info.service = service.clone();
+            }
+        }
+        let ctx = FileCtx {
+            id,
+            path: &p.file.rel,
+            host: p.host,
+            service: &service,
+        };
+        let mut starts = LineStarts {
+            bytes,
+            line: 1,
+            pos: 0,
+        };
+        let mut invalid = decoded.invalid_lines.iter().peekable();
+        let mut records = Records::new(&decoded.text).peekable();
+        let mut again = None;
+        while let Some(record) = records.next() {
+            // The piece's last record may go on in the next piece: read it again there
+            // (unless it is the whole piece, a record longer than a piece).
+            if !last && record.line > 1 && records.peek().is_none() {
+                again = Some(record.line);
+                break;
+            }
+            info.records += 1;
+            *formats.entry(record.format()).or_default() += 1;
+            if let Some(reason) = record.unparsed_reason() {
+                info.unparsed += 1;
+                if first_reason.is_none() && reason != evacdoc_parsers::Reason::BLANK {
+                    first_reason = Some((base + record.line, reason));
+                }
+            }
+            let end_line = record.line + record.lines.max(1);
+            let start = starts.start_of(record.line);
+            let end = starts.start_of(end_line);
+            while invalid.next_if(|l| **l < record.line).is_some() {}
+            let span = RecordSpan {
+                first_line: base + record.line,
+                byte_start: byte_base + start as u64,
+                byte_end: byte_base + end as u64,
+                invalid_utf8: invalid.peek().is_some_and(|l| **l < end_line),
+            };
+            sink.record(&ctx, &record, span);
+        }
+        let read_again = again.unwrap_or(usize::MAX);
+        info.invalid_utf8_lines += decoded
+            .invalid_lines
+            .iter()
+            .filter(|l| **l < read_again)
+            .count() as u64;
+        drop(records);
+        drop(decoded);
+        chunks.consume(again);
+    }
+    info.bytes = chunks.total();
+    if let Some(damage) = &chunks.damage {
+        info.incomplete = Some(format!("read up to damage: {damage}"));
+    }
+    info.format = formats
+        .iter()
+        .filter(|(f, _)| **f != Format::Unparsed)
+        .max_by_key(|(_, n)| **n)
+        .map(|(f, _)| f.as_str().to_string())
+        .unwrap_or_else(|| "unparsed".into());
+    let mut skipped = None;
+    if info.records > 0 && info.unparsed == info.records {
+        let reason = first_reason
+            .map(|(line, reason)| format!("unknown format (line {line}: {reason})"))
+            .unwrap_or_else(|| "unknown format".into());
+        skipped = Some(reason);
+    }
+    FileRead { info, skipped }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use evacdoc_parsers::Record;
+
+    use super::*;
+    use crate::correlate::keeper::EventKeeper;
+    use crate::ingest::discover::FoundFile;
+
+    fn found(path: &Path, rel: &str) -> FoundFile {
+        FoundFile {
+            rel: rel.to_string(),
+            abs: path.to_path_buf(),
+            size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
+            given: false,
+        }
+    }
+
+    fn placed<'f>(file: &'f FoundFile, service: &str) -> Placed<'f> {
+        Placed {
+            file,
+            host: 0,
+            inner: file.rel.clone(),
+            role: Role::Log(Service::new(service)),
+            incomplete: None,
+        }
+    }
+
+    /// A second sink, as the search indexer will be: counts the records of each file
+    /// and the bytes they span.
+    #[derive(Default)]
+    struct Counter {
+        records: u64,
+        bytes: u64,
+        finished: Vec<(String, u64)>,
+    }
+
+    impl RecordSink for Counter {
+        fn record(&mut self, _: &FileCtx<'_>, _: &Record<'_>, span: RecordSpan) {
+            self.records += 1;
+            self.bytes += span.byte_end - span.byte_start;
+        }
+
+        fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
+            self.finished.push((file.path.to_string(), info.records));
+        }
+    }
+
+    /// Every span, with the line number and the text of its first line.
+    #[derive(Default)]
+    struct Spans(Vec<(RecordSpan, String)>);
+
+    impl RecordSink for Spans {
+        fn record(&mut self, _: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
+            self.0.push((span, record.head.raw.to_string()));
+        }
+    }
+
+    const ENGINE: &str = "samples/scenarios/2024-instance-failure-recovery/ctl1/var/log/masakari/masakari-engine.log";
+
+    #[test]
+    fn a_second_sink_sees_every_record_in_the_same_pass() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ENGINE);
+        let file = found(&path, "ctl1/var/log/masakari/masakari-engine.log");
+        let p = placed(&file, "masakari-engine");
+        let watch = None;
+        let mut alone = EventKeeper::new(&watch);
+        let read_alone = read_log(&p, 7, &mut alone);
+        let mut both = (EventKeeper::new(&watch), Counter::default());
+        let read = read_log(&p, 7, &mut both);
+        let (keeper, counter) = both;
+
+        assert!(read.info.records > 10, "{:?}", read.info);
+        assert_eq!(counter.records, read.info.records);
+        assert_eq!(counter.bytes, read.info.bytes);
+        assert_eq!(
+            counter.finished,
+            vec![(file.rel.clone(), read.info.records)]
+        );
+        // The keeper keeps the same events whoever else is fed.
+        let lines = |o: crate::correlate::keeper::FileOutcome| -> Vec<(u32, u32)> {
+            o.events
+                .iter()
+                .map(|r| (r.event.file, r.event.line))
+                .collect()
+        };
+        let kept = lines(keeper.into_outcome(read.info, None));
+        assert!(!kept.is_empty());
+        assert!(kept.iter().all(|(file, _)| *file == 7));
+        assert_eq!(kept, lines(alone.into_outcome(read_alone.info, None)));
+    }
+
+    #[test]
+    fn spans_tile_the_file_across_pieces() {
+        // Enough records for several pieces; every tenth goes on over two unprefixed lines, one line
+        // holds a byte that is not UTF-8.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("masakari-engine.log");
+        let mut text = Vec::new();
+        let mut heads = Vec::new();
+        let mut line = 1usize;
+        let mut bad_line = 0;
+        let mut n = 0;
+        while text.len() < crate::ingest::chunks::CHUNK_BYTES * 2 + 12_345 {
+            let head = format!(
+                "2024-03-05 10:{:02}:{:02}.{:03} 2179 WARNING masakari.engine.manager [req-{:08x}-aaaa-bbbb-cccc-dddddddddddd - - - - -] Notification {n} could not be processed",
+                (n / 60_000) % 60,
+                (n / 1000) % 60,
+                n % 1000,
+                n
+            );
+            heads.push((line, head.clone()));
+            text.extend_from_slice(head.as_bytes());
+            if n == 4321 {
+                text.extend_from_slice(b" \xff\xfe");
+                bad_line = line;
+            }
+            text.push(b'\n');
+            line += 1;
+            if n % 10 == 0 {
+                for tb in [
+                    "Failure: masakari.exception.MasakariException: failed",
+                    "    while processing the notification",
+                ] {
+                    text.extend_from_slice(format!("{tb}\n").as_bytes());
+                    line += 1;
+                }
+            }
+            n += 1;
+        }
+        std::fs::write(&path, &text).unwrap();
+        let file = found(&path, "masakari-engine.log");
+        let p = placed(&file, "masakari-engine");
+        let mut spans = Spans::default();
+        let read = read_log(&p, 0, &mut spans);
+        let spans = spans.0;
+
+        assert_eq!(read.info.bytes, text.len() as u64);
+        assert_eq!(spans.len() as u64, read.info.records);
+        assert_eq!(spans.len(), heads.len(), "one record per head line");
+        let mut at = 0;
+        for ((span, raw), (line, head)) in spans.iter().zip(&heads) {
+            assert_eq!(span.byte_start, at, "line {line}");
+            assert_eq!(span.first_line, *line);
+            assert!(raw.starts_with(head.as_str()), "line {line}: {raw}");
+            let bytes = &text[span.byte_start as usize..span.byte_end as usize];
+            assert!(bytes.starts_with(head.as_bytes()), "line {line}");
+            assert_eq!(span.invalid_utf8, *line == bad_line, "line {line}");
+            at = span.byte_end;
+        }
+        assert_eq!(at, text.len() as u64);
+        assert_eq!(read.info.invalid_utf8_lines, 1);
+    }
+}

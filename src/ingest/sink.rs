@@ -1,0 +1,98 @@
+//! Where the records of a log go: the reader pushes every record of every file, once,
+//! into sinks (the event keeper of the analysis now; the search indexer and the live
+//! watcher later). A sink is made per file and fed on the thread that reads the file;
+//! whoever made the sinks merges them afterwards.
+
+use evacdoc_parsers::Record;
+
+use crate::correlate::analysis::FileInfo;
+use crate::model::Service;
+
+/// Where a record lies in its file (decompressed bytes).
+///
+/// Kept field for field like the parsers' push-mode assembler's span, so that the one
+/// can replace the other.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordSpan {
+    /// 1-based number of the record's first line in the file.
+    pub first_line: usize,
+    /// Offset of the record's first byte in the file.
+    pub byte_start: u64,
+    /// Offset just past the record's last byte (its final newline included).
+    pub byte_end: u64,
+    /// Whether a line of the record held bytes that are not UTF-8 (replaced by U+FFFD).
+    pub invalid_utf8: bool,
+}
+
+/// What a sink is told about the file its records come from.
+#[derive(Clone, Copy, Debug)]
+pub struct FileCtx<'a> {
+    /// The file's index in [`crate::correlate::Analysis::files`].
+    pub id: u32,
+    /// Path relative to the input root.
+    pub path: &'a str,
+    /// The host the file belongs to.
+    pub host: u32,
+    /// The service that wrote it (decided from its name, or its loggers once the first
+    /// piece is read: the context handed to [`RecordSink::record`] is the final one).
+    pub service: &'a Service,
+}
+
+/// A consumer of records, one per file.
+pub trait RecordSink {
+    /// One record of `file`. `record.line` counts from the start of the piece being
+    /// read; `span.first_line` is the line in the file.
+    fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan);
+
+    /// The file has been read to its end (or as far as it could be): `info` holds what
+    /// the reader counted.
+    fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
+        let _ = (file, info);
+    }
+}
+
+/// Two sinks fed in the same pass.
+impl<A: RecordSink, B: RecordSink> RecordSink for (A, B) {
+    fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
+        self.0.record(file, record, span);
+        self.1.record(file, record, span);
+    }
+
+    fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
+        self.0.finish_file(file, info);
+        self.1.finish_file(file, info);
+    }
+}
+
+/// A sink that may be absent (an extra sink the caller did not ask for).
+impl<S: RecordSink> RecordSink for Option<S> {
+    fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
+        if let Some(sink) = self {
+            sink.record(file, record, span);
+        }
+    }
+
+    fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
+        if let Some(sink) = self {
+            sink.finish_file(file, info);
+        }
+    }
+}
+
+impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
+    fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
+        (**self).record(file, record, span);
+    }
+
+    fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
+        (**self).finish_file(file, info);
+    }
+}
+
+/// Makes the sinks fed beside the event keeper, one per file (the search indexer, the
+/// live watcher). Each sink hands its result to its maker in
+/// [`RecordSink::finish_file`]; the maker merges them.
+pub trait SinkFactory: Send + Sync {
+    /// A sink for the file about to be read.
+    fn sink(&self, file: &FileCtx<'_>) -> Box<dyn RecordSink + Send>;
+}
