@@ -129,6 +129,24 @@ fn watched(watch: &Watched, path: &str) -> bool {
     }
 }
 
+/// Loggers of Masakari's own recovery code: their DEBUG lines tell the recovery (flow
+/// and task transitions, Nova calls, status waits).
+const MASAKARI_STORY_LOGGERS: [&str; 2] = ["masakari.engine", "masakari.compute"];
+
+/// Whether a Masakari DEBUG line matters: it comes from the recovery code, names a
+/// notification, or is the client's record of the request id Nova answered with. The
+/// rest (periodic tasks, locks, HTTP bodies, libvirt and cluster polling of the
+/// monitors) is what DEBUG adds by the million, and nothing reads it.
+fn masakari_debug_matters(o: &evacdoc_parsers::oslo::OsloLine<'_>) -> bool {
+    MASAKARI_STORY_LOGGERS
+        .iter()
+        .any(|l| o.logger.starts_with(l))
+        || memmem::find(o.message.as_bytes(), b"used request id").is_some()
+        || classified_uuids(o.message)
+            .iter()
+            .any(|(kind, _)| *kind == UuidKind::Notification)
+}
+
 /// Whether a record of `service` is kept as an event.
 pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
     if record.kind == RecordKind::Unparsed {
@@ -138,10 +156,13 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
         return true;
     }
     if service.project() == Project::Masakari {
-        // All of the engine's and monitors' lines; of the API, what is not routine
-        // (debug lines and monitors' successful reads are polling).
+        // The engine's and monitors' lines but their routine DEBUG ones; of the API,
+        // what is not routine (debug lines and monitors' successful reads are polling).
         if !service.name().starts_with("masakari-api") {
-            return true;
+            return match &record.head.content {
+                Content::Oslo(o) if o.level == Level::Debug => masakari_debug_matters(o),
+                _ => true,
+            };
         }
         return match &record.head.content {
             Content::Oslo(o) => o.level != evacdoc_parsers::oslo::Level::Debug,
@@ -385,6 +406,31 @@ mod tests {
             "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET /v2/images HTTP/1.1\" 200 540 \"-\" \"x\"",
         );
         assert!(!keep(&service, &images, &None));
+    }
+
+    #[test]
+    fn masakari_debug_lines_are_kept_when_they_tell_the_recovery() {
+        let engine = Service::new("masakari-engine");
+        let kept = [
+            "2026-11-30 09:34:57.028 9133 DEBUG masakari.engine.drivers.taskflow.driver [req-6c1c1e4e-8d3b-4d68-a0c8-1f7a1d2b3c4d req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] Task 'EvacuateInstancesTask' (0b6f7a3e-1b2c-4d3e-8f4a-5b6c7d8e9f0a) transitioned into state 'RUNNING' from state 'PENDING' _task_receiver /usr/lib/python3/dist-packages/taskflow/listeners/logging.py:190",
+            "2023-03-06 10:13:12.001 5711 DEBUG keystoneauth.session [req-a1fb1992-0cbc-4bb3-acb5-c3816d340e28 req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] POST call to compute for http://10.5.0.10:8774/v2.1/servers/b32b66c9-f717-4d8c-9819-584bf8900519/action used request id req-c5ba80fa-5cef-4b2a-a3ac-737dca07236a request /usr/lib/python3/dist-packages/keystoneauth1/session.py:954",
+        ];
+        for line in kept {
+            assert!(keep(&engine, &first(line), &None), "{line}");
+        }
+        let dropped = [
+            "2023-03-15 00:00:08.966 571 DEBUG oslo_service.periodic_task [req-2198a667-318e-4440-b453-737541844630 - - - - -] Running periodic task MasakariManager._process_unfinished_notifications run_periodic_tasks /usr/lib/python3/dist-packages/oslo_service/periodic_task.py:210",
+            "2023-03-06 10:13:12.001 5711 DEBUG keystoneauth.session [req-a1fb1992-0cbc-4bb3-acb5-c3816d340e28 req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] RESP BODY: {\"server\": {\"id\": \"b32b66c9-f717-4d8c-9819-584bf8900519\", \"status\": \"ACTIVE\"}} _http_log_response /usr/lib/python3/dist-packages/keystoneauth1/session.py:549",
+        ];
+        for line in dropped {
+            assert!(!keep(&engine, &first(line), &None), "{line}");
+        }
+        let monitor = Service::new("masakari-instancemonitor");
+        let libvirt = "2023-03-06 10:11:52.359 2202 DEBUG masakarimonitors.instancemonitor.libvirt_handler.callback [-] Libvirt Event: type=VM, hostname=node01ob100.maas, uuid=b32b66c9-f717-4d8c-9819-584bf8900519, time=2023-03-06 10:11:52.359, event_id=LIFECYCLE, detail=STARTED_BOOTED) _vir_event_callback /usr/lib/python3/dist-packages/masakarimonitors/instancemonitor/instance.py:95";
+        assert!(!keep(&monitor, &first(libvirt), &None));
+        // Not DEBUG: kept as before.
+        let sent = "2025-06-17 14:03:04.708 19 INFO masakarimonitors.ha.masakari [-] Send a notification. {'notification': {'type': 'COMPUTE_HOST', 'hostname': 'cmp02', 'generated_time': '2025-06-17T12:03:04.650321', 'payload': {'event': 'STOPPED'}}}";
+        assert!(keep(&monitor, &first(sent), &None));
     }
 
     #[test]
