@@ -142,9 +142,17 @@ fn masakari_debug_matters(o: &evacdoc_parsers::oslo::OsloLine<'_>) -> bool {
         .iter()
         .any(|l| o.logger.starts_with(l))
         || memmem::find(o.message.as_bytes(), b"used request id").is_some()
-        || classified_uuids(o.message)
-            .iter()
-            .any(|(kind, _)| *kind == UuidKind::Notification)
+        || (names_notification(o.message)
+            && classified_uuids(o.message)
+                .iter()
+                .any(|(kind, _)| *kind == UuidKind::Notification))
+}
+
+/// A cheap test before classifying the UUIDs of a line: the word that makes one a
+/// notification's is there.
+fn names_notification(message: &str) -> bool {
+    let bytes = message.as_bytes();
+    memmem::find(bytes, b"otification").is_some() || memmem::find(bytes, b"OTIFICATION").is_some()
 }
 
 /// Whether a record of `service` is kept as an event.
@@ -428,6 +436,8 @@ mod tests {
         let monitor = Service::new("masakari-instancemonitor");
         let libvirt = "2023-03-06 10:11:52.359 2202 DEBUG masakarimonitors.instancemonitor.libvirt_handler.callback [-] Libvirt Event: type=VM, hostname=node01ob100.maas, uuid=b32b66c9-f717-4d8c-9819-584bf8900519, time=2023-03-06 10:11:52.359, event_id=LIFECYCLE, detail=STARTED_BOOTED) _vir_event_callback /usr/lib/python3/dist-packages/masakarimonitors/instancemonitor/instance.py:95";
         assert!(!keep(&monitor, &first(libvirt), &None));
+        let created = "2023-03-06 10:11:53.002 2101 DEBUG keystoneauth.session [-] RESP BODY: {\"notification\": {\"notification_uuid\": \"e0ef461f-2aa2-4d1b-9203-2450cebdf76a\", \"type\": \"COMPUTE_HOST\", \"status\": \"new\"}} _http_log_response /usr/lib/python3/dist-packages/keystoneauth1/session.py:549";
+        assert!(keep(&monitor, &first(created), &None));
         // Not DEBUG: kept as before.
         let sent = "2025-06-17 14:03:04.708 19 INFO masakarimonitors.ha.masakari [-] Send a notification. {'notification': {'type': 'COMPUTE_HOST', 'hostname': 'cmp02', 'generated_time': '2025-06-17T12:03:04.650321', 'payload': {'event': 'STOPPED'}}}";
         assert!(keep(&monitor, &first(sent), &None));
