@@ -133,15 +133,14 @@ fn watched(watch: &Watched, path: &str) -> bool {
 /// and task transitions, Nova calls, status waits).
 const MASAKARI_STORY_LOGGERS: [&str; 2] = ["masakari.engine", "masakari.compute"];
 
-/// Whether a Masakari DEBUG line matters: it comes from the recovery code, names a
-/// notification, or is the client's record of the request id Nova answered with. The
-/// rest (periodic tasks, locks, HTTP bodies, libvirt and cluster polling of the
-/// monitors) is what DEBUG adds by the million, and nothing reads it.
+/// Whether a Masakari DEBUG line matters: it comes from the recovery code or names a
+/// notification. The rest (periodic tasks, locks, HTTP requests and bodies, libvirt
+/// and cluster polling of the monitors) is what DEBUG adds by the million, and nothing
+/// reads it.
 fn masakari_debug_matters(o: &evacdoc_parsers::oslo::OsloLine<'_>) -> bool {
     MASAKARI_STORY_LOGGERS
         .iter()
         .any(|l| o.logger.starts_with(l))
-        || memmem::find(o.message.as_bytes(), b"used request id").is_some()
         || (names_notification(o.message)
             && classified_uuids(o.message)
                 .iter()
@@ -421,7 +420,7 @@ mod tests {
         let engine = Service::new("masakari-engine");
         let kept = [
             "2026-11-30 09:34:57.028 9133 DEBUG masakari.engine.drivers.taskflow.driver [req-6c1c1e4e-8d3b-4d68-a0c8-1f7a1d2b3c4d req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] Task 'EvacuateInstancesTask' (0b6f7a3e-1b2c-4d3e-8f4a-5b6c7d8e9f0a) transitioned into state 'RUNNING' from state 'PENDING' _task_receiver /usr/lib/python3/dist-packages/taskflow/listeners/logging.py:190",
-            "2023-03-06 10:13:12.001 5711 DEBUG keystoneauth.session [req-a1fb1992-0cbc-4bb3-acb5-c3816d340e28 req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] POST call to compute for http://10.5.0.10:8774/v2.1/servers/b32b66c9-f717-4d8c-9819-584bf8900519/action used request id req-c5ba80fa-5cef-4b2a-a3ac-737dca07236a request /usr/lib/python3/dist-packages/keystoneauth1/session.py:954",
+            "2023-03-06 10:13:12.001 5711 DEBUG masakari.compute.nova [req-a1fb1992-0cbc-4bb3-acb5-c3816d340e28 req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] Instance b32b66c9-f717-4d8c-9819-584bf8900519 status: ACTIVE _wait_for_server /usr/lib/python3/dist-packages/masakari/compute/nova.py:120",
         ];
         for line in kept {
             assert!(keep(&engine, &first(line), &None), "{line}");

@@ -179,7 +179,8 @@ pub fn analyze_with(
     }
 
     let mut files = Vec::with_capacity(outcomes.len());
-    let mut events = Vec::new();
+    // Sized once: the events are the largest thing an analysis holds.
+    let mut events = Vec::with_capacity(outcomes.iter().map(|o| o.events.len()).sum());
     let mut stats = Stats::default();
     for outcome in outcomes {
         stats.files += 1;
