@@ -1,7 +1,12 @@
 //! evacdoc: log correlation and diagnostics for OpenStack instance HA.
 //!
-//! The data flow (see README.md): `ingest` finds and reads the inputs, `evacdoc_parsers`
-//! turns lines into records, `correlate` joins them into one [`correlate::Analysis`].
+//! The data flow (see README.md): [`run::analyze_inputs`] is the one entry point. `ingest`
+//! finds and reads the inputs (the only module that opens them), `evacdoc_parsers` turns
+//! bytes into records, which are pushed into sinks ([`ingest::sink::RecordSink`]: the event
+//! keeper now, the search indexer and the live watcher later) in one pass; `correlate`
+//! assembles the kept events into one [`correlate::Analysis`], `detect` finds what went
+//! wrong and `triage` attaches the known bugs. `correlate` and `detect` are pure functions
+//! over data.
 
 /// Joining records into one analysis: events, indexes, joins, clock skew, timelines.
 pub mod correlate;

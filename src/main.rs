@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    init_logging();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
@@ -23,6 +24,19 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Diagnostics on stderr when `EVACDOC_LOG` asks for them (`EVACDOC_LOG=debug`,
+/// `EVACDOC_LOG=evacdoc=info`); nothing otherwise.
+fn init_logging() {
+    let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("EVACDOC_LOG") else {
+        return;
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -135,11 +135,93 @@ mod tests {
         assert!(expected.len() > 3, "{expected:?}");
         assert!(expected.values().sum::<u64>() > 100);
         assert_eq!(counts, expected);
+        // The stage counters add up to what the files say.
+        let stats = &report.analysis.stats;
+        assert_eq!(stats.files, expected.len() as u64);
+        assert_eq!(stats.records, expected.values().sum::<u64>());
+        assert_eq!(stats.events, report.analysis.events.len() as u64);
+        assert!(stats.kept >= stats.events && stats.events > 0, "{stats:?}");
+        assert!(stats.elapsed_ms >= stats.stages.read_ms);
         // The extra sink changes nothing of the analysis.
         let ids = |r: &Report| -> Vec<String> { r.findings.iter().map(|f| f.id.clone()).collect() };
         assert!(!ids(&report).is_empty());
         assert_eq!(ids(&report), ids(&plain));
         assert_eq!(report.analysis.events.len(), plain.analysis.events.len());
         assert!(report.findings.iter().any(|f| !f.known_bugs.is_empty()));
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(bytes).unwrap();
+        encoder.finish().unwrap()
+    }
+
+    #[test]
+    fn small_files_that_cannot_be_read_are_reported_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = dir.path().join("ctl1");
+        let write = |rel: &str, bytes: &[u8]| {
+            let path = host.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        };
+        write("etc/hostname", b"ctl1\n");
+        write(
+            "var/log/masakari/masakari-engine.log",
+            b"2024-10-08 06:25:03.311 1187 INFO masakari.engine.manager [-] Starting masakari-engine (version 17.0.0)\n",
+        );
+        // A clock file cut short in the middle of its gzip stream.
+        let zone = gzip(b"Europe/Berlin\n");
+        write("etc/timezone", &zone[..zone.len() / 2]);
+        // A package list that is xz by its magic bytes and garbage after them.
+        write(
+            "installed-debs",
+            b"\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46garbage that is not an xz stream",
+        );
+        // A capture that decompresses to more than a capture may hold (17 gzip members
+        // of 1 MiB each).
+        write(
+            "notification-show.txt",
+            &gzip(&vec![b'x'; 1 << 20]).repeat(17),
+        );
+        // And a sound capture beside them, which is read.
+        write(
+            "server-show.json",
+            br#"{"id": "8f0d3c52-1a7e-4b39-9c61-2e5b7a4d9f10", "status": "ACTIVE", "OS-EXT-SRV-ATTR:host": "cmp1"}"#,
+        );
+
+        let analysis = analyze(&[dir.path().to_path_buf()], &Options::default()).unwrap();
+        let reason = |path: &str| -> String {
+            let found: Vec<&str> = analysis
+                .skipped
+                .iter()
+                .filter(|s| s.path == path)
+                .map(|s| s.reason.as_str())
+                .collect();
+            assert_eq!(found.len(), 1, "{path}: {:?}", analysis.skipped);
+            found[0].to_string()
+        };
+        let timezone = reason("ctl1/etc/timezone");
+        assert!(timezone.contains("truncated"), "{timezone}");
+        let debs = reason("ctl1/installed-debs");
+        assert!(debs.starts_with("read up to damage: "), "{debs}");
+        assert!(debs.contains("installed-debs: truncated"), "{debs}");
+        let capture = reason("ctl1/notification-show.txt");
+        assert!(capture.contains("limit"), "{capture}");
+        assert!(
+            !analysis
+                .skipped
+                .iter()
+                .any(|s| s.path.contains("server-show")
+                    || s.path.contains("masakari-engine")
+                    || s.path.contains("hostname")),
+            "{:?}",
+            analysis.skipped
+        );
+        // The unreadable clock file gave no zone: the host falls back to UTC.
+        assert_eq!(analysis.hosts.len(), 1);
+        assert_eq!(analysis.hosts[0].zone, "UTC");
+        assert_eq!(analysis.files.len(), 1);
     }
 }

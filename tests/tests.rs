@@ -9,10 +9,14 @@ mod analysis;
 mod analyze_cli;
 /// `evacdoc parse` on committed samples and on bad input.
 mod cli_parse;
+/// Kubernetes CRI and Docker `json-file` container logs.
+mod container_logs;
 /// Detectors over every scenario: expected findings, evidence, golden JSON.
 mod detect;
 /// The analysis document: serialized, read back, detected again.
 mod document;
+/// Host identity on bundles shaped unlike our samples.
+mod hosts;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
 /// Shared helpers: run the binary, find the samples.

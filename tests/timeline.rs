@@ -163,3 +163,186 @@ fn bad_subject_is_a_usage_error() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("not a UUID"));
 }
+
+/// The instances of the Sunbeam recovery (one notification, six instances).
+const SUNBEAM_NOTIFICATION: &str = "e0b2c6a9-4d17-4f3e-8b5a-1c9d7e2f6a38";
+const SUNBEAM_INSTANCES: [&str; 6] = [
+    "caad8b3d-c2c3-43ec-845f-7c5f056ebcd4",
+    "4efcc1bf-8c3b-4467-",
+    "89606586-ae8d-49a4-",
+    "664cd64a-8a51-4847-",
+    "28b8789e-00d0-4d88-",
+    "d3f0b6a2-5c7e-4a19-",
+];
+
+fn entry_text(entry: &Value) -> String {
+    let mut text = entry["text"].as_str().unwrap().to_string();
+    for line in entry["more"].as_array().into_iter().flatten() {
+        text.push('\n');
+        text.push_str(line.as_str().unwrap());
+    }
+    text
+}
+
+#[test]
+fn an_instance_timeline_leaves_out_the_other_instances_of_its_recovery() {
+    let name = "2024-sunbeam-bfv-delay";
+    let (me, others) = SUNBEAM_INSTANCES.split_first().unwrap();
+    // The notification's timeline tells all six stories.
+    let all = timeline_json(name, &["--notification", SUNBEAM_NOTIFICATION]);
+    for other in others {
+        assert!(all.iter().any(|e| entry_text(e).contains(other)), "{other}");
+    }
+    let mine = timeline_json(name, &["--instance", me]);
+    for entry in &mine {
+        let text = entry_text(entry);
+        let names_other = others.iter().any(|o| text.contains(o));
+        assert!(
+            !names_other || text.contains(me) || text.contains(SUNBEAM_NOTIFICATION),
+            "another instance's line: {text}"
+        );
+    }
+    // It keeps its recovery's framing lines.
+    let texts: Vec<String> = mine.iter().map(entry_text).collect();
+    for framing in [
+        "Processing notification e0b2c6a9",
+        "Disable nova-compute on sunbeam-3",
+        "Fetch Server list on sunbeam-3",
+        "exits with status: finished.",
+        "\"PUT /v2.1/os-services/",
+    ] {
+        assert!(texts.iter().any(|t| t.contains(framing)), "{framing}");
+    }
+    assert!(
+        mine.len() * 2 < all.len(),
+        "{} of {}",
+        mine.len(),
+        all.len()
+    );
+}
+
+/// The key events are ordered by: the UTC time, a one-second Apache stamp at the end
+/// of its second (date, nanoseconds in the day).
+fn sort_key(entry: &Value) -> (String, u64) {
+    let stamp = entry["timestamp"].as_str().unwrap().trim_end_matches('Z');
+    let (date, time) = stamp.split_once('T').unwrap();
+    let (hms, fraction) = time.split_once('.').unwrap_or((time, "0"));
+    let seconds = hms
+        .split(':')
+        .map(|p| p.parse::<u64>().unwrap())
+        .fold(0, |acc, p| acc * 60 + p);
+    let mut nanos = seconds * 1_000_000_000 + format!("{fraction:0<9}").parse::<u64>().unwrap();
+    if entry["second_precision"] == true {
+        nanos += 999_999_999;
+    }
+    (date.to_string(), nanos)
+}
+
+#[test]
+fn text_and_json_come_in_one_time_order() {
+    let cases: [(&str, &[&str]); 4] = [
+        (
+            "2020-juju-evacuate-race",
+            &["--instance", "56ce6206-3659-495e-a6ea-f4d3d578cc96"],
+        ),
+        (
+            "2020-juju-evacuate-race",
+            &["--notification", "9ace2da7-97d1-48cb-a96a-08ad4624481b"],
+        ),
+        ("2024-sunbeam-bfv-delay", &["--host", "sunbeam-3"]),
+        (
+            "2024-sunbeam-bfv-delay",
+            &["--notification", SUNBEAM_NOTIFICATION],
+        ),
+    ];
+    for (name, args) in cases {
+        let json = timeline_json(name, args);
+        let keys: Vec<(String, u64)> = json.iter().map(sort_key).collect();
+        let out_of_order = keys.windows(2).position(|w| w[0] > w[1]);
+        assert_eq!(
+            out_of_order,
+            None,
+            "{name} {args:?}: {:?}",
+            out_of_order.map(|i| &json[i..i + 2])
+        );
+        assert!(json.iter().any(|e| e["second_precision"] == true));
+        let path = scenario(name);
+        let mut all = vec!["timeline", path.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let output = evacdoc(&all);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stdout(&output);
+        let from_text: Vec<String> = text
+            .lines()
+            .filter(|l| !l.starts_with(">>> ") && !l.starts_with("    ") && !l.is_empty())
+            .map(|l| {
+                let mut parts = l.splitn(3, ':');
+                format!("{}:{}", parts.next().unwrap(), parts.next().unwrap())
+            })
+            .collect();
+        let from_json: Vec<String> = json
+            .iter()
+            .map(|e| format!("{}:{}", e["path"].as_str().unwrap(), e["line"]))
+            .collect();
+        assert_eq!(from_text, from_json, "{name} {args:?}");
+    }
+}
+
+#[test]
+fn the_seeds_second_attempt_polls_fold_and_the_compute_lines_stay() {
+    let events = timeline_json(
+        "2020-juju-evacuate-race",
+        &["--instance", "56ce6206-3659-495e-a6ea-f4d3d578cc96"],
+    );
+    // Masakari polled the evacuated server four times, 1.1 s apart (engine lines 44-47),
+    // and Nova's access log has the four GETs.
+    let folded: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["repeated"].is_object())
+        .collect();
+    assert_eq!(folded.len(), 2, "{folded:?}");
+    let engine = folded
+        .iter()
+        .find(|e| e["service"] == "masakari-engine")
+        .unwrap();
+    assert_eq!(engine["line"], 44);
+    assert_eq!(
+        engine["repeated"],
+        serde_json::json!({"count": 4, "until": "2020-12-08T19:54:13.902Z", "last_line": 47})
+    );
+    // Lines 45 and 46 are in the run, not beside it; nova-compute's lines of the
+    // rebuild, logged during the polls, are shown where they fall.
+    let lines = |path_end: &str| -> Vec<u64> {
+        events
+            .iter()
+            .filter(|e| e["path"].as_str().unwrap().ends_with(path_end))
+            .map(|e| e["line"].as_u64().unwrap())
+            .collect()
+    };
+    let engine_lines = lines("masakari-engine.log");
+    assert!(engine_lines.contains(&44) && engine_lines.contains(&48));
+    assert!(!engine_lines.contains(&45) && !engine_lines.contains(&47));
+    let rebuild = events
+        .iter()
+        .position(|e| e["path"] == "0/baremetal/var/log/nova/nova-compute.log" && e["line"] == 56)
+        .unwrap();
+    let poll = events
+        .iter()
+        .position(|e| e["line"] == 44 && e["service"] == "masakari-engine");
+    assert!(poll.unwrap() < rebuild);
+
+    let path = scenario("2020-juju-evacuate-race");
+    let output = evacdoc(&[
+        "timeline",
+        path.to_str().unwrap(),
+        "--instance",
+        "56ce6206-3659-495e-a6ea-f4d3d578cc96",
+    ]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "Call get server command for instance 56ce6206-3659-495e-a6ea-f4d3d578cc96\n    ... repeated 4 times over 3s (until 2020-12-08T19:54:13.902Z)\n"
+        ),
+        "{text}"
+    );
+}

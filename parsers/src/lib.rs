@@ -1,8 +1,8 @@
 //! Pure, I/O-free parsers for the logs and configs of an OpenStack instance-HA
 //! deployment: oslo.log lines and multi-line records (Masakari, Nova, Cinder, ...),
 //! Apache access lines (Ubuntu `combined`, Kolla, `common`), Nova API request lines,
-//! uWSGI request lines, Sunbeam pebble-wrapped lines, syslog and journal prefixes, and
-//! oslo.config INI files.
+//! uWSGI request lines, Sunbeam pebble-wrapped lines, syslog and journal prefixes,
+//! Kubernetes CRI and Docker `json-file` container logs, and oslo.config INI files.
 //!
 //! Every record borrows from the input; nothing here reads files or allocates per line
 //! on the common path. No entry point panics, whatever the input: a line that fits no
@@ -28,8 +28,11 @@
 //! ```
 
 pub mod access;
+mod assembler;
 pub mod capture;
 pub mod context;
+pub mod cri;
+pub mod docker;
 pub mod error;
 pub mod ini;
 pub mod line;
@@ -47,5 +50,5 @@ pub mod uwsgi;
 
 pub use error::{ParseError, Reason};
 pub use line::{Content, Format, Line, Wrapper, parse_line};
-pub use records::{Record, Records};
+pub use records::{Assembler, Record, RecordSpan, Records};
 pub use time::{DateTime, Timestamp};

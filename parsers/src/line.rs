@@ -1,9 +1,12 @@
-//! One line, whatever its format: the wrapper a collector put around it (pebble, syslog)
-//! and the content (oslo.log, Apache access, uWSGI, or plain text).
+//! One line, whatever its format: the wrapper a collector put around it (pebble, syslog,
+//! a Kubernetes CRI or Docker `json-file` container log) and the content (oslo.log,
+//! Apache access, uWSGI, or plain text).
 
 use serde::Serialize;
 
 use crate::access::{AccessLine, parse_access_line};
+use crate::cri::{CriPrefix, parse_cri_prefix};
+use crate::docker::{DockerPrefix, parse_docker_line};
 use crate::error::Reason;
 use crate::oslo::{OsloLine, parse_oslo_line};
 use crate::pebble::{PebblePrefix, parse_pebble_prefix};
@@ -25,6 +28,10 @@ pub enum Format {
     Pebble,
     /// A line inside a syslog or journal prefix.
     Syslog,
+    /// A line inside a Kubernetes CRI container-log prefix (`/var/log/pods/`).
+    Cri,
+    /// A line inside a Docker `json-file` object.
+    Docker,
     /// A raw Python traceback, printed to stderr without any prefix.
     Traceback,
     /// An oslo.config INI file.
@@ -44,6 +51,8 @@ impl Format {
             Format::Uwsgi => "uwsgi",
             Format::Pebble => "pebble",
             Format::Syslog => "syslog",
+            Format::Cri => "cri",
+            Format::Docker => "docker",
             Format::Traceback => "traceback",
             Format::Ini => "ini",
             Format::Text => "text",
@@ -60,6 +69,10 @@ pub enum Wrapper<'a> {
     Pebble(PebblePrefix<'a>),
     /// syslog or journalctl: `Dec  1 16:36:28 host prog[pid]: `.
     Syslog(SyslogPrefix<'a>),
+    /// Kubernetes CRI: `2024-05-01T12:00:00.123456789Z stderr F `.
+    Cri(CriPrefix),
+    /// Docker `json-file`: `{"log":"…","stream":"stderr","time":"…"}`.
+    Docker(DockerPrefix),
 }
 
 impl<'a> Wrapper<'a> {
@@ -69,6 +82,20 @@ impl<'a> Wrapper<'a> {
         match self {
             Wrapper::Pebble(p) => (p.service, None),
             Wrapper::Syslog(s) => (s.program, s.pid),
+            // A container log file holds one container: its two streams are the sources.
+            Wrapper::Cri(c) => (c.stream.as_str(), None),
+            Wrapper::Docker(d) => (d.stream.as_str(), None),
+        }
+    }
+
+    /// The time the collector read the line, when it says so in UTC terms (pebble, CRI,
+    /// Docker): beside the content's local time it reveals the host's zone.
+    pub fn collector_time(&self) -> Option<Timestamp> {
+        match self {
+            Wrapper::Pebble(p) => Some(p.time),
+            Wrapper::Cri(c) => Some(c.time),
+            Wrapper::Docker(d) => Some(d.time),
+            Wrapper::Syslog(_) => None,
         }
     }
 
@@ -77,6 +104,8 @@ impl<'a> Wrapper<'a> {
         match self {
             Wrapper::Pebble(_) => Format::Pebble,
             Wrapper::Syslog(_) => Format::Syslog,
+            Wrapper::Cri(_) => Format::Cri,
+            Wrapper::Docker(_) => Format::Docker,
         }
     }
 }
@@ -141,8 +170,8 @@ impl<'a> Line<'a> {
             Content::Text { .. } => None,
         };
         content.or_else(|| match &self.wrapper {
-            Some(Wrapper::Pebble(p)) => Some(p.time),
             Some(Wrapper::Syslog(s)) => s.time.timestamp(),
+            Some(w) => w.collector_time(),
             None => None,
         })
     }
@@ -218,12 +247,23 @@ pub fn parse_content(text: &str) -> Content<'_> {
 pub fn parse_line(raw: &str) -> Line<'_> {
     let b = raw.as_bytes();
     let wrapped = match b.first() {
-        // `YYYY-MM-DDT`: pebble, or a journal short-iso prefix.
+        // `YYYY-MM-DDT`: CRI, pebble, or a journal short-iso prefix.
         Some(c) if c.is_ascii_digit() && b.get(10) == Some(&b'T') && b.get(4) == Some(&b'-') => {
+            if let Ok((payload, p)) = parse_cri_prefix(raw) {
+                return parse_wrapped(raw, Wrapper::Cri(p), payload);
+            }
             match parse_pebble_prefix(raw) {
                 Ok((rest, p)) => Some((Wrapper::Pebble(p), rest)),
                 Err(_) => syslog(raw),
             }
+        }
+        // Docker `json-file`. The `log` value is read as written: decoding its escapes
+        // takes a copy, which the push assembler makes ([`crate::records::Assembler`]).
+        Some(b'{') if b.get(1) == Some(&b'"') => {
+            if let Ok((_, d)) = parse_docker_line(raw) {
+                return parse_wrapped(raw, Wrapper::Docker(d.prefix), d.log);
+            }
+            None
         }
         // journal short-unix: `1764606988.123456 host prog[pid]: `.
         Some(c) if c.is_ascii_digit() && b.get(10) == Some(&b'.') => syslog(raw),
@@ -242,6 +282,28 @@ pub fn parse_line(raw: &str) -> Line<'_> {
             wrapper: None,
             content: parse_content(raw),
         },
+    }
+}
+
+/// A line a container runtime wrapped: `payload` is what the container wrote, read like
+/// pebble's inner text. Sunbeam's containers run pebble, whose prefix then names the
+/// service better than the container stream: it becomes the wrapper.
+pub fn parse_wrapped<'a>(raw: &'a str, outer: Wrapper<'a>, payload: &'a str) -> Line<'a> {
+    let b = payload.as_bytes();
+    if b.first().is_some_and(u8::is_ascii_digit)
+        && b.get(10) == Some(&b'T')
+        && let Ok((rest, p)) = parse_pebble_prefix(payload)
+    {
+        return Line {
+            raw,
+            wrapper: Some(Wrapper::Pebble(p)),
+            content: parse_content(rest),
+        };
+    }
+    Line {
+        raw,
+        wrapper: Some(outer),
+        content: parse_content(payload),
     }
 }
 
@@ -300,6 +362,68 @@ mod tests {
             panic!("expected oslo")
         };
         assert_eq!(o.message, "Failed (HTTP 503)");
+    }
+
+    #[test]
+    fn container_wrappers_hold_any_inner_format() {
+        let cri = parse_line(
+            "2026-11-30T09:34:22.845912345Z stdout F 2026-11-30 09:34:22.845 7502 INFO \
+             masakari.compute.nova [req-11111111-2222-3333-4444-555555555555 \
+             req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be nova - - - - -] Disable nova-compute on compute-1",
+        );
+        let Some(Wrapper::Cri(prefix)) = &cri.wrapper else {
+            panic!("not cri: {cri:?}")
+        };
+        assert_eq!(prefix.time.to_string(), "2026-11-30T09:34:22.845912345Z");
+        let Content::Oslo(o) = &cri.content else {
+            panic!("not oslo")
+        };
+        assert_eq!(o.message, "Disable nova-compute on compute-1");
+        // The content's local time wins over the runtime's.
+        assert_eq!(
+            cri.timestamp().map(|t| t.to_string()).as_deref(),
+            Some("2026-11-30T09:34:22.845")
+        );
+
+        // An access line inside CRI, and a CRI line of plain text timed by the runtime.
+        let access = parse_line(
+            "2024-12-27T00:00:11.000412000Z stdout F 127.0.0.1 - - [27/Dec/2024:00:00:11 +0000] \
+             \"GET /v2.1/servers/cd3fb57b-9f28-422f-9a0c-d56dfb89ee94 HTTP/1.1\" 200 3984 \"-\" \"python-novaclient\"",
+        );
+        assert_eq!(access.content.format(), Format::Access);
+        let text =
+            parse_line("2026-11-30T09:34:22.845912345+01:00 stderr F     func(*args, **kwargs)");
+        assert_eq!(text.text(), Some("    func(*args, **kwargs)"));
+        assert_eq!(
+            text.timestamp()
+                .and_then(|t| t.to_utc())
+                .map(|t| t.to_string())
+                .as_deref(),
+            Some("2026-11-30T08:34:22.845912345Z")
+        );
+
+        // Sunbeam: pebble inside CRI names the service.
+        let sunbeam = parse_line(
+            "2025-05-14T07:10:35.743846598+00:00 stdout F 2025-05-14T07:10:35.743Z [nova-conductor] \
+             2025-05-14 07:10:35.742 17 ERROR nova.conductor.manager [-] Failed (HTTP 503)[00m",
+        );
+        assert!(
+            matches!(&sunbeam.wrapper, Some(Wrapper::Pebble(p)) if p.service == "nova-conductor")
+        );
+        assert_eq!(sunbeam.content.format(), Format::Oslo);
+
+        let docker = parse_line(
+            r#"{"log":"2018-03-06 10:22:05.640 28651 INFO nova.compute.manager [req-cc37f38f-2e81-42e5-a593-13c3ac47681c admin admin] [instance: 12623a78-4226-4307-b395-1a3e5e1284aa] Evacuating instance\n","stream":"stderr","time":"2018-03-06T10:22:05.640812907Z"}"#,
+        );
+        assert!(matches!(docker.wrapper, Some(Wrapper::Docker(_))));
+        let Content::Oslo(o) = &docker.content else {
+            panic!("not oslo: {docker:?}")
+        };
+        assert_eq!(o.message, "Evacuating instance");
+        assert_eq!(
+            docker.wrapper.as_ref().map(|w| w.source()),
+            Some(("stderr", None))
+        );
     }
 
     #[test]

@@ -22,6 +22,8 @@ use crate::oslo::{
 use crate::time::Timestamp;
 use crate::uwsgi::UwsgiLine;
 
+pub use crate::assembler::{Assembler, RecordSpan};
+
 const TRACEBACK_START: &str = "Traceback (most recent call last):";
 const CHAINED: [&str; 2] = [
     "During handling of the above exception, another exception occurred:",
@@ -39,6 +41,35 @@ pub enum RecordKind {
     /// A line no format fits.
     Unparsed,
 }
+
+/// Why a record was cut short: the assembler bounds what it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cut {
+    /// A line longer than [`MAX_LINE_BYTES`] was read in pieces; this record holds one.
+    LongLine,
+    /// The record reached [`MAX_RECORD_LINES`] lines or [`MAX_RECORD_BYTES`] bytes; the
+    /// lines after it start a new record.
+    LongRecord,
+}
+
+impl Cut {
+    /// Why, in words.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Cut::LongLine => "line longer than the limit, read in pieces",
+            Cut::LongRecord => "record longer than the limit, cut",
+        }
+    }
+}
+
+/// The longest line the push assembler reads whole ([`Assembler`]); longer ones are read in
+/// pieces of this size.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The most lines a record holds.
+pub const MAX_RECORD_LINES: usize = 10_000;
+/// The most bytes of text a record's lines hold.
+pub const MAX_RECORD_BYTES: usize = 4 << 20;
 
 /// What identifies the lines that may join a record.
 struct Head<'h> {
@@ -88,6 +119,9 @@ pub struct Record<'a> {
     /// How many input lines the record spans (rsyslog can put a whole multi-line
     /// message on one line, so this is not always 1 + continuation + traceback).
     pub lines: usize,
+    /// Why the record was cut short, if it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<Cut>,
 }
 
 impl<'a> Record<'a> {
@@ -253,6 +287,11 @@ impl<'a> Iterator for LineSplitter<'a> {
 
 /// The record assembler over a whole text (an iterator adapter over its lines).
 ///
+/// Records borrow from `text`, so container lines are read one physical line at a time:
+/// a CRI `P` piece starts a record that the rest of its line continues, and a Docker `log`
+/// value is read as written, escapes and all. The push [`Assembler`] joins pieces and
+/// decodes escapes; on any other text both give the same records.
+///
 /// ```
 /// use evacdoc_parsers::{Records, Format};
 /// let log = "2026-11-30 09:34:57.028 9133 WARNING masakari.engine.drivers.taskflow.driver \
@@ -274,24 +313,73 @@ impl<'a> Iterator for LineSplitter<'a> {
 /// ```
 #[derive(Debug)]
 pub struct Records<'a> {
-    lines: std::iter::Enumerate<LineSplitter<'a>>,
-    peeked: VecDeque<(usize, Line<'a>)>,
+    machine: Machine<'a, TextLines<'a>>,
 }
 
 impl<'a> Records<'a> {
     /// Records of `text`, first line numbered 1.
     pub fn new(text: &'a str) -> Records<'a> {
         Records {
-            lines: LineSplitter { rest: text }.enumerate(),
+            machine: Machine::new(TextLines {
+                split: LineSplitter { rest: text },
+                number: 0,
+            }),
+        }
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Record<'a>;
+
+    fn next(&mut self) -> Option<Record<'a>> {
+        self.machine.next_record()
+    }
+}
+
+/// The lines of a text, numbered from 1 and parsed.
+#[derive(Clone, Debug)]
+struct TextLines<'a> {
+    split: LineSplitter<'a>,
+    number: usize,
+}
+
+impl<'a> Iterator for TextLines<'a> {
+    type Item = (usize, Line<'a>);
+
+    fn next(&mut self) -> Option<(usize, Line<'a>)> {
+        let raw = self.split.next()?;
+        self.number += 1;
+        Some((self.number, parse_line(raw)))
+    }
+}
+
+/// The record assembler over any source of numbered, parsed lines: [`Records`] numbers
+/// the lines of a text, the push [`Assembler`] the lines it holds.
+#[derive(Debug)]
+pub(crate) struct Machine<'a, S> {
+    lines: S,
+    peeked: VecDeque<(usize, Line<'a>)>,
+    /// Set when the source ran out while a record was being read: the record may go on.
+    pub(crate) hit_end: bool,
+}
+
+impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
+    pub(crate) fn new(lines: S) -> Machine<'a, S> {
+        Machine {
+            lines,
             peeked: VecDeque::new(),
+            hit_end: false,
         }
     }
 
     fn fill(&mut self, n: usize) -> bool {
         while self.peeked.len() < n {
             match self.lines.next() {
-                Some((index, raw)) => self.peeked.push_back((index + 1, parse_line(raw))),
-                None => return false,
+                Some(line) => self.peeked.push_back(line),
+                None => {
+                    self.hit_end = true;
+                    return false;
+                }
             }
         }
         true
@@ -365,15 +453,26 @@ impl<'a> Records<'a> {
             continuation: Vec::new(),
             traceback: Vec::new(),
             lines: 1,
+            cut: None,
         };
         if key.is_syslog {
             split_escaped_newlines(&mut record);
         }
+        let mut bytes = record.head.raw.len();
         while let Some(belonging) = self.belonging(&key) {
-            match belonging {
-                Belonging::Traceback(text) => record.traceback.push(text),
+            let text = match belonging {
+                Belonging::Traceback(text) => text,
                 // oslo.log writes the message before the traceback, never after it.
                 Belonging::Continuation(_) if !record.traceback.is_empty() => break,
+                Belonging::Continuation(text) => text,
+            };
+            bytes += text.len();
+            if record.lines >= MAX_RECORD_LINES || bytes > MAX_RECORD_BYTES {
+                record.cut = Some(Cut::LongRecord);
+                break;
+            }
+            match belonging {
+                Belonging::Traceback(text) => record.traceback.push(text),
                 Belonging::Continuation(text) => record.continuation.push(text),
             }
             record.lines += 1;
@@ -386,7 +485,15 @@ impl<'a> Records<'a> {
         let source = head.wrapper.as_ref().map(|w| w.source());
         let mut traceback = Vec::new();
         let mut ended = false;
+        let mut bytes = head.raw.len();
+        let mut cut = None;
         while let Some(text) = self.peek_text(0, source) {
+            // The chained case below takes up to three lines at once.
+            bytes += text.len();
+            if traceback.len() + 3 >= MAX_RECORD_LINES || bytes > MAX_RECORD_BYTES {
+                cut = Some(Cut::LongRecord);
+                break;
+            }
             let indented = text.starts_with([' ', '\t']);
             if !ended && (indented || text.trim().is_empty()) {
                 // Frames, source lines and `^^^` markers are indented.
@@ -427,14 +534,14 @@ impl<'a> Records<'a> {
             continuation: Vec::new(),
             lines: 1 + traceback.len(),
             traceback,
+            cut,
         }
     }
 }
 
-impl<'a> Iterator for Records<'a> {
-    type Item = Record<'a>;
-
-    fn next(&mut self) -> Option<Record<'a>> {
+impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
+    /// The next record, or `None` when the source is done.
+    pub(crate) fn next_record(&mut self) -> Option<Record<'a>> {
         let (line, head) = self.take()?;
         Some(match &head.content {
             Content::Oslo(_) => self.entry_record(line, head),
@@ -449,6 +556,7 @@ impl<'a> Iterator for Records<'a> {
                 continuation: Vec::new(),
                 traceback: Vec::new(),
                 lines: 1,
+                cut: None,
             },
             Content::Access(_) | Content::Uwsgi(_) => Record {
                 line,
@@ -457,6 +565,7 @@ impl<'a> Iterator for Records<'a> {
                 continuation: Vec::new(),
                 traceback: Vec::new(),
                 lines: 1,
+                cut: None,
             },
         })
     }
@@ -594,6 +703,37 @@ after
             records[0].error_summary().map(|s| s.class),
             Some("ValueError")
         );
+    }
+
+    /// Each line of a CRI file, continuation and traceback lines too, has its own prefix.
+    fn cri(text: &str) -> String {
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| format!("2026-11-30T09:34:22.{:09}Z stderr F {l}\n", 846_000_000 + i))
+            .collect()
+    }
+
+    #[test]
+    fn cri_lines_group_like_pebble_lines() {
+        let text = cri(WARNING_WITH_TRACEBACK);
+        let records: Vec<_> = Records::new(&text).collect();
+        assert_eq!(records.len(), 2);
+        let first = &records[0];
+        assert_eq!(first.format(), Format::Cri);
+        assert_eq!(first.inner_format(), Format::Oslo);
+        assert_eq!((first.line, first.line_count()), (1, 8));
+        assert_eq!(first.continuation.len(), 2);
+        assert_eq!(first.traceback.len(), 5);
+        assert_eq!(
+            first.error_summary().map(|s| s.class),
+            Some("masakari.exception.MasakariException")
+        );
+        assert_eq!(records[1].line, 9);
+
+        // Another stream's line does not join the record.
+        let text = "2026-11-30T09:34:22.846Z stdout F 2026-11-30 09:34:22.846 7502 WARNING a.b [-] failed\n\
+                    2026-11-30T09:34:22.847Z stderr F   indented text on stderr\n";
+        assert_eq!(Records::new(text).count(), 2);
     }
 
     #[test]

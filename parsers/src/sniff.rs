@@ -85,6 +85,21 @@ mod tests {
             ),
             FileKind::Log
         );
+        // Container logs, whatever their payload.
+        assert_eq!(
+            sniff(
+                "var/log/pods/openstack_masakari-engine-0_0c1d2e3f/masakari-engine/0.log",
+                "2026-11-30T09:34:22.845912345Z stdout F [DEFAULT]\n"
+            ),
+            FileKind::Log
+        );
+        assert_eq!(
+            sniff(
+                "a1b2-json.log",
+                "{\"log\":\"[DEFAULT]\\n\",\"stream\":\"stdout\",\"time\":\"2026-11-30T09:34:22Z\"}\n"
+            ),
+            FileKind::Log
+        );
         assert_eq!(sniff("empty.conf", ""), FileKind::Ini);
         assert_eq!(sniff("empty.log", ""), FileKind::Log);
     }

@@ -11,7 +11,7 @@ use evacdoc_parsers::nova_request::NovaRequest;
 use evacdoc_parsers::oslo::{ErrorSummary, SourceLocation};
 use evacdoc_parsers::sniff::{FileKind, sniff};
 use evacdoc_parsers::utf8::decode;
-use evacdoc_parsers::{Format, Record, Records};
+use evacdoc_parsers::{Assembler, Format, Record, RecordSpan, Records};
 use serde::Serialize;
 
 /// A record with the fields computed from it, as the golden file shows it.
@@ -40,6 +40,34 @@ struct GoldenIni<'a> {
     document: IniDocument<'a>,
 }
 
+/// A record of the push assembler: where it lies (first line, byte range, invalid UTF-8).
+#[derive(Serialize)]
+struct PushGolden<'a> {
+    span: (usize, u64, u64, bool),
+    #[serde(flatten)]
+    golden: Golden<'a>,
+}
+
+#[derive(Serialize)]
+struct GoldenPush {
+    invalid_utf8_lines: u64,
+    records: Vec<serde_yaml_ng::Value>,
+}
+
+fn golden_of<'a>(r: &'a Record<'a>) -> Golden<'a> {
+    Golden {
+        line: r.line,
+        format: r.format(),
+        inner_format: r.inner_format(),
+        timestamp: r.timestamp().map(|t| t.to_string()),
+        error_summary: r.error_summary(),
+        source: r.source_location(),
+        nova_request: r.nova_request(),
+        unparsed: r.unparsed_reason().map(|reason| reason.to_string()),
+        record: r,
+    }
+}
+
 #[test]
 fn golden_samples() {
     insta::glob!("../../samples", "parsers/*/*", |path| {
@@ -60,22 +88,28 @@ fn golden_samples() {
                     invalid_utf8_lines: decoded.invalid_lines.clone(),
                     document: parse_ini(&decoded.text),
                 }),
+                // Container logs go through the push assembler, which joins pieces and
+                // decodes Docker's escapes.
+                FileKind::Log if folder.is_some_and(|f| f == "cri" || f == "docker") => {
+                    let mut records = Vec::new();
+                    let mut keep = |r: &Record<'_>, span: RecordSpan| {
+                        let golden = PushGolden {
+                            span: (span.first_line, span.byte_start, span.byte_end, span.invalid_utf8),
+                            golden: golden_of(r),
+                        };
+                        records.push(serde_yaml_ng::to_value(&golden).unwrap());
+                    };
+                    let mut assembler = Assembler::new();
+                    assembler.push(&bytes, &mut keep);
+                    assembler.finish(&mut keep);
+                    insta::assert_yaml_snapshot!(GoldenPush {
+                        invalid_utf8_lines: assembler.invalid_utf8_lines(),
+                        records,
+                    });
+                }
                 FileKind::Log => {
                     let records: Vec<Record<'_>> = Records::new(&decoded.text).collect();
-                    let golden = records
-                        .iter()
-                        .map(|r| Golden {
-                            line: r.line,
-                            format: r.format(),
-                            inner_format: r.inner_format(),
-                            timestamp: r.timestamp().map(|t| t.to_string()),
-                            error_summary: r.error_summary(),
-                            source: r.source_location(),
-                            nova_request: r.nova_request(),
-                            unparsed: r.unparsed_reason().map(|reason| reason.to_string()),
-                            record: r,
-                        })
-                        .collect();
+                    let golden = records.iter().map(golden_of).collect();
                     insta::assert_yaml_snapshot!(GoldenLog {
                         invalid_utf8_lines: decoded.invalid_lines.clone(),
                         records: golden,

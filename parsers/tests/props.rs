@@ -13,7 +13,8 @@ use evacdoc_parsers::context::{Context, ContextForm};
 use evacdoc_parsers::text::is_request_id;
 use evacdoc_parsers::time::{self, DateTime, Timestamp};
 use evacdoc_parsers::{
-    Records, access, context, ini, nova_request, oslo, parse_line, pebble, syslog, utf8, uwsgi,
+    Assembler, Record, RecordSpan, Records, access, context, cri, docker, ini, nova_request, oslo,
+    parse_line, pebble, syslog, utf8, uwsgi,
 };
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
@@ -56,6 +57,13 @@ const SEEDS: &[&str] = &[
     "2025-05-14T04:29:00.317Z [wsgi-nova-api] 10.1.0.50 - - [14/May/2025:04:26:38 +0000] \"GET / HTTP/1.1\" 500 840 \"-\" \"Go-http-client/1.1\"",
     "2025-05-14T04:29:00.319Z [wsgi-nova-api] 2025-05-14 04:29:00.319135 2025-05-14 04:29:00.318 31 INFO nova.api.openstack.wsgi_app [None req-e6ffeac2-d6b5-469e-83e7-4169ad520421 - - - - - -] Global data already initialized, not re-initializing.\\x1b[00m",
     "2025-05-14T07:10:35.743Z [nova-conductor] 2025-05-14 07:10:35.742 17 ERROR nova.conductor.manager [-] Failed (HTTP 503)[00m",
+    // Kubernetes CRI and Docker json-file container logs.
+    "2026-11-30T09:34:22.845912345Z stderr F 2026-11-30 09:34:22.845 7502 INFO masakari.compute.nova [req-11111111-2222-3333-4444-555555555555 req-2062e5d9-57af-4eb6-83f3-9d3d7b9188be nova - - - - -] Disable nova-compute on compute-1",
+    "2026-11-30T10:34:22.845912345+01:00 stdout P 2026-11-30 09:34:22.846 7502 WARNING masakari.engine.drivers.taskflow.",
+    "2025-05-14T07:10:35.743846598+00:00 stdout F 2025-05-14T07:10:35.743Z [nova-conductor] 2025-05-14 07:10:35.742 17 ERROR nova.conductor.manager [-] Failed (HTTP 503)[00m",
+    r#"{"log":"2018-03-06 10:22:05.640 28651 INFO nova.compute.manager [req-cc37f38f-2e81-42e5-a593-13c3ac47681c admin admin] [instance: 12623a78-4226-4307-b395-1a3e5e1284aa] Evacuating instance\n","stream":"stderr","time":"2018-03-06T10:22:05.640812907Z"}"#,
+    r#"{"log":"  File \"/usr/lib/python3/dist-packages/demo.py\", line 49, in \u003cmodule\u003e\u001b[00m\n","stream":"stdout","attrs":{"tag":"nova_api"},"time":"2026-11-30T09:34:22.846855104Z"}"#,
+    r#"{"log":"2026-11-30 09:34:22.846 7502 WARNING masakari.engine.drivers.taskflow.driver [req-1111","stream":"stderr","time":"2026-11-30T09:34:22.846715385Z"}"#,
     // syslog and journal.
     "Dec  1 16:36:28 compute-1 nova-compute[2211]: 2026-12-01 16:36:28.512 2211 INFO nova.compute.manager [-] Starting instance...",
     "Dec 01 16:36:28.123456 compute-1 masakari-engine[2211]: Traceback (most recent call last):",
@@ -78,6 +86,8 @@ const SAMPLES: &[&str] = &[
     include_str!("../../samples/parsers/oslo/continuation_taskflow.log"),
     include_str!("../../samples/parsers/oslo/traceback_prefixed.log"),
     include_str!("../../samples/parsers/oslo/debug_suffix.log"),
+    include_str!("../../samples/parsers/cri/containerd_partial_lines.log"),
+    include_str!("../../samples/parsers/docker/kolla_nova_json_file.log"),
     include_str!("../../samples/parsers/oslo/error_summary.log"),
     include_str!("../../samples/parsers/oslo/bracket_devstack_custom.log"),
     "# masakari.conf\n[DEFAULT]\ndebug = True\nlog_dir = /var/log/kolla/masakari\n\n\
@@ -252,6 +262,25 @@ fn exercise(text: &str) {
         check_rest(text, rest);
         black_box(serde_json::to_string(&p).unwrap());
     }
+    if let Ok((rest, c)) = cri::parse_cri_prefix(text) {
+        check_rest(text, rest);
+        black_box(serde_json::to_string(&c).unwrap());
+    }
+    if let Ok((rest, d)) = docker::parse_docker_line(text) {
+        check_rest(text, rest);
+        assert!(text.contains(d.log));
+        let mut decoded = String::new();
+        docker::unescape(d.log, &mut decoded);
+        // At worst a broken two-byte escape becomes a three-byte U+FFFD.
+        assert!(
+            decoded.len() <= d.log.len() * 3 / 2 + 3,
+            "{d:?} -> {decoded:?}"
+        );
+        black_box(serde_json::to_string(&d.prefix).unwrap());
+    }
+    let mut decoded = String::new();
+    docker::unescape(text, &mut decoded);
+    black_box(decoded);
     if let Ok((rest, s)) = syslog::parse_syslog_prefix(text) {
         check_rest(text, rest);
         black_box(serde_json::to_string(&s).unwrap());
@@ -280,6 +309,37 @@ fn exercise(text: &str) {
     }
 }
 
+/// Feeds `bytes` to the push assembler in three pieces and checks its counters and spans.
+fn push_in_pieces(bytes: &[u8], decoded: &utf8::Decoded<'_>) {
+    let mut a = Assembler::new();
+    let mut last_end = 0;
+    let mut check = |r: &Record<'_>, span: RecordSpan| {
+        assert!(span.byte_start <= span.byte_end && span.byte_end <= bytes.len() as u64);
+        assert!(span.first_line >= 1);
+        last_end = last_end.max(span.byte_end);
+        black_box((r.format(), r.error_summary(), r.timestamp(), r.cut));
+    };
+    let (one, rest) = bytes.split_at(bytes.len() / 3);
+    let (two, three) = rest.split_at(rest.len() / 2);
+    for piece in [one, two, three] {
+        a.push(piece, &mut check);
+    }
+    a.finish(&mut check);
+    assert_eq!(a.bytes(), bytes.len() as u64);
+    assert_eq!(a.lines(), LinesOf(&decoded.text).count());
+    assert_eq!(a.invalid_utf8_lines(), decoded.invalid_lines.len() as u64);
+}
+
+/// Lines as the assemblers count them: a final newline ends the last line.
+struct LinesOf<'a>(&'a str);
+
+impl LinesOf<'_> {
+    fn count(&self) -> usize {
+        let newlines = self.0.bytes().filter(|b| *b == b'\n').count();
+        newlines + usize::from(!self.0.is_empty() && !self.0.ends_with('\n'))
+    }
+}
+
 /// Decodes `bytes` and checks what `decode` reports.
 fn decode_and_exercise(bytes: &[u8]) {
     let decoded = utf8::decode(bytes);
@@ -300,6 +360,7 @@ fn decode_and_exercise(bytes: &[u8]) {
         lines - 1
     );
     exercise(&decoded.text);
+    push_in_pieces(bytes, &decoded);
     // Each line alone, too, as the CLI reads them.
     for line in decoded.text.split('\n') {
         exercise(line);

@@ -111,6 +111,13 @@ fn record_json(record: &Record<'_>, lossy: bool) -> Value {
                         "host": s.host, "program": s.program, "pid": s.pid }),
             );
         }
+        Some(w @ (Wrapper::Cri(_) | Wrapper::Docker(_))) => {
+            o.insert(
+                "wrapper".into(),
+                json!({ "kind": w.format().as_str(), "time": w.collector_time().map(time_string),
+                        "stream": w.source().0 }),
+            );
+        }
         None => {}
     }
     match &record.head.content {

@@ -77,11 +77,13 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
     let analysis = analyze(&args.paths, &options)?;
     let started = std::time::Instant::now();
     let ids = select(&analysis, &subject);
+    let rows = evacdoc::correlate::timeline::fold(&analysis, &ids);
     // The selection is index lookups over the finished analysis: say what it costs.
     eprintln!(
-        "timeline: {} of {} events selected in {:.2} ms (analysis of {} files took {} ms)",
+        "timeline: {} of {} events selected, {} rows after folding repeats, in {:.2} ms (analysis of {} files took {} ms)",
         ids.len(),
         analysis.events.len(),
+        rows.len(),
         started.elapsed().as_secs_f64() * 1000.0,
         analysis.files.len(),
         analysis.stats.elapsed_ms
@@ -106,10 +108,10 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
                     analysis.files.len()
                 );
             }
-            out.write_all(render_text(&analysis, &ids).as_bytes())?;
+            out.write_all(render_text(&analysis, &rows).as_bytes())?;
         }
         TimelineFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &entries(&analysis, &ids))?;
+            serde_json::to_writer_pretty(&mut out, &entries(&analysis, &rows))?;
             writeln!(out)?;
         }
     }

@@ -142,6 +142,25 @@ pub struct Stats {
     pub events: u64,
     /// Wall time of the analysis.
     pub elapsed_ms: u64,
+    /// Events the keeper kept, before the copies of one record were dropped.
+    pub kept: u64,
+    /// Wall time of each stage.
+    pub stages: StageTimes,
+}
+
+/// Wall time of each stage of the pipeline, in milliseconds.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+pub struct StageTimes {
+    /// Finding the files (archives unpacked) and placing them on hosts.
+    pub discover_ms: u64,
+    /// Reading configs, captures, package lists and clock files.
+    pub small_files_ms: u64,
+    /// Reading the logs into the sinks.
+    pub read_ms: u64,
+    /// Deciding each host's time zone.
+    pub zones_ms: u64,
+    /// Ordering, de-duplicating, skew, joins and indexes.
+    pub assemble_ms: u64,
 }
 
 /// Everything evacdoc knows about the inputs.

@@ -3,9 +3,81 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::correlate::analysis::{FileInfo, Missing};
+use crate::correlate::analysis::{FileInfo, Host, Missing, Skipped};
+use crate::correlate::index::Indexes;
+use crate::correlate::joins::{Join, join_calls};
+use crate::correlate::keeper::FileOutcome;
+use crate::correlate::skew::{SkewEstimate, estimate};
+use crate::correlate::zones::utc_events;
 use crate::ingest::layout::Layout;
+use crate::ingest::timezone::HostZone;
 use crate::model::Event;
+
+/// The files and their events, put together.
+#[derive(Debug)]
+pub struct Assembled {
+    /// The files, in the order they were read (an event's `file` is its index here).
+    pub files: Vec<FileInfo>,
+    /// The files that were not read, or not as logs.
+    pub skipped: Vec<Skipped>,
+    /// Every event in UTC order, skew corrected.
+    pub events: Vec<Event>,
+    /// Events the keepers kept, before copies were dropped.
+    pub kept: u64,
+    /// Clock skew between hosts.
+    pub skew: Vec<SkewEstimate>,
+    /// Masakari calls joined to the Nova requests they made.
+    pub joins: Vec<Join>,
+    /// From every id to its events.
+    pub index: Indexes,
+}
+
+/// Puts each file's kept events in UTC with its host's zone (`zones[host]`), orders
+/// them, drops copies, corrects clock skew, joins calls and builds the indexes.
+pub fn assemble(outcomes: Vec<FileOutcome>, zones: &[HostZone], hosts: &[Host]) -> Assembled {
+    let mut files = Vec::with_capacity(outcomes.len());
+    let mut skipped = Vec::new();
+    // Sized once: the events are the largest thing an analysis holds.
+    let mut events = Vec::with_capacity(outcomes.iter().map(|o| o.events.len()).sum());
+    let mut kept = 0;
+    for outcome in outcomes {
+        if let Some(reason) = outcome.skipped {
+            skipped.push(Skipped {
+                path: outcome.info.path.clone(),
+                reason,
+            });
+        }
+        kept += outcome.events.len() as u64;
+        let zone = &zones[outcome.info.host as usize];
+        events.extend(utc_events(outcome.events, zone));
+        files.push(outcome.info);
+    }
+
+    sort_events(&mut events);
+    let project_of = |e: &Event| {
+        files
+            .get(e.file as usize)
+            .map(|f| f.service.project())
+            .unwrap_or(crate::model::Project::Other)
+    };
+    drop_copies(&mut events);
+    let skew = estimate(&events, project_of);
+    if skew.iter().any(|s| s.applied) {
+        correct_skew(&mut events, &skew);
+        sort_events(&mut events);
+    }
+    let joins = join_calls(&events, project_of);
+    let index = Indexes::build(&events, &crate::correlate::index::host_names(hosts));
+    Assembled {
+        files,
+        skipped,
+        events,
+        kept,
+        skew,
+        joins,
+        index,
+    }
+}
 
 /// Drops a record seen again in another file of the same host at the same instant (the
 /// journal and the log file of one service, one log collected twice): the first file

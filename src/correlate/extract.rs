@@ -215,9 +215,17 @@ fn offset_in(outer: &str, inner: &str) -> u32 {
 /// Records the time-zone evidence a record carries for its host.
 pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
     match (&record.head.wrapper, &record.head.content) {
-        (Some(Wrapper::Pebble(p)), Content::Oslo(o)) => {
-            if let Some(utc) = p.time.unix_nanos() {
-                votes.vote_difference(o.timestamp.unix_nanos(0) - utc, "pebble timestamps");
+        // Pebble, CRI and Docker stamp each line in UTC beside the content's local time.
+        (
+            Some(w @ (Wrapper::Pebble(_) | Wrapper::Cri(_) | Wrapper::Docker(_))),
+            Content::Oslo(o),
+        ) => {
+            if let Some(utc) = w.collector_time().and_then(|t| t.unix_nanos()) {
+                let how = match w {
+                    Wrapper::Pebble(_) => "pebble timestamps",
+                    _ => "container runtime timestamps",
+                };
+                votes.vote_difference(o.timestamp.unix_nanos(0) - utc, how);
             }
         }
         (Some(Wrapper::Syslog(s)), Content::Oslo(_)) => {
@@ -452,6 +460,15 @@ mod tests {
             generated_time("generated_time 12 of 2025-06-17 12:00:00"),
             None
         );
+    }
+
+    #[test]
+    fn container_runtime_stamps_vote_for_the_zone() {
+        // A pod logging in CEST, read through containerd's CRI file (stamped in UTC).
+        let line = "2025-06-17T12:03:04.708123456Z stdout F 2025-06-17 14:03:04.708 19 INFO masakari.engine.manager [-] Processing notification 9ace2da7-97d1-48cb-a96a-08ad4624481b of type: COMPUTE_HOST";
+        let mut votes = OffsetVotes::default();
+        vote_offsets(&first(line), &mut votes);
+        assert_eq!(votes.winner(), Some((7200, "container runtime timestamps")));
     }
 
     #[test]

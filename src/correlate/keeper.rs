@@ -5,6 +5,7 @@ use evacdoc_parsers::{Record, Timestamp};
 
 use crate::correlate::analysis::FileInfo;
 use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets};
+use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
 
@@ -14,6 +15,7 @@ pub struct EventKeeper<'w> {
     watch: &'w Watched,
     events: Vec<RawEvent>,
     votes: OffsetVotes,
+    names: HostNameVotes,
     last_stamp: Option<Timestamp>,
 }
 
@@ -26,6 +28,8 @@ pub struct FileOutcome {
     pub events: Vec<RawEvent>,
     /// The time-zone evidence of the file's lines.
     pub votes: OffsetVotes,
+    /// What the file's lines say of their host's name.
+    pub names: HostNameVotes,
     /// Why the file was not read (or not wholly).
     pub skipped: Option<String>,
 }
@@ -37,6 +41,7 @@ impl<'w> EventKeeper<'w> {
             watch,
             events: Vec::new(),
             votes: OffsetVotes::default(),
+            names: HostNameVotes::default(),
             last_stamp: None,
         }
     }
@@ -49,6 +54,7 @@ impl<'w> EventKeeper<'w> {
             info,
             events: self.events,
             votes: self.votes,
+            names: self.names,
             skipped,
         }
     }
@@ -60,6 +66,7 @@ impl RecordSink for EventKeeper<'_> {
             return;
         }
         vote_offsets(record, &mut self.votes);
+        self.names.feed(record);
         if keep(file.service, record, self.watch) {
             let mut raw = event_of(record, file.id, file.host);
             raw.event.line = u32::try_from(span.first_line).unwrap_or(u32::MAX);

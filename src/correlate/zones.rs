@@ -5,8 +5,43 @@ use std::collections::BTreeMap;
 use crate::correlate::analysis::CaptureFile;
 use crate::correlate::extract::RawEvent;
 use crate::correlate::keeper::FileOutcome;
-use crate::ingest::timezone::{HostZone, OffsetVotes};
+use crate::ingest::timezone::{HostZone, OffsetVotes, ZoneSource};
 use crate::model::Event;
+
+/// Each host's zone: `--tz`, then the bundle's own setting, then what the host's lines
+/// say (their offsets, Masakari's progress details), then UTC.
+pub fn host_zones(
+    hosts: usize,
+    tz_override: Option<&HostZone>,
+    bundle_zones: &BTreeMap<u32, HostZone>,
+    outcomes: &[FileOutcome],
+    captures: &[CaptureFile],
+) -> Vec<HostZone> {
+    let mut votes: BTreeMap<u32, OffsetVotes> = BTreeMap::new();
+    for outcome in outcomes {
+        votes
+            .entry(outcome.info.host)
+            .or_default()
+            .merge(&outcome.votes);
+    }
+    vote_from_progress(captures, outcomes, &mut votes);
+    (0..hosts as u32)
+        .map(|h| {
+            if let Some(zone) = tz_override {
+                return zone.clone();
+            }
+            if let Some(zone) = bundle_zones.get(&h) {
+                return zone.clone();
+            }
+            match votes.get(&h).and_then(OffsetVotes::winner) {
+                Some((offset, how)) => {
+                    HostZone::fixed(offset, ZoneSource::Inferred(how.to_string()))
+                }
+                None => HostZone::utc_default(),
+            }
+        })
+        .collect()
+}
 
 /// Masakari's progress details (from `notification show` captures) are stamped in UTC;
 /// `Disabling compute service on host: 'X'` is written just before the engine logs

@@ -3,12 +3,13 @@
 //! One case folder can hold several sosreports and crashdumps side by side with loose
 //! captures, so layouts are found per folder ("host root"), not once per input.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
 
 use super::discover::Found;
+use super::sos_name::host_of_sos_name;
 
 /// A deployment layout.
 #[derive(
@@ -91,9 +92,12 @@ fn first_line(path: &Path) -> Option<String> {
     Some(line.to_string())
 }
 
-/// Machine folder → (hostname, unit names), from `juju_status.yaml`.
-fn juju_machines(path: &Path) -> BTreeMap<String, (Option<String>, Vec<String>)> {
-    let mut machines: BTreeMap<String, (Option<String>, Vec<String>)> = BTreeMap::new();
+/// Machine id → (hostname, unit names), as `juju_status.yaml` gives them.
+type StatusMachines = BTreeMap<String, (Option<String>, Vec<String>)>;
+
+/// The machines of a `juju_status.yaml`.
+fn juju_machines(path: &Path) -> StatusMachines {
+    let mut machines = StatusMachines::new();
     let Ok(bytes) = std::fs::read(path) else {
         return machines;
     };
@@ -141,26 +145,155 @@ fn juju_machines(path: &Path) -> BTreeMap<String, (Option<String>, Vec<String>)>
     machines
 }
 
-/// The juju machine id of a crashdump folder path: `3/lxd/4/...` → `3/lxd/4`,
-/// `0/baremetal/...` → `0`.
-fn juju_machine(rest: &str) -> Option<(String, String)> {
-    let mut parts = rest.split('/');
-    let first = parts.next()?;
-    if first.is_empty() || !first.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    match parts.next()? {
-        "baremetal" => Some((format!("{first}/baremetal/"), first.to_string())),
-        kind @ ("lxd" | "kvm") => {
-            let n = parts.next()?;
-            n.bytes().all(|b| b.is_ascii_digit()).then(|| {
-                (
-                    format!("{first}/{kind}/{n}/"),
-                    format!("{first}/{kind}/{n}"),
-                )
-            })
+/// Where the name of a host with no better evidence than its juju machine folder came
+/// from; such hosts may be renamed from their own lines after reading
+/// ([`crate::ingest::host_names`]).
+pub const MACHINE_ID: &str = "machine id";
+
+/// A juju-crashdump machine folder found in a path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct JujuMachine {
+    /// The folder holding the machine folders (where `juju_status.yaml` would be).
+    base: String,
+    /// The machine folder: `3/lxd/4/`, `0/baremetal/`, or `0/` in trees that leave out
+    /// `baremetal`.
+    prefix: String,
+    /// The machine id: `3/lxd/4`, `0`.
+    id: String,
+    /// A top-level machine without `baremetal/`: only a juju folder if something else
+    /// says the tree is a crashdump.
+    bare: bool,
+}
+
+/// The juju machine folder `rel` lies in: `3/lxd/4/...`, `0/baremetal/...`, or
+/// `0/var/log/...`, found before the host's own folders (`var/`, `etc/`) start.
+fn juju_machine(rel: &str) -> Option<JujuMachine> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let mut offset = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if matches!(*part, "var" | "etc" | "sos_commands") {
+            return None;
         }
-        _ => None,
+        if number(part) {
+            let base = rel[..offset].to_string();
+            let found = |prefix_len: usize, id: String, bare: bool| JujuMachine {
+                base: base.clone(),
+                prefix: rel[..prefix_len].to_string(),
+                id,
+                bare,
+            };
+            let after = offset + part.len() + 1;
+            match (parts.get(i + 1), parts.get(i + 2), parts.get(i + 3)) {
+                (Some(&"baremetal"), Some(_), _) => {
+                    return Some(found(after + "baremetal/".len(), part.to_string(), false));
+                }
+                (Some(kind @ (&"lxd" | &"kvm")), Some(n), Some(_)) if number(n) => {
+                    return Some(found(
+                        after + kind.len() + 1 + n.len() + 1,
+                        format!("{part}/{kind}/{n}"),
+                        false,
+                    ));
+                }
+                (Some(&("var" | "etc")), Some(_), _) => {
+                    return Some(found(after, part.to_string(), true));
+                }
+                _ => {}
+            }
+        }
+        offset += part.len() + 1;
+    }
+    None
+}
+
+/// The juju machines of every crashdump-shaped folder, `juju_status.yaml` or not.
+fn juju_roots(found: &Found, read: &dyn Fn(&str) -> Option<String>) -> Vec<HostRoot> {
+    // One entry per machine folder, in path order; the folders holding juju's own logs.
+    let mut machines: Vec<JujuMachine> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut juju_logs: HashSet<String> = HashSet::new();
+    for file in &found.files {
+        let Some(machine) = juju_machine(&file.rel) else {
+            continue;
+        };
+        let inner = &file.rel[machine.prefix.len()..];
+        if inner.starts_with("var/log/juju/") || inner.starts_with("var/lib/juju/") {
+            juju_logs.insert(machine.prefix.clone());
+        }
+        if seen.insert(machine.prefix.clone()) {
+            machines.push(machine);
+        }
+    }
+    // A bare numbered folder is a machine when its tree has juju's marks: a status
+    // file, container or `baremetal` folders beside it, or juju's own logs inside it.
+    let statuses: BTreeMap<&str, &Path> = found
+        .files
+        .iter()
+        .filter_map(|f| Some((f.rel.strip_suffix("juju_status.yaml")?, f.abs.as_path())))
+        .filter(|(base, _)| base.is_empty() || base.ends_with('/'))
+        .collect();
+    let shaped_bases: HashSet<&str> = machines
+        .iter()
+        .filter(|m| !m.bare)
+        .map(|m| m.base.as_str())
+        .collect();
+    let mut status_of: BTreeMap<&str, StatusMachines> = BTreeMap::new();
+    let mut roots: Vec<HostRoot> = Vec::new();
+    for machine in &machines {
+        let juju_marked = statuses.contains_key(machine.base.as_str())
+            || shaped_bases.contains(machine.base.as_str())
+            || juju_logs.contains(&machine.prefix);
+        if machine.bare && !juju_marked {
+            continue;
+        }
+        let status = status_of.entry(machine.base.as_str()).or_insert_with(|| {
+            statuses
+                .get(machine.base.as_str())
+                .map(|path| juju_machines(path))
+                .unwrap_or_default()
+        });
+        let (juju_name, units) = status.get(&machine.id).cloned().unwrap_or_default();
+        let prefix = &machine.prefix;
+        let (hostname, source) = juju_name
+            .map(|name| (name, "juju_status.yaml"))
+            .or_else(|| read(&format!("{prefix}etc/hostname")).map(|h| (h, "etc/hostname")))
+            .or_else(|| read(&format!("{prefix}hostname")).map(|h| (h, "hostname")))
+            .unwrap_or_else(|| (machine.id.clone(), MACHINE_ID));
+        let mut aliases: Vec<String> = units.iter().map(|u| u.replace('/', "_")).collect();
+        aliases.extend(units);
+        aliases.push(machine.id.clone());
+        roots.push(HostRoot {
+            prefix: prefix.clone(),
+            layout: Layout::JujuCrashdump,
+            hostname,
+            hostname_source: source,
+            aliases,
+        });
+    }
+    roots
+}
+
+/// The host a folder's name gives: its last component (the input's name for the input
+/// root itself), read as a sosreport name when it is one.
+fn folder_host(found: &Found, prefix: &str) -> (String, &'static str) {
+    let folder = prefix
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
+    let (name, source) = if folder.is_empty() {
+        let input = found.inputs.first().map(String::as_str).unwrap_or("input");
+        let name = Path::new(input)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "localhost".into());
+        (name, "input name")
+    } else {
+        (folder.to_string(), "folder name")
+    };
+    match host_of_sos_name(&name) {
+        Some(host) => (host.to_string(), source),
+        None => (name, source),
     }
 }
 
@@ -179,45 +312,7 @@ pub fn host_roots(
     let read = |rel: &str| abs_of(rel).and_then(|p| first_line(&p));
 
     // juju-crashdump machines.
-    for status in found
-        .files
-        .iter()
-        .filter(|f| f.rel.ends_with("juju_status.yaml"))
-    {
-        let base = status.rel.trim_end_matches("juju_status.yaml");
-        let machines = juju_machines(&status.abs);
-        for file in found.files.iter().filter(|f| f.rel.starts_with(base)) {
-            let Some((prefix, machine)) = juju_machine(&file.rel[base.len()..]) else {
-                continue;
-            };
-            let prefix = format!("{base}{prefix}");
-            if roots.iter().any(|r| r.prefix == prefix) {
-                continue;
-            }
-            let (juju_name, units) = machines.get(&machine).cloned().unwrap_or_default();
-            let (hostname, source) = match (juju_name, read(&format!("{prefix}etc/hostname"))) {
-                (Some(name), _) => (name, "juju_status.yaml"),
-                (None, Some(name)) => (name, "etc/hostname"),
-                (None, None) => (
-                    format!("machine-{}", machine.replace('/', "-")),
-                    "folder name",
-                ),
-            };
-            let mut aliases: Vec<String> = units.iter().map(|u| u.replace('/', "_")).collect();
-            aliases.extend(units);
-            aliases.push(machine);
-            add(
-                &mut roots,
-                HostRoot {
-                    prefix,
-                    layout: Layout::JujuCrashdump,
-                    hostname,
-                    hostname_source: source,
-                    aliases,
-                },
-            );
-        }
-    }
+    roots.extend(juju_roots(found, &read));
 
     // sosreports, and Sunbeam pods inside them.
     for file in &found.files {
@@ -250,18 +345,7 @@ pub fn host_roots(
                     .map(|h| (h, "sos_commands/host/hostname"))
             })
             .or_else(|| read(&format!("{prefix}etc/hostname")).map(|h| (h, "etc/hostname")));
-        let (hostname, source) = from_files.unwrap_or_else(|| {
-            let folder = prefix
-                .trim_end_matches('/')
-                .rsplit('/')
-                .next()
-                .unwrap_or("");
-            let name = folder
-                .strip_prefix("sosreport-")
-                .and_then(|rest| rest.split('-').next())
-                .unwrap_or(folder);
-            (name.to_string(), "folder name")
-        });
+        let (hostname, source) = from_files.unwrap_or_else(|| folder_host(found, &prefix));
         add(
             &mut roots,
             HostRoot {
@@ -300,22 +384,9 @@ pub fn host_roots(
         } else {
             Layout::Plain
         };
-        let folder = prefix
-            .trim_end_matches('/')
-            .rsplit('/')
-            .next()
-            .unwrap_or("");
         let (hostname, source) = match read(&format!("{prefix}etc/hostname")) {
             Some(name) => (name, "etc/hostname"),
-            None if !folder.is_empty() => (folder.to_string(), "folder name"),
-            None => {
-                let input = found.inputs.first().map(String::as_str).unwrap_or("input");
-                let name = Path::new(input)
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| "localhost".into());
-                (name, "input name")
-            }
+            None => folder_host(found, &prefix),
         };
         add(
             &mut roots,
@@ -416,7 +487,9 @@ mod tests {
         let masakari =
             &roots[root_of(&roots, "3/lxd/4/var/log/masakari/masakari-engine.log").unwrap()];
         assert_eq!(masakari.layout, Layout::JujuCrashdump);
-        assert_eq!(masakari.hostname, "machine-3-lxd-4");
+        // The status names no hostname and there is no hostname file: the machine id.
+        assert_eq!(masakari.hostname, "3/lxd/4");
+        assert_eq!(masakari.hostname_source, MACHINE_ID);
         assert!(masakari.aliases.contains(&"masakari_0".to_string()));
         assert_eq!(overall_layout(&roots), Layout::JujuCrashdump);
     }
@@ -444,5 +517,151 @@ mod tests {
         .unwrap();
         assert_eq!(roots[pod].hostname, "masakari-0");
         assert_eq!(overall_layout(&roots), Layout::Sunbeam);
+    }
+
+    /// Writes `files` (path, content) under a new temporary folder.
+    fn tree(files: &[(&str, &str)]) -> (tempfile::TempDir, Found) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, content) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, content).unwrap();
+        }
+        let found = crate::ingest::discover::discover(
+            &[dir.path().to_path_buf()],
+            &dir.path().join("work-unused"),
+        )
+        .unwrap();
+        (dir, found)
+    }
+
+    fn roots_of(found: &Found) -> Vec<HostRoot> {
+        let abs: BTreeMap<&str, &Path> = found
+            .files
+            .iter()
+            .map(|f| (f.rel.as_str(), f.abs.as_path()))
+            .collect();
+        host_roots(found, |rel| abs.get(rel).map(|p| p.to_path_buf()))
+    }
+
+    fn names(roots: &[HostRoot]) -> Vec<&str> {
+        roots.iter().map(|r| r.hostname.as_str()).collect()
+    }
+
+    #[test]
+    fn juju_tree_without_status_keeps_every_machine_and_container() {
+        let log = "2024-07-22 11:04:10.212 3417 INFO nova.compute.manager [-] x\n";
+        let mut files = Vec::new();
+        let paths: Vec<String> = (0..5)
+            .map(|n| format!("{n}/var/log/nova/nova-compute.log"))
+            .chain((0..4).map(|n| format!("{n}/lxd/0/var/log/masakari/masakari-engine.log")))
+            .collect();
+        for p in &paths {
+            files.push((p.as_str(), log));
+        }
+        let (_dir, found) = tree(&files);
+        let roots = roots_of(&found);
+        assert_eq!(roots.len(), 9, "{:?}", names(&roots));
+        let mut got = names(&roots);
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            [
+                "0", "0/lxd/0", "1", "1/lxd/0", "2", "2/lxd/0", "3", "3/lxd/0", "4"
+            ]
+        );
+        assert!(roots.iter().all(|r| r.layout == Layout::JujuCrashdump));
+        assert!(roots.iter().all(|r| r.hostname_source == MACHINE_ID));
+        let container =
+            &roots[root_of(&roots, "2/lxd/0/var/log/masakari/masakari-engine.log").unwrap()];
+        assert_eq!(container.prefix, "2/lxd/0/");
+        assert!(container.aliases.contains(&"2/lxd/0".to_string()));
+        let machine = &roots[root_of(&roots, "2/var/log/nova/nova-compute.log").unwrap()];
+        assert_eq!(machine.prefix, "2/");
+    }
+
+    #[test]
+    fn three_folder_juju_tree_and_hostname_files() {
+        let (_dir, found) = tree(&[
+            ("0/var/log/nova/nova-compute.log", "x\n"),
+            ("0/etc/hostname", "node01ob100\n"),
+            ("3/lxd/4/var/log/masakari/masakari-engine.log", "x\n"),
+            ("3/lxd/4/hostname", "juju-4f2a1c-3-lxd-4\n"),
+            ("3/lxd/6/var/log/nova/nova-api-wsgi.log", "x\n"),
+        ]);
+        let roots = roots_of(&found);
+        assert_eq!(
+            names(&roots),
+            ["node01ob100", "juju-4f2a1c-3-lxd-4", "3/lxd/6"]
+        );
+        assert_eq!(roots[0].hostname_source, "etc/hostname");
+        assert_eq!(roots[1].hostname_source, "hostname");
+        // The machine id stays an alias of a host renamed by its hostname file.
+        assert!(roots[0].aliases.contains(&"0".to_string()));
+        assert!(roots[1].aliases.contains(&"3/lxd/4".to_string()));
+
+        // The same machines in juju-crashdump's own shape.
+        let (_dir, found) = tree(&[
+            ("0/baremetal/var/log/nova/nova-compute.log", "x\n"),
+            ("3/lxd/4/var/log/masakari/masakari-engine.log", "x\n"),
+            ("3/lxd/6/var/log/nova/nova-api-wsgi.log", "x\n"),
+        ]);
+        assert_eq!(names(&roots_of(&found)), ["0", "3/lxd/4", "3/lxd/6"]);
+    }
+
+    #[test]
+    fn numbered_folders_are_juju_machines_only_with_juju_marks() {
+        let (_dir, found) = tree(&[
+            ("1/var/log/nova/nova-compute.log", "x\n"),
+            ("2/var/log/nova/nova-compute.log", "x\n"),
+        ]);
+        let roots = roots_of(&found);
+        assert_eq!(names(&roots), ["1", "2"]);
+        assert!(roots.iter().all(|r| r.layout == Layout::Plain));
+
+        let (_dir, found) = tree(&[
+            ("1/var/log/nova/nova-compute.log", "x\n"),
+            ("1/var/log/juju/machine-1.log", "x\n"),
+        ]);
+        let roots = roots_of(&found);
+        assert_eq!(roots[0].layout, Layout::JujuCrashdump);
+        assert_eq!(roots[0].hostname_source, MACHINE_ID);
+    }
+
+    #[test]
+    fn sosreport_folder_names_keep_dashed_host_names() {
+        let (_dir, found) = tree(&[
+            (
+                "sosreport-cmp-01-2024-05-21-xkqpwza/sos_commands/date/date",
+                "x\n",
+            ),
+            (
+                "sosreport-cmp-01-2024-05-21-xkqpwza/var/log/nova/nova-compute.log",
+                "x\n",
+            ),
+            (
+                "sosreport-ctl-02-00345678-2024-05-21-abcdefg/sos_commands/date/date",
+                "x\n",
+            ),
+            (
+                "sosreport-db-03-2024-05-21-qwertyu/sos_commands/host/hostname",
+                "db-03.example.com\n",
+            ),
+        ]);
+        let roots = roots_of(&found);
+        assert_eq!(names(&roots), ["cmp-01", "ctl-02", "db-03.example.com"]);
+        assert_eq!(roots[0].hostname_source, "folder name");
+        assert_eq!(roots[2].hostname_source, "sos_commands/host/hostname");
+    }
+
+    #[test]
+    fn sosreport_given_as_the_input_is_named_after_the_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let sos = dir.path().join("sosreport-cmp-01-2024-05-21-xkqpwza");
+        std::fs::create_dir_all(sos.join("sos_commands/date")).unwrap();
+        std::fs::write(sos.join("sos_commands/date/date"), "x\n").unwrap();
+        let found =
+            crate::ingest::discover::discover(&[sos], &dir.path().join("work-unused")).unwrap();
+        assert_eq!(names(&roots_of(&found)), ["cmp-01"]);
     }
 }

@@ -6,6 +6,7 @@ pub mod chunks;
 pub mod decompress;
 pub mod discover;
 mod error;
+pub mod host_names;
 pub mod layout;
 pub mod place;
 mod read;
@@ -13,6 +14,7 @@ pub mod read_log;
 pub mod role;
 pub mod sink;
 pub mod small_files;
+mod sos_name;
 pub mod timezone;
 
 pub use error::IngestError;

@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::correlate::analysis::Host;
-use crate::correlate::ids::short_host;
 use crate::ingest::discover::{Found, FoundFile};
 use crate::ingest::layout::{HostRoot, Layout, root_of};
 use crate::ingest::role::{Role, role_of};
@@ -25,29 +24,23 @@ pub(crate) struct Placed<'f> {
 
 /// One host per distinct host name (two bundles of one machine are one host).
 pub(crate) fn hosts_of(roots: &[HostRoot]) -> (Vec<Host>, Vec<u32>) {
-    let mut hosts: Vec<Host> = Vec::new();
-    let mut by_name: HashMap<String, u32> = HashMap::new();
-    let mut root_host = Vec::with_capacity(roots.len());
+    let mut hosts: Vec<Host> = Vec::with_capacity(roots.len());
     for root in roots {
-        let key = short_host(&root.hostname);
-        let id = *by_name.entry(key).or_insert_with(|| {
-            hosts.push(new_host(
-                hosts.len() as u32,
-                &root.hostname,
-                root.hostname_source,
-                root.layout,
-            ));
-            hosts.len() as u32 - 1
-        });
-        let host = &mut hosts[id as usize];
+        let mut host = new_host(
+            hosts.len() as u32,
+            &root.hostname,
+            root.hostname_source,
+            root.layout,
+        );
         host.roots.push(root.prefix.clone());
         for alias in &root.aliases {
             if !host.aliases.contains(alias) {
                 host.aliases.push(alias.clone());
             }
         }
-        root_host.push(id);
+        hosts.push(host);
     }
+    let root_host = (0..roots.len() as u32).collect();
     (hosts, root_host)
 }
 

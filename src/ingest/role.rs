@@ -90,10 +90,87 @@ fn pod_container_service(container: &str) -> String {
     }
 }
 
+/// The known service a container or pod name stands for: `nova-compute`, `nova_compute`
+/// (Kolla), `masakari-engine-0` (a StatefulSet pod), `nova-compute-default-abcde` or
+/// `nova-api-osapi-7d9f8c6b5-x2x9k` (openstack-helm pods), trying the longest name first.
+fn container_name_service(name: &str) -> Option<&'static str> {
+    let name = name.replace('_', "-");
+    let mut candidate = name.as_str();
+    loop {
+        // openstack-helm names the nova-api-osapi pod's container `nova-osapi`.
+        let helm = match candidate {
+            "nova-osapi" | "nova-api-osapi" => Some("nova-api"),
+            "masakari-engine-api" => Some("masakari-api"),
+            _ => None,
+        };
+        if let Some(service) = helm.or_else(|| known_log_service(candidate)) {
+            return Some(service);
+        }
+        candidate = candidate.rsplit_once('-')?.0;
+    }
+}
+
+/// The service of a container log: its container's name, else its pod's, else the
+/// container name as it is (the loggers inside then name the service).
+fn container_service(container: &str, pod: &str) -> Service {
+    let known = container_name_service(container).or_else(|| container_name_service(pod));
+    Service::new(known.unwrap_or(container))
+}
+
+/// Container log files: the kubelet's `var/log/pods/<ns>_<pod>_<uid>/<container>/<n>.log`
+/// (rotated `<n>.log.<date>[.gz]`), its links `var/log/containers/<pod>_<ns>_<container>-<id>.log`,
+/// and Docker's `var/lib/docker/containers/<id>/<id>-json.log[.<n>]`.
+fn container_log(rel: &str) -> Option<Service> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let at = |dirs: [&str; 3]| parts.windows(3).position(|w| w == dirs);
+    if let Some(i) = at(["var", "log", "pods"]) {
+        let [pod_dir, container, file] = parts.get(i + 3..)? else {
+            return None;
+        };
+        if !file.contains(".log") {
+            return None;
+        }
+        let pod = pod_dir.split('_').nth(1).unwrap_or(pod_dir);
+        return Some(container_service(container, pod));
+    }
+    if let Some(i) = at(["var", "log", "containers"]) {
+        let [file] = parts.get(i + 3..)? else {
+            return None;
+        };
+        let stem = file.strip_suffix(".log")?;
+        let [pod, _namespace, container_id] = stem.split('_').collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let (container, id) = container_id.rsplit_once('-')?;
+        if id.len() < 12 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        return Some(container_service(container, pod));
+    }
+    if let Some(i) = at(["var", "lib", "docker"]) {
+        let ["containers", id, file] = parts.get(i + 3..)? else {
+            return None;
+        };
+        if !file.starts_with(&format!("{id}-json.log")) {
+            return None;
+        }
+        // Docker's path names no container: the loggers inside name the service.
+        return Some(Service::new(format!(
+            "docker-{}",
+            id.get(..12).unwrap_or(id)
+        )));
+    }
+    None
+}
+
 /// The role of `rel`, a path inside a host folder (`var/log/nova/nova-compute.log`).
 pub fn role_of(rel: &str) -> Role {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let lower = rel.to_ascii_lowercase();
+
+    if let Some(service) = container_log(rel) {
+        return Role::Log(service);
+    }
 
     // Sunbeam pod logs: sos_commands/kubernetes/.../podlogs/<pod>/k8s_kubectl_..._logs_<pod>_-c_<container>
     if let Some((_, container)) = name.rsplit_once("_-c_")
@@ -303,6 +380,71 @@ mod tests {
             log("var/log/neutron/neutron-server.log"),
             "neutron/neutron-server"
         );
+    }
+
+    #[test]
+    fn container_logs() {
+        let uid = "0c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f";
+        for (rel, service) in [
+            (
+                format!("var/log/pods/openstack_masakari-engine-0_{uid}/masakari-engine/0.log"),
+                "masakari-engine",
+            ),
+            (
+                format!(
+                    "var/log/pods/openstack_nova-compute-default-abcde_{uid}/nova-compute/0.log.20240501-120000.gz"
+                ),
+                "nova-compute",
+            ),
+            // openstack-helm: the container is `nova-osapi` in the `nova-api-osapi` pod.
+            (
+                format!(
+                    "var/log/pods/openstack_nova-api-osapi-7d9f8c6b5-x2x9k_{uid}/nova-osapi/3.log"
+                ),
+                "nova-api",
+            ),
+            (
+                format!("var/log/pods/openstack_cinder-volume-0_{uid}/cinder-volume/0.log"),
+                "cinder-volume",
+            ),
+            // Sunbeam: pod `nova-0`, one container per service.
+            (
+                format!("var/log/pods/openstack_nova-0_{uid}/nova-conductor/1.log"),
+                "nova-conductor",
+            ),
+            // An init container named for nothing known: the pod names the service.
+            (
+                format!("var/log/pods/openstack_nova-compute-default-abcde_{uid}/init/0.log"),
+                "nova-compute",
+            ),
+            (
+                format!("var/log/pods/openstack_nova-0_{uid}/charm/0.log"),
+                "charm",
+            ),
+            (
+                "var/log/containers/nova-compute-default-abcde_openstack_nova-compute-0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0.log".to_string(),
+                "nova-compute",
+            ),
+            (
+                "var/log/containers/masakari-engine-0_openstack_masakari-engine-a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4e5f6a1b2.log".to_string(),
+                "masakari-engine",
+            ),
+            (
+                "var/lib/docker/containers/a1b2c3d4e5f6a7b8/a1b2c3d4e5f6a7b8-json.log.1".to_string(),
+                "docker-a1b2c3d4e5f6",
+            ),
+        ] {
+            assert_eq!(log(&rel), service, "{rel}");
+        }
+        // TripleO keeps service folders under var/log/containers: not container logs.
+        assert_eq!(
+            log("var/log/containers/nova/nova-compute.log"),
+            "nova-compute"
+        );
+        assert!(!matches!(
+            role_of("var/lib/docker/containers/a1b2c3d4e5f6a7b8/config.v2.json"),
+            Role::Log(_)
+        ));
     }
 
     #[test]

@@ -1,29 +1,26 @@
-//! The analysis pipeline: discover the inputs, read every file in parallel, then join
-//! everything into one [`Analysis`].
+//! The analysis pipeline: discover and place the inputs, read the small files, push
+//! every log's records into sinks in parallel, decide the zones, assemble one
+//! [`Analysis`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::correlate::analysis::{Analysis, Skipped, Stats};
-use crate::correlate::assemble::{correct_skew, drop_copies, missing_rotations, sort_events};
+use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
 use crate::correlate::extract::Watched;
-use crate::correlate::index::Indexes;
-use crate::correlate::joins::join_calls;
 use crate::correlate::keeper::{EventKeeper, FileOutcome};
-use crate::correlate::skew::estimate;
 use crate::correlate::watched::watched_instances;
-use crate::correlate::zones::{utc_events, vote_from_progress};
+use crate::correlate::zones::host_zones;
 use crate::ingest::IngestError;
 use crate::ingest::discover::discover;
-use crate::ingest::layout::{host_roots, overall_layout, root_of};
-use crate::ingest::place::{NO_HOST, hosts_of, place_files};
+use crate::ingest::host_names::HostNames;
+use crate::ingest::layout::{host_roots, overall_layout};
+use crate::ingest::place::{Placed, hosts_of, place_files};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
-use crate::ingest::role::Role;
 use crate::ingest::sink::SinkFactory;
-use crate::ingest::small_files::{read_captures, read_config, read_packages, read_zone};
-use crate::ingest::timezone::{HostZone, OffsetVotes, UnknownZone, ZoneSource, zone_name_of_link};
-use crate::model::Event;
+use crate::ingest::small_files::{read_small_files, zones_of_links};
+use crate::ingest::timezone::{HostZone, UnknownZone, ZoneSource};
 
 /// How to run an analysis.
 #[derive(Clone, Debug, Default)]
@@ -55,6 +52,11 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
     analyze_with(inputs, options, None)
 }
 
+/// Milliseconds since `since`.
+fn ms(since: Instant) -> u64 {
+    since.elapsed().as_millis() as u64
+}
+
 /// Runs the whole analysis of `inputs`, feeding every record of every log also to the
 /// sinks `extra` makes (one per file, in the same pass as the event keeper).
 pub fn analyze_with(
@@ -63,6 +65,7 @@ pub fn analyze_with(
     extra: Option<&dyn SinkFactory>,
 ) -> Result<Analysis, AnalyzeError> {
     let started = Instant::now();
+    let mut stats = Stats::default();
     let tz_override = options
         .tz
         .as_deref()
@@ -72,6 +75,8 @@ pub fn analyze_with(
         .prefix("evacdoc-")
         .tempdir()
         .map_err(AnalyzeError::WorkFolder)?;
+
+    let stage = Instant::now();
     let found = discover(inputs, work.path())?;
     let abs: HashMap<&str, &Path> = found
         .files
@@ -81,7 +86,17 @@ pub fn analyze_with(
     let roots = host_roots(&found, |rel| abs.get(rel).map(|p| p.to_path_buf()));
     let (mut hosts, root_host) = hosts_of(&roots);
     let placed = place_files(&found, &roots, &root_host, &mut hosts);
+    stats.stages.discover_ms = ms(stage);
+    tracing::info!(
+        files = found.files.len(),
+        links = found.links.len(),
+        skipped = found.skipped.len(),
+        hosts = hosts.len(),
+        ms = stats.stages.discover_ms,
+        "discovered inputs"
+    );
 
+    let stage = Instant::now();
     let mut skipped: Vec<Skipped> = found
         .skipped
         .iter()
@@ -90,132 +105,83 @@ pub fn analyze_with(
             reason: reason.clone(),
         })
         .collect();
-    let mut config = Vec::new();
-    let mut captures = Vec::new();
-    let mut packages = Vec::new();
-    let mut bundle_zones: BTreeMap<u32, HostZone> = BTreeMap::new();
-    let mut logs = Vec::new();
-    for p in placed {
-        match &p.role {
-            Role::Log(_) => logs.push(p),
-            Role::Config(service) => read_config(&p, service, &mut config, &mut skipped),
-            Role::MaybeCapture => read_captures(&p, &mut captures),
-            Role::Clock if p.host != NO_HOST => {
-                if let Some(zone) = read_zone(&p) {
-                    bundle_zones.entry(p.host).or_insert(zone);
-                }
-            }
-            Role::Packages if p.host != NO_HOST => read_packages(&p, &mut packages),
-            // An input file given on its own that evacdoc cannot read is said so.
-            Role::Ignored(reason) if p.file.given => skipped.push(Skipped {
-                path: p.file.rel.clone(),
-                reason: reason.to_string(),
-            }),
-            Role::Clock | Role::Hostname | Role::Packages | Role::Ignored(_) => {}
-        }
-    }
-    for link in &found.links {
-        let Some(root) = root_of(&roots, &link.rel) else {
-            continue;
-        };
-        if link.rel[roots[root].prefix.len()..] == *"etc/localtime"
-            && let Some(zone) = zone_name_of_link(&link.target)
-                .and_then(|name| HostZone::named(&name, ZoneSource::Bundle(link.rel.clone())).ok())
-        {
-            bundle_zones.entry(root_host[root]).or_insert(zone);
-        }
-    }
+    let (mut small, logs) = read_small_files(placed, &mut skipped);
+    zones_of_links(&found, &roots, &root_host, &mut small.zones);
+    stats.stages.small_files_ms = ms(stage);
+    tracing::debug!(
+        config = small.config.len(),
+        captures = small.captures.len(),
+        packages = small.packages.len(),
+        zones = small.zones.len(),
+        skipped = skipped.len(),
+        ms = stats.stages.small_files_ms,
+        "read small files"
+    );
 
-    // Masakari's logs first (small): the instances they name decide which of Nova's
-    // server requests matter when the (much larger) rest is read.
-    // Within each group, the largest first, so that two threads finish together.
-    logs.sort_by_key(|p| (!is_masakari(p), std::cmp::Reverse(read_cost(p))));
-    let split = logs.partition_point(is_masakari);
-    let progress = progress_bar(options.progress, logs.iter().map(|p| p.file.size).sum());
-    let read = |range: std::ops::Range<usize>, watch: &Watched| -> Vec<FileOutcome> {
-        read_logs(
-            &logs[range.clone()],
-            range.start as u32,
-            |ctx| (EventKeeper::new(watch), extra.map(|f| f.sink(ctx))),
-            &progress,
-        )
-        .into_iter()
-        .map(|(read, (keeper, _))| keeper.into_outcome(read.info, read.skipped))
-        .collect()
-    };
-    let mut outcomes = read(0..split, &None);
-    let watch = watched_instances(&outcomes, &captures);
-    outcomes.extend(read(split..logs.len(), &watch));
-    progress.finish_and_clear();
+    let stage = Instant::now();
+    let outcomes = read_all_logs(logs, &small.captures, options.progress, extra);
+    stats.stages.read_ms = ms(stage);
+    rename_hosts(&mut hosts, &outcomes, &small.config);
 
-    // Time zones: --tz, then the bundle, then the host's own lines, then UTC.
-    let mut votes: BTreeMap<u32, OffsetVotes> = BTreeMap::new();
-    for outcome in &outcomes {
-        votes
-            .entry(outcome.info.host)
-            .or_default()
-            .merge(&outcome.votes);
-    }
-    vote_from_progress(&captures, &outcomes, &mut votes);
-    let zones: Vec<HostZone> = (0..hosts.len() as u32)
-        .map(|h| {
-            if let Some(zone) = &tz_override {
-                return zone.clone();
-            }
-            if let Some(zone) = bundle_zones.get(&h) {
-                return zone.clone();
-            }
-            match votes.get(&h).and_then(OffsetVotes::winner) {
-                Some((offset, how)) => {
-                    HostZone::fixed(offset, ZoneSource::Inferred(how.to_string()))
-                }
-                None => HostZone::utc_default(),
-            }
-        })
-        .collect();
+    let stage = Instant::now();
+    let zones = host_zones(
+        hosts.len(),
+        tz_override.as_ref(),
+        &small.zones,
+        &outcomes,
+        &small.captures,
+    );
     for (host, zone) in hosts.iter_mut().zip(&zones) {
         host.zone = zone.name.clone();
         host.zone_source = zone.source.clone();
     }
+    stats.stages.zones_ms = ms(stage);
+    tracing::debug!(
+        hosts = hosts.len(),
+        ms = stats.stages.zones_ms,
+        "decided zones"
+    );
 
-    let mut files = Vec::with_capacity(outcomes.len());
-    // Sized once: the events are the largest thing an analysis holds.
-    let mut events = Vec::with_capacity(outcomes.iter().map(|o| o.events.len()).sum());
-    let mut stats = Stats::default();
-    for outcome in outcomes {
-        stats.files += 1;
-        stats.bytes += outcome.info.bytes;
-        stats.records += outcome.info.records;
-        stats.unparsed += outcome.info.unparsed;
-        if let Some(reason) = outcome.skipped {
-            skipped.push(Skipped {
-                path: outcome.info.path.clone(),
-                reason,
-            });
-        }
-        let zone = &zones[outcome.info.host as usize];
-        events.extend(utc_events(outcome.events, zone));
-        files.push(outcome.info);
-    }
+    let stage = Instant::now();
+    let Assembled {
+        files,
+        skipped: unread,
+        events,
+        kept,
+        skew,
+        joins,
+        index,
+    } = assemble(outcomes, &zones, &hosts);
+    skipped.extend(unread);
     let missing = missing_rotations(&files, overall_layout(&roots));
-
-    sort_events(&mut events);
-    let project_of = |e: &Event| {
-        files
-            .get(e.file as usize)
-            .map(|f| f.service.project())
-            .unwrap_or(crate::model::Project::Other)
-    };
-    drop_copies(&mut events);
-    let skew = estimate(&events, project_of);
-    if skew.iter().any(|s| s.applied) {
-        correct_skew(&mut events, &skew);
-        sort_events(&mut events);
+    stats.stages.assemble_ms = ms(stage);
+    for file in &files {
+        stats.files += 1;
+        stats.bytes += file.bytes;
+        stats.records += file.records;
+        stats.unparsed += file.unparsed;
     }
-    let joins = join_calls(&events, project_of);
-    let index = Indexes::build(&events, &crate::correlate::index::host_names(&hosts));
+    stats.kept = kept;
     stats.events = events.len() as u64;
-    stats.elapsed_ms = started.elapsed().as_millis() as u64;
+    tracing::info!(
+        events = stats.events,
+        // Copies of one record, and lines without a time before them.
+        dropped = kept.saturating_sub(stats.events),
+        skew_applied = skew.iter().filter(|s| s.applied).count(),
+        joins = joins.len(),
+        ms = stats.stages.assemble_ms,
+        "assembled events"
+    );
+    stats.elapsed_ms = ms(started);
+    tracing::info!(
+        files = stats.files,
+        bytes = stats.bytes,
+        records = stats.records,
+        events = stats.events,
+        skipped = skipped.len(),
+        ms = stats.elapsed_ms,
+        "analysis done"
+    );
     drop(work);
     Ok(Analysis {
         inputs: found.inputs,
@@ -224,9 +190,9 @@ pub fn analyze_with(
         files,
         skipped,
         missing,
-        config,
-        captures,
-        packages,
+        config: small.config,
+        captures: small.captures,
+        packages: small.packages,
         events,
         index,
         joins,
@@ -235,4 +201,74 @@ pub fn analyze_with(
         stats,
     }
     .with_recoveries())
+}
+
+/// Reads every log into its event keeper (and the extra sinks), Masakari's first: the
+/// instances they name decide which of Nova's server requests matter when the (much
+/// larger) rest is read. Within each group the largest go first, so that the threads
+/// finish together. File ids follow the order of reading.
+fn read_all_logs(
+    mut logs: Vec<Placed<'_>>,
+    captures: &[crate::correlate::analysis::CaptureFile],
+    progress: bool,
+    extra: Option<&dyn SinkFactory>,
+) -> Vec<FileOutcome> {
+    logs.sort_by_key(|p| (!is_masakari(p), std::cmp::Reverse(read_cost(p))));
+    let split = logs.partition_point(is_masakari);
+    let progress = progress_bar(progress, logs.iter().map(|p| p.file.size).sum());
+    let read = |range: std::ops::Range<usize>, watch: &Watched| -> Vec<FileOutcome> {
+        let stage = Instant::now();
+        let outcomes: Vec<FileOutcome> = read_logs(
+            &logs[range.clone()],
+            range.start as u32,
+            |ctx| (EventKeeper::new(watch), extra.map(|f| f.sink(ctx))),
+            &progress,
+        )
+        .into_iter()
+        .map(|(read, (keeper, _))| keeper.into_outcome(read.info, read.skipped))
+        .collect();
+        for o in &outcomes {
+            tracing::debug!(
+                path = %o.info.path,
+                service = %o.info.service.name(),
+                format = %o.info.format,
+                bytes = o.info.bytes,
+                records = o.info.records,
+                kept = o.events.len(),
+                "read log"
+            );
+        }
+        tracing::info!(
+            files = outcomes.len(),
+            bytes = outcomes.iter().map(|o| o.info.bytes).sum::<u64>(),
+            records = outcomes.iter().map(|o| o.info.records).sum::<u64>(),
+            kept = outcomes.iter().map(|o| o.events.len()).sum::<usize>(),
+            watched = watch.as_ref().map(|w| w.len()),
+            ms = ms(stage),
+            "read logs"
+        );
+        outcomes
+    };
+    let mut outcomes = read(0..split, &None);
+    let watch = watched_instances(&outcomes, captures);
+    outcomes.extend(read(split..logs.len(), &watch));
+    progress.finish_and_clear();
+    outcomes
+}
+
+/// Hosts still named by machine id take the name their lines and configs give.
+fn rename_hosts(
+    hosts: &mut [crate::correlate::analysis::Host],
+    outcomes: &[FileOutcome],
+    config: &[crate::correlate::analysis::ConfigValue],
+) {
+    let names = HostNames::gather(
+        outcomes.iter().map(|o| (o.info.host, &o.names)),
+        config
+            .iter()
+            .map(|c| (c.host, &*c.service, &*c.section, &*c.option, &*c.value)),
+    );
+    for host in hosts {
+        names.rename(host.id, &mut host.hostname, &mut host.hostname_source);
+    }
 }

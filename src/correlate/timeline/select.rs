@@ -1,45 +1,43 @@
-//! The story of one instance, request, notification or host, across hosts and services.
+//! Which events a timeline shows.
 //!
 //! Selection uses the indexes built during the analysis (no second pass over the files),
 //! then widens the set the way an engineer would: the Nova requests Masakari's calls made,
 //! the other lines of the Nova requests involved, and for a notification every line of
-//! its recovery and of the instances it moved.
+//! its recovery and of the instances it moved. An instance gets its recovery's framing
+//! lines too, and loses the lines that belong to the other instances of that recovery.
 
-use std::collections::{BTreeSet, HashMap};
-
-use serde::Serialize;
+use std::collections::BTreeSet;
 
 use crate::correlate::Analysis;
 use crate::correlate::ids::short_host;
+use crate::correlate::recovery::recoveries;
 use crate::model::{Event, EventId, Project, Uuid};
 
-/// What a timeline is about.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Subject {
-    /// An instance UUID.
-    Instance(Uuid),
-    /// A request id (`req-...`), local or global.
-    Request(Uuid),
-    /// A Masakari notification UUID.
-    Notification(Uuid),
-    /// A host name (short or FQDN).
-    Host(String),
-}
+use super::Subject;
+use super::attribution::Attribution;
 
 /// A request id is followed to its other lines only when it is specific: a periodic
 /// task's context can span thousands of lines.
-const MAX_REQUEST_FANOUT: usize = 200;
+pub(super) const MAX_REQUEST_FANOUT: usize = 200;
 /// How long after a recovery ends Nova's work on its instances still belongs to it (a
 /// boot-from-volume rebuild can start many minutes late).
 const RECOVERY_TAIL_NS: i64 = 30 * 60 * 1_000_000_000;
 
-/// The events of `subject`, in time order.
+/// The events of `subject`, in time order ([`Event::sort_key`], then file and line, the
+/// order the analysis keeps its events in).
 pub fn select(analysis: &Analysis, subject: &Subject) -> Vec<EventId> {
     let index = &analysis.index;
     let mut chosen: BTreeSet<EventId> = BTreeSet::new();
+    let mut attribution = None;
     match subject {
         Subject::Instance(id) => {
             chosen.extend(index.instance.get(id).into_iter().flatten());
+            let (framing, notifications) = recovery_framing(analysis, *id);
+            chosen.extend(framing);
+            let mut owner = Attribution::new(analysis, *id, notifications);
+            // Drop the other instances' lines before following their requests.
+            chosen.retain(|&e| owner.keeps(e));
+            attribution = Some(owner);
         }
         Subject::Request(id) => chosen.extend(index.request_events(*id)),
         Subject::Host(name) => {
@@ -49,7 +47,49 @@ pub fn select(analysis: &Analysis, subject: &Subject) -> Vec<EventId> {
     }
     add_joined_requests(analysis, &mut chosen);
     add_request_lines(analysis, &mut chosen);
-    chosen.into_iter().collect()
+    if let Some(owner) = &mut attribution {
+        chosen.retain(|&e| owner.keeps(e));
+    }
+    // The order the output promises rests on the events' keys, not on how ids are
+    // numbered.
+    let mut keyed: Vec<((i64, u32, u32), EventId)> = chosen
+        .into_iter()
+        .filter_map(|id| {
+            let e = analysis.events.get(id as usize)?;
+            Some(((e.sort_key(), e.file, e.line), id))
+        })
+        .collect();
+    keyed.sort_unstable();
+    keyed.into_iter().map(|(_, id)| id).collect()
+}
+
+/// The lines of the recoveries that moved `instance`: every Masakari line of each of
+/// their runs (an earlier run that failed before reaching the instance tells why it
+/// moved late) and the lines naming the notification; and those notifications. The
+/// attribution later keeps only the lines that are this instance's or the recovery's own.
+fn recovery_framing(analysis: &Analysis, instance: Uuid) -> (Vec<EventId>, BTreeSet<Uuid>) {
+    let names = |id: &EventId| {
+        analysis
+            .events
+            .get(*id as usize)
+            .is_some_and(|e| e.instances.contains(&instance))
+    };
+    let mut out = Vec::new();
+    let mut notifications = BTreeSet::new();
+    for recovery in recoveries(analysis) {
+        let involved = recovery
+            .attempts
+            .iter()
+            .any(|a| a.instances().contains(&instance) || a.events.iter().any(names));
+        if involved {
+            for attempt in &recovery.attempts {
+                out.extend(&attempt.events);
+            }
+            out.extend(&recovery.mentions);
+            notifications.insert(recovery.notification);
+        }
+    }
+    (out, notifications)
 }
 
 /// Adds the Nova requests joined to chosen Masakari calls, and the other way round.
@@ -68,7 +108,7 @@ fn add_joined_requests(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
 /// warning it logged under the same context (`Invalid input received: ... (HTTP 400)`),
 /// which names the Nova request but not the instance.
 fn add_request_lines(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
-    let requests: Vec<Uuid> = chosen
+    let requests: BTreeSet<Uuid> = chosen
         .iter()
         .filter_map(|&id| analysis.events.get(id as usize))
         .filter(|e| matches!(project(analysis, e), Project::Nova | Project::Masakari))
@@ -83,7 +123,7 @@ fn add_request_lines(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
     }
 }
 
-fn project(analysis: &Analysis, event: &Event) -> Project {
+pub(super) fn project(analysis: &Analysis, event: &Event) -> Project {
     analysis
         .file(event.file)
         .map(|f| f.service.project())
@@ -113,9 +153,11 @@ fn notification_events(analysis: &Analysis, id: Uuid) -> Vec<EventId> {
         .filter(|e| project(analysis, e) == Project::Masakari)
         .map(|e| e.file)
         .collect();
-    let first = events.partition_point(|e| e.time < start);
     let mut out: Vec<EventId> = seed.clone();
     let mut instances: BTreeSet<Uuid> = BTreeSet::new();
+    // The engine's lines between the first and the last mention. Events are kept in
+    // time order, so the window is a slice.
+    let first = events.partition_point(|e| e.time < start);
     for (offset, event) in events[first..].iter().enumerate() {
         if event.time > end {
             break;
@@ -138,97 +180,5 @@ fn notification_events(analysis: &Analysis, id: Uuid) -> Vec<EventId> {
     }
     out.sort_unstable();
     out.dedup();
-    out
-}
-
-/// One line of a timeline, as JSON shows it.
-#[derive(Clone, Debug, Serialize)]
-pub struct TimelineEntry<'a> {
-    /// UTC time, RFC 3339.
-    pub timestamp: String,
-    /// Host name.
-    pub host: &'a str,
-    /// Service.
-    pub service: &'a str,
-    /// File, relative to the input root.
-    pub path: &'a str,
-    /// 1-based line.
-    pub line: u32,
-    /// The record's first line as written.
-    pub text: &'a str,
-    /// Its further lines.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub more: Vec<&'a str>,
-}
-
-/// The entries of `ids`.
-pub fn entries<'a>(analysis: &'a Analysis, ids: &[EventId]) -> Vec<TimelineEntry<'a>> {
-    ids.iter()
-        .filter_map(|&id| analysis.events.get(id as usize))
-        .map(|e| {
-            let file = analysis.file(e.file);
-            TimelineEntry {
-                timestamp: utc(e.time),
-                host: analysis
-                    .host(e.host)
-                    .map(|h| h.hostname.as_str())
-                    .unwrap_or("?"),
-                service: file.map(|f| f.service.name()).unwrap_or("?"),
-                path: file.map(|f| f.path.as_str()).unwrap_or("?"),
-                line: e.line,
-                text: e.text(),
-                more: e.more().collect(),
-            }
-        })
-        .collect()
-}
-
-/// RFC 3339 in UTC of nanoseconds since the epoch.
-pub fn utc(nanos: i64) -> String {
-    match evacdoc_parsers::DateTime::from_unix_nanos(nanos) {
-        Some(local) => evacdoc_parsers::Timestamp {
-            local,
-            offset: Some(0),
-        }
-        .to_string(),
-        None => "-".into(),
-    }
-}
-
-/// The text form: blocks per project like an engineer's notes (`>>> Masakari`,
-/// `>>> Nova`), each line `path:line:text` as `grep -Hn` prints it.
-pub fn render_text(analysis: &Analysis, ids: &[EventId]) -> String {
-    let mut out = String::new();
-    let mut current: Option<(Project, u32)> = None;
-    let mut header_of: HashMap<(Project, u32), String> = HashMap::new();
-    for &id in ids {
-        let Some(event) = analysis.events.get(id as usize) else {
-            continue;
-        };
-        let key = (project(analysis, event), event.host);
-        if current != Some(key) {
-            let header = header_of.entry(key).or_insert_with(|| {
-                let host = analysis
-                    .host(event.host)
-                    .map(|h| h.hostname.as_str())
-                    .unwrap_or("?");
-                format!(">>> {} ({host})", key.0.title())
-            });
-            if current.is_some() {
-                out.push('\n');
-            }
-            out.push_str(header);
-            out.push('\n');
-            current = Some(key);
-        }
-        let path = analysis
-            .file(event.file)
-            .map(|f| f.path.as_str())
-            .unwrap_or("?");
-        out.push_str(&format!("{path}:{}:{}\n", event.line, event.text()));
-        for line in event.more() {
-            out.push_str(&format!("    {line}\n"));
-        }
-    }
     out
 }

@@ -1,0 +1,886 @@
+//! The record assembler in push mode: bytes in, in pieces of any size, records out.
+//!
+//! Chunked reading, the live watcher and tests that feed a whole `&str` share it. Complete
+//! lines are read straight from the pushed bytes; only what cannot be finished yet is
+//! copied and kept: the unended last line, the lines of a record that may go on (its end
+//! is known only when a line that does not belong to it comes), and the pieces of a
+//! container line (CRI `P`, Docker `log` without `\n`) waiting for the rest.
+//!
+//! Container lines are decoded here: pieces are joined, Docker's JSON escapes decoded, and
+//! the text the container wrote is read like pebble's inner text. Memory is bounded: a line
+//! longer than [`crate::records::MAX_LINE_BYTES`] is read in pieces, a record stops at
+//! [`crate::records::MAX_RECORD_LINES`] lines or [`crate::records::MAX_RECORD_BYTES`]
+//! bytes ([`crate::records::Record::cut`] says so).
+
+use std::ops::Range;
+
+use crate::cri::{Stream, parse_cri_prefix};
+use crate::docker::{parse_docker_line, unescape};
+use crate::line::{Line, Wrapper, parse_line, parse_wrapped};
+use crate::records::{Cut, MAX_LINE_BYTES, MAX_RECORD_LINES, Machine, Record};
+
+/// Where a record lies in the whole input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordSpan {
+    /// 1-based number of the record's first line, counted over everything pushed.
+    pub first_line: usize,
+    /// Offset of the record's first byte in the whole input.
+    pub byte_start: u64,
+    /// Offset just past its last line (without that line's newline).
+    pub byte_end: u64,
+    /// True when one of its lines held invalid UTF-8 (replaced by U+FFFD).
+    pub invalid_utf8: bool,
+}
+
+/// Where a logical line came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Origin {
+    /// 1-based number of its (first) physical line.
+    line: usize,
+    start: u64,
+    end: u64,
+    invalid_utf8: bool,
+    /// A piece of a line longer than [`MAX_LINE_BYTES`].
+    piece: bool,
+    /// How many physical lines it ends (0 for a piece before the end of its line, more
+    /// for a line joined from container-line pieces).
+    ends: usize,
+}
+
+impl Origin {
+    fn join(self, next: Origin) -> Origin {
+        Origin {
+            line: self.line,
+            start: self.start.min(next.start),
+            end: self.end.max(next.end),
+            invalid_utf8: self.invalid_utf8 || next.invalid_utf8,
+            piece: self.piece || next.piece,
+            ends: self.ends + next.ends,
+        }
+    }
+}
+
+/// Text of a logical line: borrowed from the input or the held lines, or in the scratch
+/// buffer of the current push.
+#[derive(Clone, Debug)]
+enum Src<'x> {
+    Str(&'x str),
+    Scratch(Range<usize>),
+}
+
+impl<'x> Src<'x> {
+    fn get(&self, scratch: &'x str) -> &'x str {
+        match self {
+            Src::Str(s) => s,
+            Src::Scratch(r) => scratch.get(r.clone()).unwrap_or(""),
+        }
+    }
+}
+
+/// One logical line: the raw text, and for a decoded container line its wrapper and the
+/// text the container wrote.
+#[derive(Clone, Debug)]
+struct Logical<'x> {
+    raw: Src<'x>,
+    wrapped: Option<(Wrapper<'static>, Src<'x>)>,
+    origin: Origin,
+}
+
+impl<'x> Logical<'x> {
+    fn line(&self, scratch: &'x str) -> Line<'x> {
+        let raw = self.raw.get(scratch);
+        match &self.wrapped {
+            None => parse_line(raw),
+            Some((wrapper, payload)) => parse_wrapped(raw, wrapper.clone(), payload.get(scratch)),
+        }
+    }
+}
+
+/// A logical line kept for the next push, its text in [`Assembler::held_text`].
+#[derive(Clone, Debug)]
+struct HeldLine {
+    raw: Range<usize>,
+    wrapped: Option<(Wrapper<'static>, Range<usize>)>,
+    origin: Origin,
+}
+
+/// Pieces of a container line waiting for the rest.
+#[derive(Clone, Debug)]
+struct Pieces {
+    wrapper: Wrapper<'static>,
+    text: String,
+    origin: Origin,
+}
+
+/// The resumable, push-mode record assembler.
+///
+/// ```
+/// use evacdoc_parsers::{Assembler, Records};
+/// let log = "2026-11-30 09:34:22.846 7502 WARNING masakari.engine.drivers.taskflow.driver [-] Task failed
+/// 2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver Traceback (most recent call last):
+/// 2026-11-30 09:34:22.846 7502 ERROR masakari.engine.drivers.taskflow.driver ValueError: x
+/// 2026-11-30 09:34:23.001 7502 INFO masakari.engine.manager [-] next
+/// ";
+/// let mut seen = Vec::new();
+/// let mut a = Assembler::new();
+/// for piece in log.as_bytes().chunks(7) {
+///     a.push(piece, &mut |r, span| seen.push((span.first_line, r.traceback.len(), span.byte_start)));
+/// }
+/// assert_eq!(seen, [(1, 2, 0)]); // the last record may go on
+/// a.finish(&mut |r, span| seen.push((span.first_line, r.traceback.len(), span.byte_start)));
+/// assert_eq!(seen[1], (4, 0, log.find("2026-11-30 09:34:23").unwrap() as u64));
+/// assert_eq!((a.lines(), a.bytes()), (4, log.len() as u64));
+/// ```
+#[derive(Debug, Default)]
+pub struct Assembler {
+    /// Bytes after the last newline pushed (less the pieces already read of a long line).
+    tail: Vec<u8>,
+    /// Offset of the tail's first byte.
+    tail_offset: u64,
+    /// True when pieces of the tail's line were read already.
+    tail_cut: bool,
+    /// Lines of the record that may go on, read again at the next push.
+    held: Vec<HeldLine>,
+    held_text: String,
+    /// Container-line pieces, by stream.
+    pieces: [Option<Pieces>; 2],
+    /// Decoded text of the current push (lossy lines, joined and unescaped lines).
+    scratch: String,
+    lines: usize,
+    bytes: u64,
+    invalid_utf8_lines: u64,
+}
+
+/// What phase 1 of a push writes: the scratch text and the counters.
+struct Reader<'s> {
+    scratch: &'s mut String,
+    pieces: &'s mut [Option<Pieces>; 2],
+    lines: &'s mut usize,
+    invalid_utf8_lines: &'s mut u64,
+}
+
+fn stream_index(stream: Stream) -> usize {
+    match stream {
+        Stream::Stdout => 0,
+        Stream::Stderr => 1,
+    }
+}
+
+/// Where to cut a line longer than the limit: at the limit, moved back to the start of a
+/// UTF-8 character, so the pieces are the same whatever the pushes were.
+fn piece_end(bytes: &[u8]) -> usize {
+    let mut cut = MAX_LINE_BYTES;
+    while cut > MAX_LINE_BYTES - 3 && bytes.get(cut).is_some_and(|b| b & 0xc0 == 0x80) {
+        cut -= 1;
+    }
+    cut
+}
+
+impl Reader<'_> {
+    fn scratch_push(&mut self, text: &str) -> Range<usize> {
+        let start = self.scratch.len();
+        self.scratch.push_str(text);
+        start..self.scratch.len()
+    }
+
+    /// Reads the complete lines of `bytes`, which ends with a newline, found at `offset`.
+    fn lines<'x>(&mut self, bytes: &'x [u8], offset: u64, out: &mut Vec<Logical<'x>>) {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            *self.lines += 1;
+            let line = *self.lines;
+            let mut piece = &bytes[start..end];
+            let mut at = offset + start as u64;
+            let cut = piece.len() > MAX_LINE_BYTES;
+            while piece.len() > MAX_LINE_BYTES {
+                let (now, later) = piece.split_at(piece_end(piece));
+                self.physical(now, (line, 0), at, true, out);
+                at += now.len() as u64;
+                piece = later;
+            }
+            self.physical(piece, (line, 1), at, cut, out);
+            start = end + 1;
+        }
+    }
+
+    /// Reads one physical line (or piece), borrowed when it is valid UTF-8.
+    fn physical<'x>(
+        &mut self,
+        bytes: &'x [u8],
+        (line, ends): (usize, usize),
+        start: u64,
+        piece: bool,
+        out: &mut Vec<Logical<'x>>,
+    ) {
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let origin = Origin {
+            line,
+            start,
+            end: start + bytes.len() as u64,
+            invalid_utf8: false,
+            piece,
+            ends,
+        };
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.decode(Src::Str(text), text, origin, out),
+            Err(_) => self.owned(bytes, origin, out),
+        }
+    }
+
+    /// Reads a line from a copy (the tail, or a line with invalid UTF-8).
+    fn owned<'x>(&mut self, bytes: &[u8], origin: Origin, out: &mut Vec<Logical<'x>>) {
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        let decoded = String::from_utf8_lossy(bytes);
+        let invalid_utf8 = matches!(decoded, std::borrow::Cow::Owned(_));
+        let text = decoded.into_owned();
+        if invalid_utf8 {
+            *self.invalid_utf8_lines += 1;
+        }
+        let origin = Origin {
+            end: origin.start + bytes.len() as u64,
+            invalid_utf8,
+            ..origin
+        };
+        let range = self.scratch_push(&text);
+        self.decode(Src::Scratch(range), &text, origin, out);
+    }
+
+    /// Decodes a container line (`text` is the text of `raw`); any other line is read as
+    /// it is.
+    fn decode<'x>(&mut self, raw: Src<'x>, text: &str, origin: Origin, out: &mut Vec<Logical<'x>>) {
+        let b = text.as_bytes();
+        let plain = Logical {
+            raw: raw.clone(),
+            wrapped: None,
+            origin,
+        };
+        if b.first().is_some_and(u8::is_ascii_digit) && b.get(10) == Some(&b'T') {
+            let Ok((payload, prefix)) = parse_cri_prefix(text) else {
+                return out.push(plain);
+            };
+            let slot = stream_index(prefix.stream);
+            if prefix.partial {
+                return self.add_piece(slot, Wrapper::Cri(prefix), payload, origin, out);
+            }
+            match self.pieces[slot].take() {
+                Some(pieces) => {
+                    let mut joined = pieces.text;
+                    joined.push_str(payload);
+                    self.joined(
+                        pieces.wrapper,
+                        &joined,
+                        pieces.origin.join(origin),
+                        false,
+                        out,
+                    );
+                }
+                None => out.push(plain),
+            }
+            return;
+        }
+        if b.first() == Some(&b'{') && b.get(1) == Some(&b'"') {
+            let Ok((_, line)) = parse_docker_line(text) else {
+                return out.push(plain);
+            };
+            let slot = stream_index(line.prefix.stream);
+            let pending = self.pieces[slot].is_some();
+            if !line.prefix.partial && !pending && !line.escaped {
+                // Nothing to decode: read as `parse_line` reads it.
+                return out.push(plain);
+            }
+            let mut log = String::new();
+            unescape(line.log, &mut log);
+            let wrapper = Wrapper::Docker(line.prefix);
+            if line.prefix.partial {
+                return self.add_piece(slot, wrapper, &log, origin, out);
+            }
+            match self.pieces[slot].take() {
+                Some(pieces) => {
+                    let mut joined = pieces.text;
+                    joined.push_str(&log);
+                    self.joined(
+                        pieces.wrapper,
+                        &joined,
+                        pieces.origin.join(origin),
+                        false,
+                        out,
+                    );
+                }
+                None => {
+                    let payload = self.scratch_push(&log);
+                    out.push(Logical {
+                        raw,
+                        wrapped: Some((wrapper, Src::Scratch(payload))),
+                        origin,
+                    });
+                }
+            }
+            return;
+        }
+        out.push(plain);
+    }
+
+    /// A line joined from pieces: its text is both the raw line and the payload.
+    fn joined<'x>(
+        &mut self,
+        wrapper: Wrapper<'static>,
+        text: &str,
+        origin: Origin,
+        partial: bool,
+        out: &mut Vec<Logical<'x>>,
+    ) {
+        let range = self.scratch_push(text);
+        let wrapper = match wrapper {
+            Wrapper::Cri(mut p) => {
+                p.partial = partial;
+                Wrapper::Cri(p)
+            }
+            Wrapper::Docker(mut d) => {
+                d.partial = partial;
+                Wrapper::Docker(d)
+            }
+            other => other,
+        };
+        out.push(Logical {
+            raw: Src::Scratch(range.clone()),
+            wrapped: Some((wrapper, Src::Scratch(range))),
+            origin,
+        });
+    }
+
+    /// Adds a piece to its stream's line; a line grown past the limit is let out as it is.
+    fn add_piece<'x>(
+        &mut self,
+        slot: usize,
+        wrapper: Wrapper<'static>,
+        text: &str,
+        origin: Origin,
+        out: &mut Vec<Logical<'x>>,
+    ) {
+        let pieces = match &mut self.pieces[slot] {
+            Some(pieces) => {
+                pieces.origin = pieces.origin.join(origin);
+                pieces
+            }
+            empty => empty.insert(Pieces {
+                wrapper,
+                text: String::new(),
+                origin,
+            }),
+        };
+        pieces.text.push_str(text);
+        if pieces.text.len() >= MAX_LINE_BYTES
+            && let Some(full) = self.pieces[slot].take()
+        {
+            let origin = Origin {
+                piece: true,
+                ..full.origin
+            };
+            self.joined(full.wrapper, &full.text, origin, false, out);
+        }
+    }
+
+    /// Lets out the pieces still waiting: the input ended inside a container line.
+    fn flush_pieces<'x>(&mut self, out: &mut Vec<Logical<'x>>) {
+        let mut waiting: Vec<Pieces> = self.pieces.iter_mut().filter_map(Option::take).collect();
+        waiting.sort_by_key(|p| p.origin.line);
+        for p in waiting {
+            // Still marked partial: the rest never came.
+            self.joined(p.wrapper, &p.text, p.origin, true, out);
+        }
+    }
+}
+
+impl Assembler {
+    /// An assembler at the start of an input.
+    pub fn new() -> Assembler {
+        Assembler::default()
+    }
+
+    /// Physical lines read so far (a last line without a newline counts once finished).
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// Bytes pushed so far.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Lines (or pieces of lines longer than the limit) that held invalid UTF-8.
+    pub fn invalid_utf8_lines(&self) -> u64 {
+        self.invalid_utf8_lines
+    }
+
+    /// Feeds the next bytes (any split: mid-line, mid-UTF-8 character, mid-record); calls
+    /// `out` for every record that is complete. The last, possibly unfinished record is
+    /// kept inside until more bytes come or [`Assembler::finish`] is called.
+    pub fn push(&mut self, bytes: &[u8], out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
+        self.run(bytes, false, out);
+    }
+
+    /// Ends the input: what is held is complete now. The counters stay readable; another
+    /// input takes a new assembler (line numbers and offsets would go on from this one).
+    pub fn finish(&mut self, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
+        self.run(&[], true, out);
+        debug_assert!(self.tail.is_empty() && self.held.is_empty());
+        debug_assert!(self.pieces.iter().all(Option::is_none));
+        self.scratch = String::new();
+    }
+
+    fn run(&mut self, bytes: &[u8], finish: bool, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
+        let base = self.bytes;
+        self.bytes += bytes.len() as u64;
+        let Assembler {
+            tail,
+            tail_offset,
+            tail_cut,
+            held,
+            held_text,
+            pieces,
+            scratch,
+            lines,
+            invalid_utf8_lines,
+            ..
+        } = self;
+        scratch.clear();
+        let mut reader = Reader {
+            scratch,
+            pieces,
+            lines,
+            invalid_utf8_lines,
+        };
+
+        // Phase 1: the logical lines, from the held ones on.
+        let mut logical: Vec<Logical<'_>> =
+            held.iter()
+                .map(|h| Logical {
+                    raw: Src::Str(held_text.get(h.raw.clone()).unwrap_or("")),
+                    wrapped: h.wrapped.as_ref().map(|(w, r)| {
+                        (w.clone(), Src::Str(held_text.get(r.clone()).unwrap_or("")))
+                    }),
+                    origin: h.origin,
+                })
+                .collect();
+        let mut rest = bytes;
+        let mut rest_offset = base;
+        if !tail.is_empty() || *tail_cut {
+            match memchr::memchr(b'\n', bytes) {
+                Some(nl) => {
+                    // The unended line ends in these bytes: finish it from a copy.
+                    tail.extend_from_slice(&bytes[..nl]);
+                    reader.end_tail(tail, *tail_offset, *tail_cut, &mut logical);
+                    *tail_cut = false;
+                    rest = &bytes[nl + 1..];
+                    rest_offset = base + nl as u64 + 1;
+                }
+                None => {
+                    tail.extend_from_slice(bytes);
+                    rest = &[];
+                }
+            }
+        }
+        match memchr::memrchr(b'\n', rest) {
+            Some(nl) => {
+                let (complete, unended) = rest.split_at(nl + 1);
+                reader.lines(complete, rest_offset, &mut logical);
+                tail.extend_from_slice(unended);
+                *tail_offset = rest_offset + complete.len() as u64;
+            }
+            None => {
+                if tail.is_empty() {
+                    *tail_offset = rest_offset;
+                }
+                tail.extend_from_slice(rest);
+            }
+        }
+        // An unended line longer than the limit is read in pieces as it grows.
+        while tail.len() > MAX_LINE_BYTES {
+            let cut = piece_end(tail);
+            let origin = Origin {
+                line: *reader.lines + 1,
+                start: *tail_offset,
+                end: *tail_offset,
+                invalid_utf8: false,
+                piece: true,
+                ends: 0,
+            };
+            reader.owned(&tail[..cut], origin, &mut logical);
+            tail.drain(..cut);
+            *tail_offset += cut as u64;
+            *tail_cut = true;
+        }
+        if finish {
+            if !tail.is_empty() || *tail_cut {
+                reader.end_tail(tail, *tail_offset, *tail_cut, &mut logical);
+            }
+            reader.flush_pieces(&mut logical);
+        }
+
+        // No new line: nothing can end (a push inside a line costs no parsing).
+        if logical.len() == held.len() && !finish {
+            return;
+        }
+
+        // Phase 2: records, until one may go on.
+        let scratch: &str = reader.scratch;
+        let mut machine = Machine::new(
+            logical
+                .iter()
+                .enumerate()
+                .map(|(i, l)| (i, l.line(scratch))),
+        );
+        let mut keep_from = logical.len();
+        loop {
+            machine.hit_end = false;
+            let Some(mut record) = machine.next_record() else {
+                break;
+            };
+            if machine.hit_end && !finish {
+                keep_from = record.line;
+                break;
+            }
+            let used = logical
+                .get(record.line..record.line + record.lines.max(1))
+                .unwrap_or_default();
+            let Some(origin) = used.iter().map(|l| l.origin).reduce(Origin::join) else {
+                continue;
+            };
+            record.line = origin.line;
+            record.lines = origin.ends.max(1);
+            if origin.piece {
+                record.cut.get_or_insert(Cut::LongLine);
+            }
+            out(
+                &record,
+                RecordSpan {
+                    first_line: origin.line,
+                    byte_start: origin.start,
+                    byte_end: origin.end,
+                    invalid_utf8: origin.invalid_utf8,
+                },
+            );
+        }
+        drop(machine);
+
+        // Keep the lines of the record that may go on, copied.
+        let mut text = String::new();
+        let mut kept = Vec::new();
+        for l in logical.get(keep_from..).unwrap_or_default() {
+            let mut copy = |s: &Src<'_>| {
+                let start = text.len();
+                text.push_str(s.get(scratch));
+                start..text.len()
+            };
+            let raw = copy(&l.raw);
+            let wrapped = l.wrapped.as_ref().map(|(w, p)| (w.clone(), copy(p)));
+            kept.push(HeldLine {
+                raw,
+                wrapped,
+                origin: l.origin,
+            });
+        }
+        drop(logical);
+        *held = kept;
+        *held_text = text;
+        debug_assert!(held.len() <= MAX_RECORD_LINES + 3);
+    }
+}
+
+impl Reader<'_> {
+    /// Reads the tail's line, now ended; `cut` when its first pieces were read already.
+    fn end_tail<'x>(
+        &mut self,
+        tail: &mut Vec<u8>,
+        offset: u64,
+        cut: bool,
+        out: &mut Vec<Logical<'x>>,
+    ) {
+        *self.lines += 1;
+        let line = std::mem::take(tail);
+        let mut rest: &[u8] = &line;
+        let mut origin = Origin {
+            line: *self.lines,
+            start: offset,
+            end: offset,
+            invalid_utf8: false,
+            piece: cut || line.len() > MAX_LINE_BYTES,
+            ends: 0,
+        };
+        while rest.len() > MAX_LINE_BYTES {
+            let (now, later) = rest.split_at(piece_end(rest));
+            self.owned(now, origin, out);
+            origin.start += now.len() as u64;
+            rest = later;
+        }
+        if !(rest.is_empty() && cut) {
+            origin.ends = 1;
+            self.owned(rest, origin, out);
+        }
+        // Keep the allocation for the next tail.
+        *tail = line;
+        tail.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::line::Format;
+    use crate::records::{RecordKind, Records};
+
+    /// What a test compares of a record.
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        line: usize,
+        kind: RecordKind,
+        format: Format,
+        message: String,
+        continuation: Vec<String>,
+        traceback: Vec<String>,
+        lines: usize,
+        cut: Option<Cut>,
+        span: RecordSpan,
+    }
+
+    fn seen(r: &Record<'_>, span: RecordSpan) -> Seen {
+        Seen {
+            line: r.line,
+            kind: r.kind,
+            format: r.format(),
+            message: r.message().to_string(),
+            continuation: r.continuation.iter().map(|s| s.to_string()).collect(),
+            traceback: r.traceback.iter().map(|s| s.to_string()).collect(),
+            lines: r.lines,
+            cut: r.cut,
+            span,
+        }
+    }
+
+    fn assemble(pieces: &[&[u8]]) -> (Vec<Seen>, Assembler) {
+        let mut out = Vec::new();
+        let mut a = Assembler::new();
+        for p in pieces {
+            a.push(p, &mut |r, span| out.push(seen(r, span)));
+        }
+        a.finish(&mut |r, span| out.push(seen(r, span)));
+        (out, a)
+    }
+
+    fn every_split(text: &[u8]) -> Vec<Seen> {
+        let (whole, _) = assemble(&[text]);
+        for at in 0..=text.len() {
+            let (a, b) = text.split_at(at);
+            assert_eq!(assemble(&[a, b]).0, whole, "split at {at}");
+        }
+        let bytes: Vec<&[u8]> = text.chunks(1).collect();
+        assert_eq!(assemble(&bytes).0, whole, "byte by byte");
+        whole
+    }
+
+    const PREFIXED: &str = include_str!("../../samples/parsers/oslo/traceback_prefixed.log");
+
+    #[test]
+    fn any_split_gives_the_records_of_the_whole_text() {
+        let whole = every_split(PREFIXED.as_bytes());
+        let pull: Vec<_> = Records::new(PREFIXED).collect();
+        assert_eq!(whole.len(), pull.len());
+        for (push, pull) in whole.iter().zip(&pull) {
+            assert_eq!(
+                (push.line, push.lines, push.kind),
+                (pull.line, pull.lines, pull.kind)
+            );
+            assert_eq!(push.traceback.len(), pull.traceback.len());
+        }
+        // Spans slice the record back out of the input.
+        let warning = &whole[4];
+        let text = &PREFIXED[warning.span.byte_start as usize..warning.span.byte_end as usize];
+        assert!(text.starts_with("2026-11-30 09:34:22.846 7502 WARNING"));
+        assert!(text.ends_with("taskflow.driver "));
+        assert_eq!(text.lines().count(), warning.lines);
+    }
+
+    #[test]
+    fn cri_pieces_are_joined_into_one_line() {
+        let text = include_str!("../../samples/parsers/cri/containerd_partial_lines.log");
+        let records = every_split(text.as_bytes());
+        // The stderr line between the pieces comes out first: its line ended first.
+        let stderr = records
+            .iter()
+            .position(|r| r.message.starts_with("Exception ignored"))
+            .unwrap();
+        let joined = &records[stderr + 1];
+        assert_eq!((records[stderr].line, joined.line, joined.lines), (5, 4, 3));
+        assert_eq!(joined.format, Format::Cri);
+        assert!(
+            joined
+                .message
+                .starts_with("Failed to evacuate instance 7d1e5f0a")
+        );
+        assert_eq!(
+            joined.span.byte_start,
+            text.find("2026-11-30T09:34:22.846").unwrap() as u64
+        );
+        let warning_end = text.find("InstanceEvacuateFailed: Failed to evacuate instance 7d1e5f0a-0000-4000-8000-000000000001\n").unwrap();
+        assert!(joined.span.byte_end as usize > warning_end);
+        // The record after it still gets its continuation and traceback lines.
+        let task = &records[stderr + 2];
+        assert_eq!((task.continuation.len(), task.traceback.len()), (2, 5));
+        let mut summary = None;
+        let mut a = Assembler::new();
+        a.push(text.as_bytes(), &mut |r, _| {
+            if r.line == 4 {
+                summary = r.error_summary().map(|s| s.class.to_string());
+            }
+        });
+        a.finish(&mut |_, _| {});
+        assert_eq!(
+            summary.as_deref(),
+            Some("masakari.exception.InstanceEvacuateFailed")
+        );
+    }
+
+    #[test]
+    fn docker_lines_are_unescaped_and_joined() {
+        let text = include_str!("../../samples/parsers/docker/kolla_nova_json_file.log");
+        let records = every_split(text.as_bytes());
+        let wsgi = records
+            .iter()
+            .find(|r| r.message.contains("GET /v2.1/servers/sixthVM"))
+            .unwrap();
+        assert!(
+            wsgi.message
+                .contains("\"GET /v2.1/servers/sixthVM HTTP/1.1\" status: 404")
+        );
+        let task = records
+            .iter()
+            .find(|r| r.message.contains("EvacuateInstancesTask"))
+            .unwrap();
+        assert!(
+            task.message.starts_with("Task 'EvacuateInstancesTask'"),
+            "{}",
+            task.message
+        );
+        assert_eq!((task.line, task.lines), (13, 9));
+        assert_eq!((task.continuation.len(), task.traceback.len()), (2, 5));
+        assert!(task.traceback[1].contains("File \"/usr/lib/python3/dist-packages/demo.py\""));
+        let aggregate = records.last().unwrap();
+        assert!(
+            aggregate
+                .message
+                .ends_with("to aggregate 'zone-\u{e9}t\u{e9}'"),
+            "{}",
+            aggregate.message
+        );
+
+        // The request line inside reads as one.
+        let mut request = None;
+        let mut a = Assembler::new();
+        a.push(text.as_bytes(), &mut |r, _| {
+            if let Some(n) = r.nova_request() {
+                request.get_or_insert((n.status, n.uri.to_string()));
+            }
+        });
+        assert_eq!(request, Some((404, "/v2.1/servers/sixthVM".to_string())));
+    }
+
+    #[test]
+    fn utf8_split_inside_a_character_is_not_invalid() {
+        let text = "2026-11-30 09:34:22.845 7502 INFO a.b [-] aggregate 'été'\n".as_bytes();
+        let at = text.iter().position(|b| *b == 0xc3).unwrap() + 1;
+        let (records, a) = assemble(&[&text[..at], &text[at..]]);
+        assert_eq!(records[0].message, "aggregate 'été'");
+        assert!(!records[0].span.invalid_utf8);
+        assert_eq!(a.invalid_utf8_lines(), 0);
+
+        let (records, a) = assemble(&[b"ok\ncaf\xe9 au lait\nok\n"]);
+        assert_eq!(records[1].message, "caf\u{fffd} au lait");
+        assert!(records[1].span.invalid_utf8 && !records[0].span.invalid_utf8);
+        assert_eq!(a.invalid_utf8_lines(), 1);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_read_in_pieces() {
+        let mut text = b"2026-11-30 09:34:22.845 7502 INFO a.b [-] ".to_vec();
+        text.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES * 2));
+        text.extend_from_slice("é\nnext line\n".as_bytes());
+        let whole = assemble(&[&text]).0;
+        let chunks: Vec<&[u8]> = text.chunks(65_536).collect();
+        let brief = |r: &Vec<Seen>| -> Vec<_> {
+            r.iter()
+                .map(|s| {
+                    (
+                        s.line,
+                        s.lines,
+                        s.cut,
+                        s.span,
+                        s.continuation.iter().map(String::len).collect::<Vec<_>>(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(brief(&assemble(&chunks).0), brief(&whole));
+        assert!(assemble(&chunks).0 == whole);
+        // The pieces go on the oslo record as continuation lines, and so does the next
+        // (unprefixed) line; none is bigger than the limit, none splits the `é`.
+        assert_eq!(whole.len(), 1);
+        let record = &whole[0];
+        assert_eq!(
+            (record.line, record.lines, record.cut),
+            (1, 2, Some(Cut::LongLine))
+        );
+        let sizes: Vec<usize> = record.continuation.iter().map(String::len).collect();
+        assert_eq!(sizes, [MAX_LINE_BYTES, 44, 9]);
+        assert!(record.continuation[1].ends_with("xé"));
+        assert!(!record.span.invalid_utf8);
+        assert_eq!(record.span.byte_end, text.len() as u64 - 1);
+
+        // Another format after the long line starts its own record.
+        let mut text = text.clone();
+        text.truncate(text.len() - "next line\n".len());
+        text.extend_from_slice(b"2026-11-30 09:34:23.845 7502 INFO a.b [-] next\n");
+        let whole = assemble(&[&text]).0;
+        let chunks: Vec<&[u8]> = text.chunks(100_000).collect();
+        assert!(assemble(&chunks).0 == whole);
+        assert_eq!(whole.len(), 2);
+        assert_eq!((whole[1].line, whole[1].cut), (2, None));
+    }
+
+    #[test]
+    fn a_record_longer_than_the_limit_is_cut() {
+        let mut text = String::from("2026-11-30 09:34:22.845 7502 WARNING a.b [-] huge\n");
+        for i in 0..MAX_RECORD_LINES + 5 {
+            text.push_str(&format!("  Atom {i}\n"));
+        }
+        let (records, _) = assemble(&[text.as_bytes()]);
+        assert_eq!(records[0].lines, MAX_RECORD_LINES);
+        assert_eq!(records[0].cut, Some(Cut::LongRecord));
+        assert_eq!(records[1].line, MAX_RECORD_LINES + 1);
+        let pull: Vec<_> = Records::new(&text).collect();
+        assert_eq!(pull.len(), records.len());
+        assert_eq!(pull[0].cut, Some(Cut::LongRecord));
+    }
+
+    #[test]
+    fn counters_and_a_last_line_without_newline() {
+        let (records, a) = assemble(&[b"one\r\ntwo", b" three"]);
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[1].message, "two three");
+        assert_eq!(
+            (records[1].span.byte_start, records[1].span.byte_end),
+            (5, 14)
+        );
+        assert_eq!(records[0].span.byte_end, 3);
+        assert_eq!((a.lines(), a.bytes()), (2, 14));
+        assert!(matches!(
+            assemble(&[b"2026-11-30T09:34:22.845Z stdout P cut short"]).0[..],
+            [Seen {
+                format: Format::Cri,
+                ..
+            }]
+        ));
+        assert!(assemble(&[b""]).0.is_empty());
+        let (blank, _) = assemble(&[b"\n"]);
+        assert_eq!(blank.len(), 1);
+    }
+}
