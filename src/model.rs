@@ -229,12 +229,13 @@ pub enum EventKind {
     Text,
 }
 
-/// How many further lines (continuation, traceback) an event keeps: the first ones and
-/// the last ones, where a traceback names its exception. The rest are counted.
-const MORE_HEAD: usize = 24;
-const MORE_TAIL: usize = 8;
+/// How many of its first further lines (continuation, traceback) an event keeps.
+pub const MORE_HEAD: usize = 24;
+/// How many of its last further lines an event keeps too: where a traceback names its
+/// exception. The lines between are counted ([`Event::more_omitted`]).
+pub const MORE_TAIL: usize = 8;
 /// The most bytes of text an event keeps (a `RESP BODY` debug line can be megabytes).
-const TEXT_MAX: usize = 16 * 1024;
+pub const TEXT_MAX: usize = 16 * 1024;
 
 /// One retained log record, with the ids found in it.
 ///
@@ -416,7 +417,7 @@ impl Event {
 
     /// Sets the record's lines: the first as written, then the further ones, of which
     /// the first [`MORE_HEAD`] and last [`MORE_TAIL`] are kept within [`TEXT_MAX`] bytes.
-    pub fn set_text<'a>(&mut self, first: &str, more: &[&'a str]) {
+    pub fn set_text(&mut self, first: &str, more: &[&str]) {
         let first = &first[..floor_boundary(first, TEXT_MAX)];
         let mut lines = String::from(first);
         let kept: Vec<&str> = if more.len() > MORE_HEAD + MORE_TAIL {
