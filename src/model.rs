@@ -240,9 +240,12 @@ pub const TEXT_MAX: usize = 16 * 1024;
 /// One retained log record, with the ids found in it.
 ///
 /// Only records that can matter to a diagnosis are kept as events (see
-/// `correlate::extract`); the rest are counted. An event is compact: its lines in one
-/// allocation, its logger shared with the other events of that logger, small ids inline,
+/// `correlate::extract`); the rest are counted. An event is compact (200 bytes and its
+/// text): its lines in one allocation (long tracebacks cut to their head and tail), its
+/// logger shared with the other events of that logger, ids as numbers in boxed slices,
 /// so that what a bundle costs depends on how many events matter, not on their text.
+/// Readers use the accessors ([`Event::text`], [`Event::more`], [`Event::logger`],
+/// [`Event::http`], [`Event::mentioned_hosts`]), which stay when the storage changes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// UTC time in nanoseconds since the epoch, after time zone and clock-skew correction.
