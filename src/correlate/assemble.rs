@@ -37,8 +37,7 @@ pub struct Assembled {
 pub fn assemble(outcomes: Vec<FileOutcome>, zones: &[HostZone], hosts: &[Host]) -> Assembled {
     let mut files = Vec::with_capacity(outcomes.len());
     let mut skipped = Vec::new();
-    // Sized once: the events are the largest thing an analysis holds.
-    let mut events = Vec::with_capacity(outcomes.iter().map(|o| o.events.len()).sum());
+    let mut events = Vec::new();
     let mut kept = 0;
     for outcome in outcomes {
         if let Some(reason) = outcome.skipped {
