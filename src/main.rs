@@ -1,7 +1,8 @@
 //! The `evacdoc` command: parse arguments, run the subcommand, map errors to exit codes.
 //!
-//! Exit codes (ARCHITECTURE.md): 0 ran, 1 a `--fail-on` threshold was met, 2 usage or
-//! input error with a one-line message on stderr naming the file and the reason.
+//! Exit codes: 0 ran, 1 a `--fail-on` threshold was met, 2 usage or input error with a
+//! one-line message on stderr naming the file and the reason. The code map is in the
+//! repository's ARCHITECTURE.md.
 
 mod cli;
 

@@ -338,6 +338,19 @@ fn is_zero(n: &u32) -> bool {
 pub struct Ids(Box<[Uuid]>);
 
 impl Ids {
+    /// The ids as a slice.
+    pub fn as_slice(&self) -> &[Uuid] {
+        &self.0
+    }
+
+    /// Adds `id` (a boxed slice: one reallocation, fine for the one or two ids of an
+    /// event).
+    pub fn push(&mut self, id: Uuid) {
+        let mut v = std::mem::take(&mut self.0).into_vec();
+        v.push(id);
+        self.0 = v.into_boxed_slice();
+    }
+
     /// Adds `id` unless it is there.
     pub fn push_unique(&mut self, id: Uuid) {
         if !self.0.contains(&id) {
@@ -358,6 +371,18 @@ impl std::ops::Deref for Ids {
 impl fmt::Debug for Ids {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.0.iter()).finish()
+    }
+}
+
+impl FromIterator<Uuid> for Ids {
+    fn from_iter<I: IntoIterator<Item = Uuid>>(iter: I) -> Ids {
+        Ids(iter.into_iter().collect())
+    }
+}
+
+impl<const N: usize> PartialEq<[Uuid; N]> for Ids {
+    fn eq(&self, other: &[Uuid; N]) -> bool {
+        self.0[..] == other[..]
     }
 }
 

@@ -3,10 +3,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::correlate::analysis::{FileInfo, Host, Missing, Skipped};
+use crate::correlate::analysis::{CaptureFile, FileInfo, Host, Missing, Skipped};
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::{Join, join_calls};
 use crate::correlate::keeper::FileOutcome;
+use crate::correlate::request_instances::attribute_request_instances;
 use crate::correlate::skew::{SkewEstimate, estimate};
 use crate::correlate::zones::utc_events;
 use crate::ingest::layout::Layout;
@@ -34,7 +35,12 @@ pub struct Assembled {
 
 /// Puts each file's kept events in UTC with its host's zone (`zones[host]`), orders
 /// them, drops copies, corrects clock skew, joins calls and builds the indexes.
-pub fn assemble(outcomes: Vec<FileOutcome>, zones: &[HostZone], hosts: &[Host]) -> Assembled {
+pub fn assemble(
+    outcomes: Vec<FileOutcome>,
+    zones: &[HostZone],
+    hosts: &[Host],
+    captures: &[CaptureFile],
+) -> Assembled {
     let mut files = Vec::with_capacity(outcomes.len());
     let mut skipped = Vec::new();
     let mut events = Vec::new();
@@ -65,6 +71,15 @@ pub fn assemble(outcomes: Vec<FileOutcome>, zones: &[HostZone], hosts: &[Host]) 
         correct_skew(&mut events, &skew);
         sort_events(&mut events);
     }
+    debug_assert!(
+        events
+            .windows(2)
+            .all(|w| (w[0].sort_key(), w[0].file, w[0].line)
+                <= (w[1].sort_key(), w[1].file, w[1].line)),
+        "events are in UTC order after assembling"
+    );
+    // Untagged Nova lines take the instance of their request before calls are joined.
+    attribute_request_instances(&mut events, captures, project_of);
     let joins = join_calls(&events, project_of);
     let index = Indexes::build(&events, &crate::correlate::index::host_names(hosts));
     Assembled {

@@ -44,6 +44,15 @@ const MESSAGE_LOGGERS: [&str; 5] = [
     "cinder",
 ];
 
+/// Loggers of the rebuild on the destination whose lines, in some releases, carry no
+/// `[instance: ]` tag but the request context of the evacuation: they are searched
+/// when they have a request id (`correlate::request_instances` then names the instance).
+const REQUEST_LOGGERS: [&str; 2] = ["nova.compute.manager", "nova.volume"];
+
+fn untagged_in_request(o: &evacdoc_parsers::oslo::OsloLine<'_>) -> bool {
+    REQUEST_LOGGERS.iter().any(|l| o.logger.starts_with(l)) && o.request_id().is_some()
+}
+
 /// Messages of Nova and Cinder that belong to an evacuation or a volume moving.
 const INTERESTING_MESSAGES: [&str; 17] = [
     "vacuat",
@@ -201,7 +210,9 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
             let error = matches!(o.level, Level::Error | Level::Critical);
             let warning =
                 o.level == Level::Warning && (searched || service.project() != Project::Nova);
-            error || warning || (searched && interesting_message(o.message))
+            error
+                || warning
+                || ((searched || untagged_in_request(o)) && interesting_message(o.message))
         }
         Content::Text { .. } => false,
     }
@@ -484,5 +495,15 @@ mod tests {
         assert!(keep(&service, &evac, &None));
         let err = first("2024-05-21 08:06:01.100 2211 ERROR nova.compute.manager [-] boom");
         assert!(keep(&service, &err, &None));
+        // The rebuild's disk step without an instance tag, under the evacuation's
+        // request: kept, so that its request can name the instance.
+        let untagged = first(
+            "2024-05-21 08:19:20.000 77 INFO nova.compute.manager [req-3c6da5d7-4da4-41a6-b8a1-7a97656412a9 req-995253fd-49c7-46e5-b38d-3bb4294c4ea3 4d9c2e7a1b3f48e6a5c0d9e8f7a6b5c4 f1e2d3c4b5a6478980a1b2c3d4e5f607 - - default default] disk on volume, evacuating using existing volume",
+        );
+        assert!(keep(&service, &untagged, &None));
+        let no_context = first(
+            "2024-05-21 08:19:20.000 77 INFO nova.compute.manager [-] disk on volume, evacuating using existing volume",
+        );
+        assert!(!keep(&service, &no_context, &None));
     }
 }

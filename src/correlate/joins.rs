@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::correlate::calls::{CallKind, PathShape};
 use crate::model::{Event, EventId, EventKind, Project, Uuid};
 
 /// A Masakari call and the Nova request that served it.
@@ -43,62 +44,36 @@ struct Expected {
 }
 
 fn expected_request(message: &str, instance: Option<Uuid>) -> Option<Expected> {
-    let server = |suffix: &str| {
-        instance.map(|i| Expected {
-            method: "POST",
-            path_parts: vec![format!("/servers/{i}{suffix}")],
-            exact_server: None,
-            instance: Some(i),
-        })
+    let kind = CallKind::of(message)?;
+    let expected = |path_parts: Vec<String>, exact_server: Option<String>, instance| Expected {
+        method: kind.method,
+        path_parts,
+        exact_server,
+        instance,
     };
-    if message.starts_with("Call get server command") {
-        let i = instance?;
-        return Some(Expected {
-            method: "GET",
-            path_parts: vec![format!("/servers/{i}")],
-            exact_server: Some(i.to_string()),
-            instance: Some(i),
-        });
-    }
-    for action in [
-        "Call evacuate command",
-        "Call lock server command",
-        "Call unlock server command",
-        "Call stop server command",
-        "Call start server command",
-        "Call reset state command",
-    ] {
-        if message.starts_with(action) {
-            return server("/action");
+    Some(match kind.path {
+        PathShape::Server => {
+            let i = instance?;
+            expected(vec![format!("/servers/{i}")], Some(i.to_string()), Some(i))
         }
-    }
-    if let Some(host) = message.strip_prefix("Fetch Server list on ") {
-        return Some(Expected {
-            method: "GET",
-            path_parts: vec!["/servers/detail".into(), format!("host={}", host.trim())],
-            exact_server: None,
-            instance: None,
-        });
-    }
-    if message.starts_with("Disable nova-compute on ")
-        || message.starts_with("Enable nova-compute on ")
-    {
-        return Some(Expected {
-            method: "PUT",
-            path_parts: vec!["/os-services".into()],
-            exact_server: None,
-            instance: None,
-        });
-    }
-    if message.starts_with("Call aggregate-list command") {
-        return Some(Expected {
-            method: "GET",
-            path_parts: vec!["/os-aggregates".into()],
-            exact_server: None,
-            instance: None,
-        });
-    }
-    None
+        PathShape::ServerAction => {
+            let i = instance?;
+            expected(vec![format!("/servers/{i}/action")], None, Some(i))
+        }
+        PathShape::ServersOnHost => {
+            let host = message.strip_prefix(kind.prefix)?.trim();
+            expected(
+                vec!["/servers/detail".into(), format!("host={host}")],
+                None,
+                None,
+            )
+        }
+        PathShape::Services => expected(vec!["/os-services".into()], None, None),
+        PathShape::Aggregates => expected(vec!["/os-aggregates".into()], None, None),
+        PathShape::AggregateAction => {
+            expected(vec!["/os-aggregates/".into(), "/action".into()], None, None)
+        }
+    })
 }
 
 fn matches(expected: &Expected, request: &Event) -> bool {

@@ -3,13 +3,17 @@
 
 pub mod analysis;
 pub mod assemble;
+pub mod calls;
 pub mod document;
 pub mod extract;
 pub mod ids;
 pub mod index;
 pub mod joins;
 pub mod keeper;
+pub mod notification_kinds;
 pub mod recovery;
+mod recovery_owner;
+pub mod request_instances;
 pub mod skew;
 pub mod timeline;
 pub mod watched;

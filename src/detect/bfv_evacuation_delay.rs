@@ -1,27 +1,33 @@
 //! `bfv-evacuation-delay`: a boot-from-volume instance's evacuation started, but Nova
-//! rebuilt it many minutes later, while the other instances of the recovery moved fast.
+//! accepted it, or rebuilt it, many minutes later, while the other instances of the
+//! recovery moved fast.
 //!
 //! A boot-from-volume instance keeps its disk in Cinder. With a volume type that is not
 //! multiattach, the destination can attach the volume only once its attachment to the
 //! dead host is gone, and a powered-off host cannot detach it. Nova's rebuild waits (or
 //! fails and is retried) until the source comes back or someone clears the attachment.
 //! Masakari reports the evacuation started, and may even report the recovery finished,
-//! long before the instance runs again (Launchpad bug 2158101, previous description).
+//! long before the instance runs again (Launchpad bug 2158101, previous description:
+//! there Nova recorded the evacuation 13 minutes after Masakari started it).
 //!
 //! Inputs: Masakari engine log (the evacuate call) or `notification show` progress
-//! details (`Evacuation of instance started`); Nova compute or conductor lines for the
-//! instance (`disk on volume, evacuating using existing volume`); optional Cinder logs
-//! (attachment errors) and `volume show` / `server event list` captures.
+//! details (`Evacuation of instance started`); Nova API access or request log, or
+//! `server event list` (Nova's acceptance); Nova compute or conductor lines for the
+//! instance (`disk on volume, evacuating using existing volume`, spawned); optional
+//! Cinder logs (attachment errors) and `volume show` / `server show` captures.
 //!
-//! Logic: per instance, the time from the first evacuate call to the rebuild done on the
-//! destination (`Instance spawned successfully`, else the `disk on ...` line that starts
-//! it). Over the threshold (5 minutes by default) for an
-//! instance booted from a volume is a finding; a boot-from-volume instance that moved
-//! promptly, or an instance restarted in place, is not.
+//! Logic: per instance, two gaps (see `bfv_gaps`): from Masakari's start to Nova's
+//! acceptance, and from the acceptance to the rebuild done on the destination (from the
+//! start to the rebuild when nothing says when Nova accepted). Either over the
+//! threshold (5 minutes by default) for an instance booted from a volume is a finding
+//! that names the gap; a boot-from-volume instance that moved promptly, or an instance
+//! restarted in place, is not.
 
-use crate::correlate::recovery::{CallAction, Recovery};
-use crate::detect::evidence::{self, duration, of_capture, of_events, service_events_of_instance};
-use crate::detect::finding::{Action, Finding, Remediation, Severity};
+use crate::correlate::recovery::Recovery;
+use crate::correlate::timeline::utc;
+use crate::detect::bfv_gaps::{Gap, Mark, Move, Source, moves};
+use crate::detect::evidence::{self, duration, of_capture, of_events};
+use crate::detect::finding::{Action, Evidence, Finding, Remediation, Severity, Window};
 use crate::detect::{DetectContext, Detector};
 use crate::model::{EventId, Project, Uuid};
 use evacdoc_parsers::capture::Capture;
@@ -30,105 +36,59 @@ use evacdoc_parsers::capture::Capture;
 #[derive(Debug)]
 pub struct BfvEvacuationDelay;
 
-/// How long after the evacuation Nova's work on the instance is still looked for.
-const SEARCH_NS: i64 = 2 * 60 * 60 * 1_000_000_000;
+/// What the captures say of an instance's disk: booted from a volume, and its volumes.
+fn captured_volumes(ctx: &DetectContext<'_>, instance: Uuid) -> (bool, Vec<Uuid>) {
+    let analysis = ctx.analysis;
+    let mut volumes: Vec<Uuid> = Vec::new();
+    for &i in analysis.index.instance.get(&instance).into_iter().flatten() {
+        if let Some(e) = analysis.events.get(i as usize) {
+            volumes.extend(&e.volumes);
+        }
+    }
+    let mut bfv = false;
+    for capture in &analysis.captures {
+        match &capture.capture {
+            Capture::Server(s) if Uuid::parse(&s.id) == Some(instance) => {
+                bfv |= s.boot_from_volume == Some(true);
+                volumes.extend(s.volumes_attached.iter().filter_map(|v| Uuid::parse(v)));
+            }
+            Capture::Volume(v)
+                if v.attachments
+                    .iter()
+                    .any(|a| a.server_id.as_deref().and_then(Uuid::parse) == Some(instance)) =>
+            {
+                volumes.extend(Uuid::parse(&v.id));
+                bfv |= v.bootable == Some(true);
+            }
+            _ => {}
+        }
+    }
+    volumes.sort_unstable();
+    volumes.dedup();
+    (bfv, volumes)
+}
 
-/// One instance's evacuation: call, rebuild done, whether it boots from a volume.
-struct Move {
-    instance: Uuid,
-    call: EventId,
-    start: i64,
-    /// The Nova line that shows the rebuild done (spawned, else its disk step), and its
-    /// time.
-    rebuilt: Option<(EventId, i64)>,
-    boot_from_volume: bool,
+/// A slow boot-from-volume move and what is known of its disk.
+struct Slow<'m> {
+    m: &'m Move,
+    gaps: Vec<(Gap, &'m Mark, &'m Mark)>,
     volumes: Vec<Uuid>,
 }
 
-fn nova_lines(ctx: &DetectContext<'_>, instance: Uuid, from: i64) -> Vec<EventId> {
-    service_events_of_instance(ctx.analysis, instance, from, from + SEARCH_NS)
+fn gap_words(gap: Gap) -> &'static str {
+    match gap {
+        Gap::StartToAcceptance => "before Nova accepted it",
+        Gap::AcceptanceToRebuild => "from Nova's acceptance to the rebuild",
+        Gap::StartToRebuild => "from Masakari's start to the rebuild",
+    }
 }
 
-fn moves(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<Move> {
-    let analysis = ctx.analysis;
-    let mut out: Vec<Move> = Vec::new();
-    for attempt in &recovery.attempts {
-        for call in attempt.calls_of(CallAction::Evacuate, None) {
-            let (Some(instance), Some(event)) =
-                (call.instance, analysis.events.get(call.event as usize))
-            else {
-                continue;
-            };
-            if out.iter().any(|m| m.instance == instance) {
-                continue;
-            }
-            let lines = nova_lines(ctx, instance, event.time);
-            // Nova logs `disk on ...` as the rebuild starts and `spawned successfully`
-            // when the instance runs again: the later is when the move was done.
-            let first_with = |needles: &[&str]| {
-                lines.iter().copied().find(|&i| {
-                    analysis
-                        .events
-                        .get(i as usize)
-                        .is_some_and(|e| needles.iter().any(|n| e.message().contains(n)))
-                })
-            };
-            let done = first_with(&["spawned successfully"]).or_else(|| {
-                first_with(&[
-                    "disk on volume",
-                    "disk on shared storage",
-                    "disk not on shared storage",
-                ])
-            });
-            let on_volume = lines.iter().any(|&i| {
-                analysis
-                    .events
-                    .get(i as usize)
-                    .is_some_and(|e| e.message().contains("disk on volume"))
-            });
-            let mut volumes: Vec<Uuid> = Vec::new();
-            for &i in analysis.index.instance.get(&instance).into_iter().flatten() {
-                if let Some(e) = analysis.events.get(i as usize) {
-                    for v in &e.volumes {
-                        if !volumes.contains(v) {
-                            volumes.push(*v);
-                        }
-                    }
-                }
-            }
-            let mut captured_bfv = false;
-            for capture in &analysis.captures {
-                match &capture.capture {
-                    Capture::Server(s) if Uuid::parse(&s.id) == Some(instance) => {
-                        captured_bfv |= s.boot_from_volume == Some(true);
-                        volumes.extend(s.volumes_attached.iter().filter_map(|v| Uuid::parse(v)));
-                    }
-                    Capture::Volume(v)
-                        if v.attachments.iter().any(|a| {
-                            a.server_id.as_deref().and_then(Uuid::parse) == Some(instance)
-                        }) =>
-                    {
-                        if let Some(id) = Uuid::parse(&v.id) {
-                            volumes.push(id);
-                        }
-                        captured_bfv |= v.bootable == Some(true);
-                    }
-                    _ => {}
-                }
-            }
-            volumes.sort_unstable();
-            volumes.dedup();
-            out.push(Move {
-                instance,
-                call: call.event,
-                start: event.time,
-                rebuilt: done.and_then(|i| analysis.events.get(i as usize).map(|e| (i, e.time))),
-                boot_from_volume: on_volume || captured_bfv,
-                volumes,
-            });
-        }
+/// The evidence of a moment.
+fn mark_evidence(ctx: &DetectContext<'_>, instance: Uuid, mark: &Mark) -> Vec<Evidence> {
+    match &mark.source {
+        Source::Event(id) => evidence::of_event(ctx.analysis, *id).into_iter().collect(),
+        Source::Capture(file) => of_capture(ctx.analysis, file, &instance.to_string()),
     }
-    out
 }
 
 impl Detector for BfvEvacuationDelay {
@@ -137,9 +97,9 @@ impl Detector for BfvEvacuationDelay {
     }
 
     fn doc(&self) -> &'static str {
-        "A boot-from-volume instance's evacuation started but Nova only rebuilt it much later \
-         (its volume still attached to the dead host, multiattach off), while other instances \
-         moved quickly."
+        "A boot-from-volume instance's evacuation started but Nova only accepted or rebuilt it \
+         much later (its volume still attached to the dead host, multiattach off), while other \
+         instances moved quickly."
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
@@ -154,10 +114,17 @@ impl BfvEvacuationDelay {
         let analysis = ctx.analysis;
         let threshold = ctx.options.bfv_delay_secs * 1_000_000_000;
         let moves = moves(ctx, recovery);
-        let slow: Vec<&Move> = moves
+        let slow: Vec<Slow<'_>> = moves
             .iter()
-            .filter(|m| m.boot_from_volume)
-            .filter(|m| m.rebuilt.is_some_and(|(_, t)| t - m.start > threshold))
+            .filter_map(|m| {
+                let (captured_bfv, volumes) = captured_volumes(ctx, m.instance);
+                let gaps = m.slow_gaps(threshold);
+                ((m.disk_on_volume || captured_bfv) && !gaps.is_empty()).then_some(Slow {
+                    m,
+                    gaps,
+                    volumes,
+                })
+            })
             .collect();
         if slow.is_empty() {
             return None;
@@ -168,46 +135,74 @@ impl BfvEvacuationDelay {
             .unwrap_or_else(|| "the failed host".into());
         let fast: Vec<i64> = moves
             .iter()
-            .filter(|m| !slow.iter().any(|s| s.instance == m.instance))
-            .filter_map(|m| m.rebuilt.map(|(_, t)| t - m.start))
+            .filter(|m| !slow.iter().any(|s| s.m.instance == m.instance))
+            .filter_map(Move::to_rebuild)
             .collect();
         let mut ids: Vec<EventId> = Vec::new();
         let mut evidence = Vec::new();
         let mut actions = Vec::new();
         let mut delays = Vec::new();
-        for m in &slow {
-            ids.push(m.call);
-            let (rebuilt_id, rebuilt_time) = m.rebuilt.unwrap_or((m.call, m.start));
-            delays.push(format!(
-                "{} {}",
-                m.instance,
-                duration(rebuilt_time - m.start)
-            ));
-            for call in recovery.attempts.iter().flat_map(|a| a.calls.iter()) {
-                if call.instance == Some(m.instance) && call.action == CallAction::Evacuate {
-                    ids.push(call.event);
-                    ids.extend(&call.requests);
+        let mut details = Vec::new();
+        for s in &slow {
+            let m = s.m;
+            let words: Vec<String> = s
+                .gaps
+                .iter()
+                .map(|(gap, from, to)| {
+                    format!("{} {}", duration(to.time - from.time), gap_words(*gap))
+                })
+                .collect();
+            delays.push(format!("{} {}", m.instance, words.join(", ")));
+            for (gap, from, to) in &s.gaps {
+                details.push(format!(
+                    "{}: {} ({} to {}, {}){}",
+                    m.instance,
+                    duration(to.time - from.time),
+                    from.what,
+                    to.what,
+                    gap_words(*gap),
+                    match gap {
+                        Gap::StartToAcceptance => "",
+                        Gap::AcceptanceToRebuild => {
+                            ": Nova held the evacuation before the destination had the instance running"
+                        }
+                        Gap::StartToRebuild => "",
+                    }
+                ));
+            }
+            // Both ends of every gap, the calls, and Nova's lines up to the rebuild
+            // without Masakari's status polling.
+            for mark in [&m.started, &m.accepted, &m.rebuilt].into_iter().flatten() {
+                match &mark.source {
+                    Source::Event(id) => ids.push(*id),
+                    Source::Capture(_) => evidence.extend(mark_evidence(ctx, m.instance, mark)),
                 }
             }
-            ids.extend(
-                // Nova's lines up to the rebuild, without Masakari's status polling.
-                nova_lines(ctx, m.instance, m.start)
-                    .into_iter()
-                    .filter(|&i| {
-                        i <= rebuilt_id
-                            && analysis
-                                .events
-                                .get(i as usize)
-                                .is_some_and(|e| e.http().is_none_or(|h| h.method != "GET"))
-                    }),
-            );
+            ids.extend(&m.calls);
+            ids.extend(m.nova_lines.iter().copied().filter(|&i| {
+                analysis
+                    .events
+                    .get(i as usize)
+                    .is_some_and(|e| e.http().is_none_or(|h| h.method != "GET"))
+            }));
+            let from = m
+                .started
+                .as_ref()
+                .or(m.accepted.as_ref())
+                .map_or(0, |k| k.time);
+            let to = m
+                .rebuilt
+                .as_ref()
+                .or(m.accepted.as_ref())
+                .map_or(0, |k| k.time);
             // Cinder's side: lines about its volumes during the wait.
-            for v in &m.volumes {
+            for v in &s.volumes {
                 for &i in analysis.index.volume.get(v).into_iter().flatten() {
                     if let Some(e) = analysis.events.get(i as usize)
-                        && e.time >= m.start
-                        && e.time <= rebuilt_time
+                        && e.time >= from
+                        && e.time <= to
                         && evidence::project(analysis, e) == Project::Cinder
+                        && !ctx.foreign(recovery, e)
                     {
                         ids.push(i);
                     }
@@ -216,7 +211,9 @@ impl BfvEvacuationDelay {
             for capture in &analysis.captures {
                 let file = &capture.file;
                 match &capture.capture {
-                    Capture::Volume(v) if m.volumes.iter().any(|id| id.to_string() == v.id) => {
+                    Capture::Volume(v)
+                        if Uuid::parse(&v.id).is_some_and(|id| s.volumes.contains(&id)) =>
+                    {
                         evidence.extend(of_capture(analysis, file, &v.id));
                         let stale = v.attachments.iter().find(|a| {
                             a.host_name.as_deref().is_some_and(|h| {
@@ -224,18 +221,23 @@ impl BfvEvacuationDelay {
                                     == crate::correlate::ids::short_host(&host)
                             })
                         });
-                        if v.multiattach != Some(true) {
+                        if let (Some(volume), false) =
+                            (Uuid::parse(&v.id), v.multiattach == Some(true))
+                        {
                             actions.push(Action::ForceDetachVolume {
-                                volume: v.id.clone(),
-                                attachment: stale.and_then(|a| a.attachment_id.clone()),
+                                volume,
+                                attachment: stale
+                                    .and_then(|a| a.attachment_id.as_deref())
+                                    .and_then(Uuid::parse),
                                 host: host.clone(),
                             });
                         }
                     }
                     Capture::ServerEvents {
-                        server_id: Some(s), ..
-                    } if *s == m.instance.to_string() => {
-                        evidence.extend(of_capture(analysis, file, s));
+                        server_id: Some(sid),
+                        ..
+                    } if *sid == m.instance.to_string() => {
+                        evidence.extend(of_capture(analysis, file, sid));
                     }
                     Capture::Notification(n)
                         if n.notification_uuid == recovery.notification.to_string() =>
@@ -249,9 +251,9 @@ impl BfvEvacuationDelay {
                 .iter()
                 .any(|a| matches!(a, Action::ForceDetachVolume { .. }))
             {
-                for v in &m.volumes {
+                for v in &s.volumes {
                     actions.push(Action::ForceDetachVolume {
-                        volume: v.to_string(),
+                        volume: *v,
                         attachment: None,
                         host: host.clone(),
                     });
@@ -259,15 +261,23 @@ impl BfvEvacuationDelay {
             }
         }
         let mut all = of_events(analysis, ids.iter().copied());
-        all.extend(evidence);
+        for e in evidence {
+            if !all.contains(&e) {
+                all.push(e);
+            }
+        }
         let end = recovery
             .attempts
             .last()
             .and_then(|a| a.end)
             .and_then(|e| analysis.events.get(e as usize));
         let reported_early = end.is_some_and(|e| {
-            slow.iter()
-                .any(|m| m.rebuilt.is_some_and(|(_, t)| t > e.time))
+            slow.iter().any(|s| {
+                s.m.rebuilt
+                    .as_ref()
+                    .or(s.m.accepted.as_ref())
+                    .is_some_and(|k| k.time > e.time)
+            })
         });
         let others = if fast.is_empty() {
             String::new()
@@ -280,9 +290,63 @@ impl BfvEvacuationDelay {
         };
         let list = slow
             .iter()
-            .map(|m| m.instance.to_string())
+            .map(|s| s.m.instance.to_string())
             .collect::<Vec<_>>()
             .join(", ");
+        let before_nova = slow
+            .iter()
+            .any(|s| s.gaps.iter().any(|(g, _, _)| *g == Gap::StartToAcceptance));
+        let in_nova = slow
+            .iter()
+            .any(|s| s.gaps.iter().any(|(g, _, _)| *g != Gap::StartToAcceptance));
+        // One slow instance holds the others back when Masakari has few threads.
+        let threads = analysis
+            .config_value("masakari", "DEFAULT", "host_failure_recovery_threads")
+            .and_then(|c| c.value.trim().parse::<usize>().ok().map(|n| (n, c)))
+            .filter(|(n, _)| *n < moves.len());
+        if let (true, Some((_, value))) = (before_nova, threads) {
+            all.push(evidence::of_config(analysis, value));
+        }
+        let volume_words = format!(
+            "A volume that is not multiattach can attach to the destination only once its attachment to \
+             {host} is gone, and a powered-off host cannot detach it: the rebuild waits for the source to \
+             come back or for someone to clear the attachment."
+        );
+        let masakari_words = format!(
+            "Nova had no evacuation request for the instance until it accepted one: the time was spent \
+             before Nova's API (in Masakari's evacuation thread: {}its calls and their retries; or on the way \
+             to the API). The lines of that span say why, when they were kept.",
+            match threads {
+                Some((n, _)) => format!(
+                    "waiting for one of its {n} thread(s) (`host_failure_recovery_threads`) for {} \
+                     instances, ",
+                    moves.len()
+                ),
+                None => String::new(),
+            }
+        );
+        if !in_nova {
+            actions.clear();
+        }
+        // From Masakari's start (a capture's time, maybe) to the last line.
+        let times: Vec<i64> = ids
+            .iter()
+            .filter_map(|&i| analysis.events.get(i as usize).map(|e| e.time))
+            .chain(
+                slow.iter()
+                    .flat_map(|s| [&s.m.started, &s.m.accepted, &s.m.rebuilt])
+                    .flatten()
+                    .map(|m| m.time),
+            )
+            .collect();
+        let window = times
+            .iter()
+            .min()
+            .zip(times.iter().max())
+            .map(|(lo, hi)| Window {
+                start: utc(*lo),
+                end: utc(*hi),
+            });
         Some(Finding {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
@@ -293,26 +357,31 @@ impl BfvEvacuationDelay {
             },
             title: format!(
                 "Boot-from-volume evacuation from {host} delayed: {}",
-                delays.join(", ")
+                delays.join("; ")
             ),
             summary: format!(
-                "Masakari started evacuating boot-from-volume instance(s) {list}, but Nova rebuilt them only \
-                 after {}.{others}",
-                delays.join(", ")
+                "Masakari started evacuating boot-from-volume instance(s) {list}; the evacuation waited: {}.{others}",
+                delays.join("; ")
             ),
             failed_host: recovery.failed_host.clone(),
-            instance_uuids: slow.iter().map(|m| m.instance.to_string()).collect(),
+            instance_uuids: slow.iter().map(|s| s.m.instance.to_string()).collect(),
             notification_id: Some(recovery.notification.to_string()),
             request_ids: evidence::request_ids(analysis, &ids),
-            window: evidence::window(analysis, &ids),
+            window,
             evidence: all,
             explanation: format!(
-                "The instance(s) {list} boot from Cinder volumes. Nova accepted the evacuation, but the \
-                 rebuild on the destination was done (`disk on volume, evacuating using existing volume`, \
-                 then spawned) only after {}. A volume that is not multiattach can attach to the destination only \
-                 once its attachment to {host} is gone, and a powered-off host cannot detach it: the rebuild \
-                 waits for the source to come back or for someone to clear the attachment.{others}{}",
-                delays.join(", "),
+                "The instance(s) {list} boot from Cinder volumes. Measured: {}.{}{}{others}{}",
+                details.join("; "),
+                if before_nova {
+                    format!(" {masakari_words}")
+                } else {
+                    String::new()
+                },
+                if in_nova {
+                    format!(" {volume_words}")
+                } else {
+                    String::new()
+                },
                 if reported_early {
                     " Masakari reported the recovery finished before these instances were running again."
                 } else {
@@ -321,9 +390,16 @@ impl BfvEvacuationDelay {
             ),
             remediation: Remediation {
                 summary: format!(
-                    "Clear the dead host's volume attachments as soon as {host} is fenced (the executor can \
+                    "{}Clear the dead host's volume attachments as soon as {host} is fenced (the executor can \
                      force-detach them), or use a multiattach volume type for HA instances so the \
-                     destination can attach before the source lets go."
+                     destination can attach before the source lets go.",
+                    match threads {
+                        Some((n, _)) if before_nova => format!(
+                            "Raise `host_failure_recovery_threads` (now {n}) so that one slow evacuation does \
+                             not hold back the others. "
+                        ),
+                        _ => String::new(),
+                    }
                 ),
                 config_changes: Vec::new(),
                 actions,
@@ -387,6 +463,108 @@ mod tests {
         assert!(found[0].title.contains("13 min 31 s"), "{}", found[0].title);
         // Masakari said finished at 10:06:30, long before the rebuild.
         assert_eq!(found[0].severity, crate::detect::Severity::Critical);
+    }
+
+    /// The compute line that says the disk is on a volume carries no instance tag, only
+    /// the evacuation's request context (nova-api's local id of the evacuate POST).
+    #[test]
+    fn an_untagged_volume_line_under_the_evacuation_request_counts() {
+        const L: &str = "req-995253fd-49c7-46e5-b38d-3bb4294c4ea3";
+        let ctx = |l: &str| {
+            format!(
+                "[req-{G} {l} 4d9c2e7a1b3f48e6a5c0d9e8f7a6b5c4 f1e2d3c4b5a6478980a1b2c3d4e5f607 - - default default]"
+            )
+        };
+        let mut files = bundle(
+            "10:06:02.000",
+            "disk on shared storage, evacuating using existing disk",
+        );
+        // Only the ephemeral instance's lines: replace the BFV line.
+        files[1].1 = files[1].1.lines().next().unwrap().to_string() + "\n";
+        files[1].1 += &format!(
+            "2024-05-21 10:05:49.000 77 INFO nova.compute.manager {} [instance: {BFV}] Evacuating instance\n\
+             2024-05-21 10:20:51.000 77 INFO nova.compute.manager {} disk on volume, evacuating using existing volume\n\
+             2024-05-21 10:21:20.000 77 INFO nova.compute.manager {} [instance: {BFV}] Instance spawned successfully.\n",
+            ctx(L),
+            ctx(L),
+            ctx(L)
+        );
+        files.push((
+            "ctl/var/log/nova/nova-api-wsgi.log",
+            format!(
+                "2024-05-21 10:05:48.400 23 INFO nova.api.openstack.requestlog {} 10.0.0.5 \"POST /v2.1/servers/{BFV}/action\" status: 200 len: 0 microversion: 2.53 time: 0.251\n",
+                ctx(L)
+            ),
+        ));
+        let found = run(&files);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [BFV]);
+        assert!(
+            found[0]
+                .title
+                .contains("15 min 31 s from Nova's acceptance to the rebuild"),
+            "{}",
+            found[0].title
+        );
+        assert!(
+            found[0].evidence.iter().any(|e| e
+                .text
+                .ends_with("disk on volume, evacuating using existing volume")),
+            "{:#?}",
+            found[0].evidence
+        );
+    }
+
+    /// Seed 001: Masakari's progress details say the evacuation started at 19:24:20;
+    /// Nova recorded the `evacuate` action only at 19:37:51 and rebuilt within 30 s.
+    /// The engine's and Nova API's logs of that span are gone, as in the seed.
+    #[test]
+    fn nova_accepting_thirteen_minutes_after_masakari_started_fires_on_the_first_gap() {
+        const SEED: &str = "caad8b3d-c2c3-43ec-845f-7c5f056ebcd4";
+        let ctx = "[None req-2b7d4e61-0c3a-4f5e-8d9b-6a1c2e3f4b5d 3c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f a7d812868cb74f1a978035530f55f1d0 - - default default]";
+        let compute = format!(
+            "2024-05-02 19:37:52.210 3102 INFO nova.compute.manager {ctx} [instance: {SEED}] Evacuating instance\n\
+             2024-05-02 19:37:52.640 3102 INFO nova.compute.manager {ctx} [instance: {SEED}] disk on volume, evacuating using existing volume\n\
+             2024-05-02 19:38:21.020 3102 INFO nova.compute.manager {ctx} [instance: {SEED}] Instance spawned successfully.\n"
+        );
+        let found = findings(
+            "bfv-evacuation-delay",
+            &[
+                (
+                    "notification-show.txt",
+                    include_str!("../../samples/parsers/capture/notification_show_bfv_json.txt"),
+                ),
+                (
+                    "server-event-list.txt",
+                    include_str!("../../samples/parsers/capture/server_event_list_long_bfv.txt"),
+                ),
+                (
+                    "volume-show.txt",
+                    include_str!("../../samples/parsers/capture/volume_show_bfv.txt"),
+                ),
+                ("node01/var/log/nova/nova-compute.log", &compute),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = &found[0];
+        assert_eq!(f.instance_uuids, [SEED]);
+        assert!(
+            f.title.contains("13 min 30 s before Nova accepted it"),
+            "{}",
+            f.title
+        );
+        // The fast second gap is not what is reported.
+        assert!(!f.title.contains("to the rebuild"), "{}", f.title);
+        assert!(f.explanation.contains("Evacuation of instance started"));
+        assert!(f.explanation.contains("`evacuate` server event"));
+        // Both ends are in the evidence: the progress detail and the server event.
+        assert!(f.evidence.iter().any(|e| e.path == "notification-show.txt"
+            && e.text.contains("Evacuation of instance started")));
+        assert!(
+            f.evidence
+                .iter()
+                .any(|e| e.path == "server-event-list.txt" && e.text.contains("evacuate"))
+        );
     }
 
     #[test]

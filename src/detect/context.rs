@@ -1,9 +1,12 @@
 //! What detectors get: the analysis, the recoveries rebuilt from it, and options; and
 //! the runner that applies the registry.
 
+use std::collections::HashMap;
+
 use crate::correlate::Analysis;
 use crate::correlate::recovery::Recovery;
 use crate::detect::{DETECTORS, Finding};
+use crate::model::{Event, Uuid};
 
 /// Tunables of the detectors.
 #[derive(Clone, Debug)]
@@ -29,12 +32,77 @@ pub struct DetectContext<'a> {
     pub recoveries: Vec<Recovery>,
     /// Options.
     pub options: DetectOptions,
+    /// Who owns what: request ids and instances → the notifications whose runs logged
+    /// under them or handled them.
+    pub owners: Ownership,
 }
 
-impl DetectContext<'_> {
+/// Request ids and instances of every recovery, to tell a line of one recovery from a
+/// line of another.
+#[derive(Debug, Default)]
+pub struct Ownership {
+    requests: HashMap<Uuid, Vec<Uuid>>,
+    instances: HashMap<Uuid, Vec<Uuid>>,
+}
+
+impl Ownership {
+    /// The ownership of `recoveries`.
+    pub fn of(recoveries: &[Recovery]) -> Ownership {
+        let mut owners = Ownership::default();
+        for r in recoveries {
+            let n = r.notification;
+            for id in r.attempts.iter().flat_map(|a| &a.request_ids) {
+                owners.requests.entry(*id).or_default().push(n);
+            }
+            for i in r.instances() {
+                owners.instances.entry(i).or_default().push(n);
+            }
+        }
+        owners
+    }
+}
+
+impl<'a> DetectContext<'a> {
+    /// The context of `analysis`.
+    pub fn new(analysis: &'a Analysis, options: DetectOptions) -> DetectContext<'a> {
+        // Rebuilt with the analysis (and stored with it): a reloaded document detects
+        // on the recoveries it was saved with.
+        let recoveries = analysis.recoveries.clone();
+        DetectContext {
+            analysis,
+            owners: Ownership::of(&recoveries),
+            recoveries,
+            options,
+        }
+    }
+
     /// The host-failure recoveries: the subject of the three failure classes.
     pub fn host_failures(&self) -> impl Iterator<Item = &Recovery> {
         self.recoveries.iter().filter(|r| r.is_host_failure())
+    }
+
+    /// True when `event` belongs to another recovery than `recovery`, however close in
+    /// time: it names another notification, it was logged under a request id only
+    /// another run logged under, or the instances it names are only others'.
+    pub fn foreign(&self, recovery: &Recovery, event: &Event) -> bool {
+        let n = recovery.notification;
+        if !event.notifications.is_empty() && !event.notifications.contains(&n) {
+            return true;
+        }
+        let others = |owners: Option<&Vec<Uuid>>| owners.is_some_and(|o| !o.contains(&n));
+        let ids = [event.global_request_id, event.request_id];
+        if ids
+            .into_iter()
+            .flatten()
+            .any(|id| others(self.owners.requests.get(&id)))
+        {
+            return true;
+        }
+        !event.instances.is_empty()
+            && event
+                .instances
+                .iter()
+                .all(|i| others(self.owners.instances.get(i)))
     }
 }
 
@@ -48,11 +116,7 @@ pub const FAILURE_CLASSES: [&str; 3] = [
 
 /// Runs every registered detector.
 pub fn run_all(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
-    let ctx = DetectContext {
-        analysis,
-        recoveries: analysis.recoveries.clone(),
-        options: options.clone(),
-    };
+    let ctx = DetectContext::new(analysis, options.clone());
     let mut findings: Vec<Finding> = DETECTORS.iter().flat_map(|d| d.detect(&ctx)).collect();
     // A failure one of the three classes explains is not reported again as generic.
     let explained: Vec<Option<String>> = findings
@@ -71,7 +135,6 @@ pub(crate) mod testing {
     use crate::detect::{DETECTORS, DetectOptions, Finding};
 
     use super::DetectContext;
-    use crate::correlate::recovery::recoveries;
 
     /// The analysis of a bundle made of `files` (path, content).
     pub fn analysis_of(files: &[(&str, &str)]) -> Analysis {
@@ -87,11 +150,7 @@ pub(crate) mod testing {
     /// What the detector `id` finds in `files`.
     pub fn findings(id: &str, files: &[(&str, &str)]) -> Vec<Finding> {
         let analysis = analysis_of(files);
-        let ctx = DetectContext {
-            recoveries: recoveries(&analysis),
-            analysis: &analysis,
-            options: DetectOptions::default(),
-        };
+        let ctx = DetectContext::new(&analysis, DetectOptions::default());
         let detector = DETECTORS.iter().find(|d| d.id() == id).unwrap();
         detector.detect(&ctx)
     }

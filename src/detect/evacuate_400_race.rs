@@ -21,7 +21,7 @@
 //! Masakari's warning with the 400 text. A 400 for another reason (same host,
 //! accelerators, ...) is not this finding.
 
-use crate::correlate::recovery::{Call, CallAction, Recovery};
+use crate::correlate::recovery::{Call, CallAction, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, duration, of_config, of_events};
 use crate::detect::finding::{Action, ConfigChange, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -82,30 +82,60 @@ fn nova_request_lines(ctx: &DetectContext<'_>, call: &Call) -> Vec<EventId> {
     out
 }
 
-/// Masakari's warnings of the attempt after the call (newer releases log the 400 text).
+/// The Nova request id Masakari quotes in an error (`(Request-ID: req-…)`).
+fn quoted_request_id(text: &str) -> Option<Uuid> {
+    let (_, rest) = text.split_once("Request-ID: ")?;
+    Uuid::parse_request_id(rest.get(..40)?)
+}
+
+/// Masakari's warnings of the attempt after the call (newer releases log the 400 text):
+/// not one about another instance, nor one quoting another Nova request than the call's.
 fn masakari_warnings(
     ctx: &DetectContext<'_>,
     attempt_events: &[EventId],
-    call: EventId,
+    call: &Call,
+    nova: &[EventId],
 ) -> Vec<EventId> {
+    let events = &ctx.analysis.events;
+    let nova_ids: Vec<Uuid> = nova
+        .iter()
+        .filter_map(|&i| events.get(i as usize)?.request_id)
+        .collect();
     attempt_events
         .iter()
         .copied()
-        .filter(|&i| i > call)
+        .filter(|&i| i > call.event)
         .filter(|&i| {
-            ctx.analysis
-                .events
-                .get(i as usize)
-                .is_some_and(|e| e.message().contains("(HTTP 400)"))
+            events.get(i as usize).is_some_and(|e| {
+                let other_instance = call
+                    .instance
+                    .is_some_and(|c| !e.instances.is_empty() && !e.instances.contains(&c));
+                let other_request = quoted_request_id(e.message())
+                    .is_some_and(|q| !nova_ids.is_empty() && !nova_ids.contains(&q));
+                e.message().contains("(HTTP 400)") && !other_instance && !other_request
+            })
         })
         .collect()
 }
 
 fn refusal(ctx: &DetectContext<'_>, attempt_events: &[EventId], call: &Call) -> Option<Refusal> {
     let nova = nova_request_lines(ctx, call);
-    let warnings = masakari_warnings(ctx, attempt_events, call.event);
+    let warnings = masakari_warnings(ctx, attempt_events, call, &nova);
     let mut evidence = nova.clone();
     evidence.extend(&warnings);
+    // Nova's lines of the request Masakari's warning quotes (`Request-ID: req-…`).
+    for &w in &warnings {
+        let quoted = ctx
+            .analysis
+            .events
+            .get(w as usize)
+            .and_then(|e| quoted_request_id(e.message()));
+        if let Some(q) = quoted {
+            evidence.extend(ctx.analysis.index.request.get(&q).into_iter().flatten());
+        }
+    }
+    evidence.sort_unstable();
+    evidence.dedup();
     let race_words = texts_in(ctx, &evidence, &RACE_TEXTS);
     let other_words = texts_in(ctx, &evidence, &OTHER_400_TEXTS);
     let status_400 = call.status(ctx.analysis) == Some(400);
@@ -171,7 +201,8 @@ impl Evacuate400Race {
             .failed_host
             .clone()
             .unwrap_or_else(|| "the failed host".into());
-        let status = recovery.final_status().unwrap_or("unknown");
+        let final_status = recovery.final_status();
+        let status = final_status.map_or("unknown", RecoveryStatus::as_str);
 
         // Instances whose evacuation never succeeded later.
         let mut instances: Vec<Uuid> = Vec::new();
@@ -189,7 +220,7 @@ impl Evacuate400Race {
                 left_behind.push(i);
             }
         }
-        let recovered = status == "finished" && left_behind.is_empty();
+        let recovered = final_status == Some(RecoveryStatus::Finished) && left_behind.is_empty();
 
         let mut ids: Vec<EventId> = Vec::new();
         for call in first_attempt
@@ -307,7 +338,7 @@ impl Evacuate400Race {
         let mut actions: Vec<Action> = left_behind
             .iter()
             .map(|i| Action::Evacuate {
-                instance: i.to_string(),
+                instance: *i,
                 from_host: host.clone(),
             })
             .collect();

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::model::Uuid;
+
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -74,22 +76,22 @@ pub enum Action {
     /// Evacuate an instance left on a failed host.
     Evacuate {
         /// Instance UUID.
-        instance: String,
+        instance: Uuid,
         /// The failed host.
         from_host: String,
     },
     /// Unlock an instance Masakari left locked.
     Unlock {
         /// Instance UUID.
-        instance: String,
+        instance: Uuid,
     },
     /// Remove a volume's attachment to a dead host so the volume can attach elsewhere.
     ForceDetachVolume {
         /// Volume UUID.
-        volume: String,
+        volume: Uuid,
         /// The attachment to remove, when known.
         #[serde(skip_serializing_if = "Option::is_none")]
-        attachment: Option<String>,
+        attachment: Option<Uuid>,
         /// The dead host the volume is attached to.
         host: String,
     },

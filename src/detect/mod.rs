@@ -2,15 +2,18 @@
 //! recovery, with the evidence. One file per detector; [`DETECTORS`](crate::detect::DETECTORS) lists them all.
 
 mod bfv_evacuation_delay;
-mod context;
+mod bfv_gaps;
+pub(crate) mod context;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
 pub mod finding;
+#[cfg(test)]
+mod interleaved_tests;
 mod pending_after_finished;
 mod recovery_failed;
 
-pub use context::{DetectContext, DetectOptions, run_all};
+pub use context::{DetectContext, DetectOptions, Ownership, run_all};
 pub use finding::{Finding, Severity};
 
 use crate::correlate::Analysis;

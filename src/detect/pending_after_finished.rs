@@ -17,7 +17,7 @@
 //! `pending`/`ongoing` under a `finished` notification. A recovery that failed properly
 //! (`error`/`failed`) is not this.
 
-use crate::correlate::recovery::{Attempt, CallAction, Recovery};
+use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, of_capture, of_events};
 use crate::detect::finding::{Action, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -62,9 +62,10 @@ fn dropped_instances(ctx: &DetectContext<'_>, attempt: &Attempt) -> Vec<Uuid> {
 }
 
 /// API failures around `time`: raw tracebacks on the engine host, 5xx answers and
-/// errors in Nova and Keystone.
-fn api_failures(ctx: &DetectContext<'_>, engine_host: Option<u32>, time: i64) -> Vec<EventId> {
+/// errors in Nova and Keystone; none that belongs to another recovery.
+fn api_failures(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Vec<EventId> {
     let analysis = ctx.analysis;
+    let engine_host = recovery.engine_host;
     let first = analysis
         .events
         .partition_point(|e| e.time < time - FAILURE_WINDOW_NS);
@@ -80,7 +81,7 @@ fn api_failures(ctx: &DetectContext<'_>, engine_host: Option<u32>, time: i64) ->
             let service_error = e.level >= Some(LogLevel::Error)
                 && matches!(project, Project::Nova | Project::Keystone)
                 && e.kind == EventKind::Log;
-            traceback || server_error || service_error
+            (traceback || server_error || service_error) && !ctx.foreign(recovery, e)
         })
         .map(|(offset, _)| (first + offset) as EventId)
         .collect()
@@ -98,7 +99,7 @@ impl Detector for PendingAfterFinished {
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
         ctx.host_failures()
-            .filter(|r| r.final_status() == Some("finished"))
+            .filter(|r| r.final_status() == Some(RecoveryStatus::Finished))
             .filter_map(|r| self.finding(ctx, r))
             .collect()
     }
@@ -111,7 +112,7 @@ impl PendingAfterFinished {
             .attempts
             .iter()
             .rev()
-            .find(|a| a.status.as_deref() == Some("finished"));
+            .find(|a| a.status == Some(RecoveryStatus::Finished));
         let mut instances: Vec<Uuid> = finished
             .map(|a| dropped_instances(ctx, a))
             .unwrap_or_default();
@@ -147,7 +148,7 @@ impl PendingAfterFinished {
                     ids.push(call.event);
                     ids.extend(&call.requests);
                     if let Some(e) = analysis.events.get(call.event as usize) {
-                        failure_ids.extend(api_failures(ctx, recovery.engine_host, e.time));
+                        failure_ids.extend(api_failures(ctx, recovery, e.time));
                     }
                 }
             }
@@ -203,13 +204,11 @@ impl PendingAfterFinished {
         let mut actions: Vec<Action> = instances
             .iter()
             .map(|i| Action::Evacuate {
-                instance: i.to_string(),
+                instance: *i,
                 from_host: host.clone(),
             })
             .collect();
-        actions.extend(locked.iter().map(|i| Action::Unlock {
-            instance: i.to_string(),
-        }));
+        actions.extend(locked.iter().map(|i| Action::Unlock { instance: *i }));
         Some(Finding {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),

@@ -12,7 +12,7 @@
 //! Logic: the recovery's final status; the reason from the error summaries and
 //! tracebacks of the attempt's warnings and errors, matched against known causes.
 
-use crate::correlate::recovery::Recovery;
+use crate::correlate::recovery::{NotificationType, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, of_capture, of_events};
 use crate::detect::finding::{Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -79,8 +79,9 @@ fn failure_lines(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<EventId> {
         .flat_map(|a| a.events.iter().copied())
         .filter(|&i| {
             analysis.events.get(i as usize).is_some_and(|e| {
-                e.level >= Some(LogLevel::Warning)
-                    || e.message().contains(" ignored as host_status")
+                (e.level >= Some(LogLevel::Warning)
+                    || e.message().contains(" ignored as host_status"))
+                    && !ctx.foreign(recovery, e)
             })
         })
         .collect()
@@ -108,7 +109,7 @@ impl RecoveryFailed {
     fn finding(&self, ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<Finding> {
         let analysis = ctx.analysis;
         let status = recovery.final_status()?;
-        if !matches!(status, "error" | "failed" | "ignored") {
+        if !status.is_failure() {
             return None;
         }
         let lines = failure_lines(ctx, recovery);
@@ -130,7 +131,7 @@ impl RecoveryFailed {
             .find(|(needle, _, _)| texts.iter().chain(&captured).any(|t| t.contains(needle)));
         // A VM event Masakari deliberately ignores (not one of its recoverable events)
         // is not a failure.
-        if status == "ignored" && cause.is_none() {
+        if status == RecoveryStatus::Ignored && cause.is_none() {
             return None;
         }
         let (reason, advice) = match cause {
@@ -165,7 +166,7 @@ impl RecoveryFailed {
             .failed_host
             .clone()
             .unwrap_or_else(|| "the host".into());
-        let severity = if status == "ignored" {
+        let severity = if status == RecoveryStatus::Ignored {
             Severity::Warning
         } else {
             Severity::Critical
@@ -181,7 +182,9 @@ impl RecoveryFailed {
             summary: format!(
                 "Notification {} ({}) ended `{status}` after {} attempt(s): {reason}.",
                 recovery.notification,
-                recovery.kind.as_deref().unwrap_or("unknown type"),
+                recovery
+                    .kind
+                    .map_or("unknown type", NotificationType::as_str),
                 recovery.attempts.len().max(1)
             ),
             failed_host: recovery.failed_host.clone(),

@@ -151,7 +151,7 @@ pub fn analyze_with(
         skew,
         joins,
         index,
-    } = assemble(outcomes, &zones, &hosts);
+    } = assemble(outcomes, &zones, &hosts, &small.captures);
     skipped.extend(unread);
     let missing = missing_rotations(&files, overall_layout(&roots));
     stats.stages.assemble_ms = ms(stage);
