@@ -19,6 +19,49 @@ crashdump taken 2023-03-15 21:06 UTC). `debug = True` was switched on for the no
 cinder services two days before the crashdump (so the two newest days, x.log and
 x.log.1, hold two thirds of the bytes and the DEBUG lines); masakari runs with debug
 on all along.
+
+Options that vary the bundle along the axes of a real cloud (the default output is
+unchanged, byte for byte):
+    --debug all        every OpenStack service at DEBUG for all ten days; masakari-engine
+                       logs keystoneauth `REQ: curl` / `RESP:`, novaclient `... used request
+                       id`, urllib3 and taskflow `Flow/Task ... transitioned` lines around
+                       every Nova call; nova-api, -conductor, -scheduler and the destination
+                       compute log the evacuation's request context (untagged lines too);
+                       oslo.messaging, placement (keystoneauth) and `_report_state` lines.
+    --services all     syslog on every host, libvirtd and the neutron OVS agent on every
+                       compute, neutron-server, rabbitmq, cinder-scheduler and cinder's
+                       Apache access log, on each of 3 control planes (--controllers N);
+                       Masakari engines, nova-api (HAProxy round robin), conductors and
+                       cinder-api serve the recoveries from all of them.
+    --layout L         juju (default) | juju-nostatus (machine folders N/, containers
+                       N/lxd/0.., no juju_status.yaml, no unit links) | sosreport (one
+                       sosreport-<host>[-<case>]-<date>-<rand>/ per host: hostname,
+                       sos_commands/{host,date,logs}; host names end in -01 ..) | kolla
+                       (<host>/var/log/kolla/<service>/, Apache %D access format) | k8s
+                       (<node>/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, CRI lines
+                       `<RFC 3339 nano> stdout|stderr P|F <line>`, kubelet rotation names).
+                       Outside juju a controller is one host running all its services.
+    --zones Z1,Z2..    hosts' local time zones, given in turn (oslo, Apache, syslog stamps
+                       and etc/timezone follow; libvirt and progress details stay UTC).
+    --skews R=S,..     known clock offsets in seconds (R: hostname or compute-<i>, ncc-<c>,
+                       masakari-<c> ...): every stamp the host writes is S seconds ahead.
+    --instances N      N .. 1.25 N instances per failed host, evacuated by 3 worker threads.
+    --overlap          every second recovery starts seconds after the previous one, on
+                       another host: two notifications' lines interleave.
+    --failures hard    partial races (only the first evacuate calls get HTTP 400, the retry
+                       evacuates just those), 1-3 pending instances, boot-from-volume delays
+                       alternating between the two forms (Nova accepts the evacuate call
+                       ~13 min after Masakari started it / the rebuild comes 8-14 min after
+                       acceptance) and the compute's `disk on volume` line without an
+                       `[instance: ]` tag; polls once a second until the instance is active.
+    --captures         `openstack notification show -f json` captures (progress details).
+
+ground_truth.json (format evacdoc-bench-truth/2; format 1 was the bare list now under
+"recoveries"): host_count, hosts (name, root, aliases, roles, zone, clock_offset_s),
+clock_offsets_s, the generator options, and per recovery: notification_id, expected
+(healthy | evacuate-400-race | pending-after-finished | bfv-evacuation-delay),
+expected_detectors ([] when healthy), instances, instances_concerned (raced / pending /
+delayed ones), boot_from_volume, bfv_form, evacuate request ids, statuses, times (UTC).
 """
 
 import argparse
@@ -27,9 +70,11 @@ import gzip
 import json
 import os
 import random
+import re
 import shutil
 import sys
 import time
+import zoneinfo
 from concurrent.futures import ThreadPoolExecutor
 
 # --------------------------------------------------------------------------------------
@@ -128,35 +173,70 @@ MS3 = ["%03d" % i for i in range(1000)]
 
 
 class Clock:
-    """Millisecond offsets from START -> oslo / apache timestamps (cached per minute)."""
+    """Millisecond offsets from START -> oslo / apache timestamps (cached per minute).
 
-    def __init__(self):
+    zone: a zoneinfo.ZoneInfo for hosts whose logs are in local time (None: UTC);
+    offset_ms: how far the host's clock is ahead of true time (a known skew)."""
+
+    def __init__(self, zone=None, offset_ms=0):
+        self.zone = zone
+        self.off = offset_ms
         self.oc = {}
         self.ac = {}
         self.ls = -1
         self.lp = ""
 
+    def _local(self, m):
+        d = START + _dt.timedelta(minutes=m)
+        if self.zone is None:
+            return d, "+0000"
+        d = d.replace(tzinfo=_dt.timezone.utc).astimezone(self.zone)
+        z = d.strftime("%z")
+        return d.replace(tzinfo=None), z
+
     def oslo(self, ms):
+        ms += self.off
         sec, r = divmod(ms, 1000)
         if sec != self.ls:
             self.ls = sec
             m, ss = divmod(sec, 60)
             p = self.oc.get(m)
             if p is None:
-                d = START + _dt.timedelta(minutes=m)
+                d, _ = self._local(m)
                 p = d.strftime("%Y-%m-%d %H:%M:")
                 self.oc[m] = p
             self.lp = p + SEC2[ss] + "."
         return self.lp + MS3[r]
 
     def apache(self, ms):
+        ms += self.off
         m, r = divmod(ms, 60000)
         p = self.ac.get(m)
         if p is None:
-            d = START + _dt.timedelta(minutes=m)
-            p = "%02d/%s/%04d:%02d:%02d:" % (d.day, MONTHS[d.month - 1], d.year, d.hour, d.minute)
+            d, z = self._local(m)
+            p = ("%02d/%s/%04d:%02d:%02d:" % (d.day, MONTHS[d.month - 1], d.year, d.hour, d.minute), z)
             self.ac[m] = p
-        return "[%s%02d +0000]" % (p, r // 1000)
+        return "[%s%02d %s]" % (p[0], r // 1000, p[1])
+
+    def http(self, ms):
+        """RFC 7231 date (GMT) of the host clock, as in a Date: header."""
+        ms += self.off
+        d = START + _dt.timedelta(milliseconds=ms)
+        return "%s, %02d %s %04d %02d:%02d:%02d GMT" % (
+            ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")[d.weekday()], d.day, MONTHS[d.month - 1], d.year, d.hour, d.minute, d.second)
+
+    def syslog(self, ms):
+        """RFC 3164 stamp in local time: 'Mar  6 00:00:01'."""
+        ms += self.off
+        m, r = divmod(ms, 60000)
+        d, _ = self._local(m)
+        return "%s %2d %02d:%02d:%02d" % (MONTHS[d.month - 1], d.day, d.hour, d.minute, r // 1000)
+
+    def utc(self, ms):
+        """The host clock's UTC reading (libvirt, CRI, progress details): offset, no zone."""
+        ms += self.off
+        d = START + _dt.timedelta(milliseconds=ms)
+        return d.strftime("%Y-%m-%d %H:%M:%S.") + MS3[ms % 1000]
 
     @staticmethod
     def iso(ms):
@@ -238,7 +318,7 @@ class G:
     """Generator state shared by the templates of one output group."""
 
     __slots__ = ("ts", "t", "ids", "rnd", "aux", "auxn", "host", "era", "pid", "pids",
-                 "inst", "ip", "vols", "rps", "hosts", "bad")
+                 "inst", "ip", "vols", "rps", "hosts", "bad", "ck", "hname")
 
     def pick(self, seq):
         return seq[int(self.rnd() * len(seq))]
@@ -416,7 +496,7 @@ def api_templates():
         rid = g.ids.req()
         pid = g.pick(g.pids)
         ctx = ctx_req(g.era, rid, user, proj, ud, pd)
-        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "%s"\n' % (g.ip, CLOCK.apache(g.t), method, uri, status, blen + 330, ua)
+        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "%s"\n' % (g.ip, g.ck.apache(g.t), method, uri, status, blen + 330, ua)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: %s time: %.6f\n" % (
@@ -442,7 +522,7 @@ def api_templates():
         pid = g.pick(g.pids)
         line = "%s %s INFO nova.api.openstack.compute.server_external_events %sCreating event network-vif-plugged:%s for instance %s on %s\n" % (
             g.ts, pid, ctx, g.ids.uuid(), u, g.pick(g.hosts))
-        acc = '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 %d "-" "python-novaclient"\n' % (g.ip, CLOCK.apache(g.t), 640 + int(g.rnd() * 40))
+        acc = '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 %d "-" "python-novaclient"\n' % (g.ip, g.ck.apache(g.t), 640 + int(g.rnd() * 40))
         g.aux.append(acc)
         g.auxn += len(acc)
         return line + "%s %s INFO nova.api.openstack.requestlog %s%s \"POST /v2.1/os-server-external-events\" status: 200 len: 213 microversion: 2.1 time: %.6f\n" % (
@@ -471,7 +551,7 @@ def api_templates():
         rid = g.ids.req()
         pid = g.pick(g.pids)
         ctx = ctx_req(g.era, rid, u, p)
-        acc = '%s - - %s "GET /v2.1/servers/%s HTTP/1.1" 404 %d "-" "%s"\n' % (g.ip, CLOCK.apache(g.t), missing, 441, UA_NC)
+        acc = '%s - - %s "GET /v2.1/servers/%s HTTP/1.1" 404 %d "-" "%s"\n' % (g.ip, g.ck.apache(g.t), missing, 441, UA_NC)
         g.aux.append(acc)
         g.auxn += len(acc)
         return ("%s %s INFO nova.api.openstack.wsgi %sHTTP exception thrown: Instance %s could not be found.\n"
@@ -738,7 +818,7 @@ def keystone_templates():
     def token(g):
         rid = g.ids.req()
         pid = g.pick(g.pids)
-        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 201 %d "-" "%s"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 8700 + int(g.rnd() * 200), UA)
+        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 201 %d "-" "%s"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 8700 + int(g.rnd() * 200), UA)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s INFO keystone.common.fernet_utils %sLoaded 2 Fernet keys from /etc/keystone/fernet-keys/, but `[fernet_tokens] max_active_keys = 3`; perhaps there have not been enough key rotations to reach `max_active_keys` yet?\n" % (
@@ -749,7 +829,7 @@ def keystone_templates():
         u, p = g.pick(TENANTS)
         rid = g.ids.req()
         pid = g.pick(g.pids)
-        acc = '%s - - %s "GET /v3/auth/tokens HTTP/1.1" 200 %d "-" "python-keystoneclient"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 8700 + int(g.rnd() * 200))
+        acc = '%s - - %s "GET /v3/auth/tokens HTTP/1.1" 200 %d "-" "python-keystoneclient"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 8700 + int(g.rnd() * 200))
         g.aux.append(acc)
         g.auxn += len(acc)
         return ("%s %s DEBUG keystone.server.flask.request_processing.req_logging %sREQUEST_METHOD: `GET`%s\n"
@@ -760,13 +840,13 @@ def keystone_templates():
     def info(g):
         u, p = g.pick(TENANTS)
         rid = g.ids.req()
-        acc = '%s - - %s "GET /v3/projects?domain_id=default HTTP/1.1" 200 %d "-" "%s"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 1900 + int(g.rnd() * 200), UA)
+        acc = '%s - - %s "GET /v3/projects?domain_id=default HTTP/1.1" 200 %d "-" "%s"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 1900 + int(g.rnd() * 200), UA)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s INFO keystone.common.wsgi %sGET http://172.27.100.120:5000/v3/projects?domain_id=default\n" % (g.ts, g.pick(g.pids), ctx_req(g.era, rid, u, p))
 
     def unauth(g):
-        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 401 %d "-" "%s"\n' % (g.pick(g.hosts), CLOCK.apache(g.t), 442, UA)
+        acc = '%s - - %s "POST /v3/auth/tokens HTTP/1.1" 401 %d "-" "%s"\n' % (g.pick(g.hosts), g.ck.apache(g.t), 442, UA)
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s WARNING keystone.server.flask.application %sAuthorization failed. The request you have made requires authentication. from %s: keystone.exception.Unauthorized: The request you have made requires authentication.\n" % (
@@ -827,14 +907,14 @@ def masakari_api_templates():
     def seg(g):
         rid = g.ids.req()
         acc = '%s - - %s "GET /v1/%s/segments HTTP/1.1" 200 %d "-" "openstacksdk/0.61.0 keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"\n' % (
-            g.ip, CLOCK.apache(g.t), ADMIN_PROJ, 700 + int(g.rnd() * 50))
+            g.ip, g.ck.apache(g.t), ADMIN_PROJ, 700 + int(g.rnd() * 50))
         g.aux.append(acc)
         g.auxn += len(acc)
         return "%s %s DEBUG masakari.api.openstack.wsgi %sCalling method '<bound method SegmentsController.index of <masakari.api.openstack.ha.segments.SegmentsController object at 0x7f%010x>>'%s\n" % (
             g.ts, g.pick(g.pids), ctx_req(g.era, rid, ADMIN_USER, ADMIN_PROJ, ADMIN_DOMAIN, ADMIN_DOMAIN), int(g.rnd() * 2 ** 36), s_call)
 
     def check(g):
-        acc = '%s - - %s "GET / HTTP/1.1" 200 531 "-" "curl/7.68.0"\n' % (g.ip, CLOCK.apache(g.t))
+        acc = '%s - - %s "GET / HTTP/1.1" 200 531 "-" "curl/7.68.0"\n' % (g.ip, g.ck.apache(g.t))
         g.aux.append(acc)
         g.auxn += len(acc)
         return ""
@@ -849,13 +929,244 @@ def masakari_api_templates():
     return [T(6, seg), T(3, check), T(0.1, deprec)], bad_utf8
 
 
+# ---- DEBUG-everywhere extras (--debug all): oslo.messaging, keystoneauth, heartbeats -----
+
+PLACEMENT = "http://172.27.100.121:8778"
+KSA_UA = "keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"
+
+
+def rpc_debug_templates():
+    s_recv = dbg("__call__", "oslo_messaging/_drivers/amqpdriver.py", 372)
+    s_reply = dbg("_send_reply", "oslo_messaging/_drivers/amqpdriver.py", 165)
+    s_cast = dbg("_send", "oslo_messaging/_drivers/amqpdriver.py", 673)
+    s_call = dbg("_send", "oslo_messaging/_drivers/amqpdriver.py", 661)
+
+    def recv(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver [-] received message msg_id: %s reply to reply_%s%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), g.ids.hex(32), g.ids.hex(32), s_recv)
+
+    def reply(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver %ssending reply msg_id: %s reply queue: reply_%s time elapsed: %.9fs%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.hex(32), g.ids.hex(32), g.rnd() / 20, s_reply)
+
+    def cast(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver %sCAST unique_id: %s NOTIFY exchange 'nova' topic 'notifications.info'%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.hex(32), s_cast)
+
+    def call(g):
+        return "%s %s DEBUG oslo_messaging._drivers.amqpdriver %sCALL msg_id: %s exchange 'nova' topic 'conductor'%s\n" % (
+            g.ts, g.pid or g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.hex(32), s_call)
+
+    return [T(5, recv, True), T(5, reply, True), T(2, cast, True), T(3, call, True)]
+
+
+def ksa_debug_templates(agent):
+    """keystoneauth REQ/RESP lines of a service talking to placement (one record each,
+    several lines of one request share its context)."""
+    s_req = dbg("_http_log_request", "keystoneauth1/session.py", 517)
+    s_resp = dbg("_http_log_response", "keystoneauth1/session.py", 548)
+    s_used = dbg("request", "keystoneauth1/session.py", 954)
+
+    def placement(g):
+        rid = g.ids.req()
+        ctx = ctx_admin(g.era, rid)
+        pid = g.pid or g.pick(g.pids)
+        rp = g.rps
+        nid = g.ids.req()
+        path = "/resource_providers/%s/%s" % (rp, g.pick(("inventories", "aggregates", "traits", "allocations")))
+        return ('%s %s DEBUG keystoneauth.session %sREQ: curl -g -i -X GET %s%s -H "Accept: application/json" -H "OpenStack-API-Version: placement 1.26" '
+                '-H "User-Agent: %s %s" -H "X-Auth-Token: {SHA256}%s"%s\n'
+                "%s %s DEBUG keystoneauth.session %sRESP: [200] Connection: Keep-Alive Content-Length: %d Content-Type: application/json "
+                "Date: %s Keep-Alive: timeout=75, max=100 Server: Apache/2.4.41 (Ubuntu) cache-control: no-cache openstack-api-version: placement 1.26 "
+                "vary: openstack-api-version x-openstack-request-id: %s%s\n"
+                "%s %s DEBUG keystoneauth.session %sGET call to placement for %s%s used request id %s%s\n") % (
+            g.ts, pid, ctx, PLACEMENT, path, agent, KSA_UA, g.ids.hex(64), s_req,
+            g.ts, pid, ctx, 180 + int(g.rnd() * 400), g.ck.http(g.t), nid, s_resp,
+            g.ts, pid, ctx, PLACEMENT, path, nid, s_used)
+
+    return [T(4, placement, True)]
+
+
+def heartbeat_templates():
+    def outlasted(g):
+        return "%s %s WARNING oslo.service.loopingcall [-] Function 'nova.servicegroup.drivers.db.DbDriver._report_state' run outlasted interval by %.2f sec\n" % (
+            g.ts, g.pid or g.pick(g.pids), 0.3 + g.rnd() * 3)
+
+    return [T(0.05, outlasted)]
+
+
+# ---- every service on every host (--services all) ----------------------------------------
+
+def syslog_templates():
+    msgs = [
+        "systemd[1]: Started Session %d of user ubuntu.",
+        "CRON[%d]: (root) CMD (command -v debian-sa1 > /dev/null && debian-sa1 1 1)",
+        "systemd-resolved[812]: Using degraded feature set UDP instead of UDP+EDNS0 for DNS server 10.5.0.2.",
+        "chronyd[901]: Selected source 10.5.0.2 (ntp.ubuntu.com)",
+        "kernel: [%d.123456] IPv6: ADDRCONF(NETDEV_CHANGE): tap%s: link becomes ready",
+        "systemd[1]: Starting Message of the Day...",
+        "snapd[1187]: storehelpers.go:721: cannot refresh: snap has no updates available: \"core20\", \"lxd\"",
+        "rsyslogd: [origin software=\"rsyslogd\" swVersion=\"8.2001.0\" x-pid=\"733\" x-info=\"https://www.rsyslog.com\"] rsyslogd was HUPed",
+    ]
+
+    def line(g):
+        m = g.pick(msgs)
+        if "%s" in m:
+            m = m % (int(g.rnd() * 900000), g.ids.hex(11))
+        elif "%d" in m:
+            m = m % int(g.rnd() * 90000)
+        return "%s %s %s\n" % (g.ck.syslog(g.t), g.hname, m)
+
+    def multi(g):
+        return "%s %s kernel: [%d.654321] INFO: task jbd2/sda1-8:412 blocked for more than 120 seconds.\n" % (
+            g.ck.syslog(g.t), g.hname, int(g.rnd() * 900000))
+
+    def bad_utf8(g):
+        return "%s %s sshd[%d]: Invalid user caf\xe9 from 10.5.0.9 port 51234\n" % (g.ck.syslog(g.t), g.hname, int(g.rnd() * 90000))
+
+    return [T(20, line), T(0.1, multi)], bad_utf8
+
+
+def libvirt_templates():
+    def line(g):
+        return g.pick((
+            "%s+0000: %d: error : virNetSocketReadWire:1806 : End of file while reading data: Input/output error\n",
+            "%s+0000: %d: warning : qemuDomainObjTaint:5602 : Domain id=12 name='instance-0000a1b2' uuid=%s is tainted: custom-monitor\n",
+            "%s+0000: %d: info : libvirt version: 6.0.0, package: 0ubuntu8.16 (Christian Ehrhardt <christian.ehrhardt@canonical.com> Mon, 20 Jun 2022 13:04:45 +0200)\n",
+            "%s+0000: %d: warning : virSecuritySELinuxRestoreFileLabel:1432 : cannot resolve symlink /dev/disk/by-path/ip-10.5.0.50:3260: No such file or directory\n",
+        )).replace("%s", g.ck.utc(g.t), 1).replace("%d", str(2000 + int(g.rnd() * 3000)), 1).replace("%s", g.pick(g.inst), 1)
+
+    def bad_utf8(g):
+        return "%s+0000: %d: info : hostname: n\xe9ud\n" % (g.ck.utc(g.t), 2000 + int(g.rnd() * 3000))
+
+    return [T(1, line)], bad_utf8
+
+
+def ovs_agent_templates():
+    s_cmd = dbg("create_process", "neutron/agent/linux/utils.py", 88)
+    s_loop = dbg("rpc_loop", "neutron/plugins/ml2/drivers/openvswitch/agent/ovs_neutron_agent.py", 2610)
+    s_done = dbg("loop_count_and_wait", "neutron/plugins/ml2/drivers/openvswitch/agent/ovs_neutron_agent.py", 2317)
+    L = "neutron.plugins.ml2.drivers.openvswitch.agent.ovs_neutron_agent"
+
+    def loop(g):
+        n = int(g.rnd() * 90000)
+        rid = g.ids.req()
+        return ("%s %s DEBUG %s %sAgent rpc_loop - iteration:%d started%s\n"
+                "%s %s DEBUG %s %sAgent rpc_loop - iteration:%d completed. Processed ports statistics: {'regular': {'added': 0, 'updated': 0, 'removed': 0}}. Elapsed:0.%03d%s\n") % (
+            g.ts, g.pid, L, ctx_admin(g.era, rid), n, s_loop, g.ts, g.pid, L, ctx_admin(g.era, rid), n, int(g.rnd() * 999), s_done)
+
+    def cmd(g):
+        return "%s %s DEBUG neutron.agent.linux.utils %sRunning command: ['ovs-vsctl', '--timeout=10', '--oneline', '--format=json', '--', '--columns=name,external_ids,ofport', 'list', 'Interface']%s\n" % (
+            g.ts, g.pid, ctx_admin(g.era, g.ids.req()), s_cmd)
+
+    def filters(g):
+        return "%s %s INFO neutron.agent.securitygroups_rpc %sPreparing filters for devices {'%s'}\n" % (
+            g.ts, g.pid, ctx_req(g.era, g.ids.req(), NEUTRON_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN), g.ids.uuid())
+
+    def bad_utf8(g):
+        return "%s %s INFO %s %sPort 'p\xe9rim\xe8tre' skipped\n" % (g.ts, g.pid, L, ctx_admin(g.era, g.ids.req()))
+
+    return [T(6, loop, True), T(3, cmd, True), T(1, filters)], bad_utf8
+
+
+def neutron_server_templates():
+    s_net = dbg("get_network_info", "neutron/api/rpc/handlers/dhcp_rpc.py", 212)
+
+    def wsgi(g):
+        u, p = g.pick(TENANTS)
+        return '%s %s INFO neutron.wsgi %s%s "GET /v2.0/ports?device_id=%s HTTP/1.1" status: 200  len: %d time: %.7f\n' % (
+            g.ts, g.pick(g.pids), ctx_req(g.era, g.ids.req(), u, p), g.ip, g.pick(g.inst), 900 + int(g.rnd() * 400), g.rnd() / 5)
+
+    def event(g):
+        return "%s %s INFO neutron.notifiers.nova [-] Nova event response: {'server_uuid': '%s', 'name': 'network-vif-plugged', 'status': 'completed', 'tag': '%s', 'code': 200}\n" % (
+            g.ts, g.pick(g.pids), g.pick(g.inst), g.ids.uuid())
+
+    def healthcheck(g):
+        return "%s %s INFO neutron.db.agents_db [None req-%s - - - - - -] Agent healthcheck: found 0 dead agents out of %d:\n" % (
+            g.ts, g.pick(g.pids), g.ids.uuid(), 12 + int(g.rnd() * 3)) if g.era != PRE else \
+            "%s %s INFO neutron.db.agents_db [req-%s - - - - -] Agent healthcheck: found 0 dead agents out of %d:\n" % (
+                g.ts, g.pick(g.pids), g.ids.uuid(), 12 + int(g.rnd() * 3))
+
+    def netinfo(g):
+        return "%s %s DEBUG neutron.api.rpc.handlers.dhcp_rpc %sNetwork %s requested from %s%s\n" % (
+            g.ts, g.pick(g.pids), ctx_admin(g.era, g.ids.req()), g.ids.uuid(), g.pick(g.hosts), s_net)
+
+    def bad_utf8(g):
+        return "%s %s INFO neutron.wsgi [-] network 'r\xe9seau' updated\n" % (g.ts, g.pick(g.pids))
+
+    return [T(8, wsgi), T(2, event), T(0.3, healthcheck), T(6, netinfo, True)], bad_utf8
+
+
+def rabbitmq_templates():
+    def accept(g):
+        pid = "<0.%d.0>" % int(g.rnd() * 60000)
+        port = 30000 + int(g.rnd() * 30000)
+        h = g.pick(g.hosts)
+        return ("%s [info] %s accepting AMQP connection %s (%s:%d -> 172.27.100.137:5672)\n"
+                "%s [info] %s connection %s (%s:%d -> 172.27.100.137:5672): user '%s' authenticated and granted access to vhost 'openstack'\n") % (
+            g.ts, pid, pid, h, port, g.ts, pid, pid, h, port, g.pick(("nova", "cinder", "neutron", "masakari")))
+
+    def multi(g):
+        pid = "<0.%d.0>" % int(g.rnd() * 60000)
+        return "%s [warning] %s closing AMQP connection %s (%s:%d -> 172.27.100.137:5672, vhost: 'openstack', user: 'nova'):\nclient unexpectedly closed TCP connection\n" % (
+            g.ts, pid, pid, g.pick(g.hosts), 30000 + int(g.rnd() * 30000))
+
+    def bad_utf8(g):
+        return "%s [info] <0.1.0> queue 'caf\xe9' declared\n" % g.ts
+
+    return [T(6, accept), T(0.5, multi)], bad_utf8
+
+
+def cinder_access_templates():
+    def acc(g):
+        u, p = g.pick(TENANTS)
+        return '%s - - %s "GET /v3/%s/volumes/%s HTTP/1.1" 200 %d "-" "python-cinderclient"\n' % (
+            g.ip, g.ck.apache(g.t), p, g.pick(g.vols), 1400 + int(g.rnd() * 200))
+
+    def bad_utf8(g):
+        return '%s - - %s "GET /v3/x/volumes?name=caf\xe9 HTTP/1.1" 200 12 "-" "python-cinderclient"\n' % (g.ip, g.ck.apache(g.t))
+
+    return [T(1, acc)], bad_utf8
+
+
+def cinder_scheduler_templates():
+    s_upd = dbg("update_service_capabilities", "cinder/scheduler/host_manager.py", 557)
+
+    def upd(g):
+        return "%s %s DEBUG cinder.scheduler.host_manager %sReceived volume service update from %s@cinder-ceph: {'vendor_name': 'Open Source', 'driver_version': '1.2.0', 'storage_protocol': 'ceph', 'total_capacity_gb': 27647.84, 'free_capacity_gb': %.2f, 'reserved_percentage': 0}%s\n" % (
+            g.ts, g.pid, ctx_admin(g.era, g.ids.req()), g.pick(g.hosts), 20000 + g.rnd() * 7000, s_upd)
+
+    def info(g):
+        return "%s %s INFO cinder.scheduler.base_filter %sFiltering removed all hosts for the request with volume ID '%s'.\n" % (
+            g.ts, g.pid, ctx_admin(g.era, g.ids.req()), g.pick(g.vols))
+
+    def bad_utf8(g):
+        return "%s %s INFO cinder.scheduler.manager %sPool 'caf\xe9' refreshed\n" % (g.ts, g.pid, ctx_admin(g.era, g.ids.req()))
+
+    return [T(8, upd, True), T(0.3, info)], bad_utf8
+
+
 # --------------------------------------------------------------------------------------
 # outputs, story events, day generation
 
 
+class Host:
+    """One root of the bundle (a machine, a container, a sosreport...)."""
+
+    def __init__(self, name, juju, ip):
+        self.name = name  # its hostname
+        self.juju = juju  # juju-crashdump folder: "0/baremetal", "3/lxd/4"
+        self.ip = ip
+        self.zone = None  # zoneinfo name of its local time (None: UTC)
+        self.offset_s = 0  # known clock offset: how far its clock is ahead of true time
+        self.clock = Clock()
+
+
 class Out:
-    def __init__(self, key, relbase):
+    def __init__(self, key, relbase, host):
         self.key = key
+        self.host = host
+        self.clock = host.clock
         self.relbase = relbase  # path of the current file, relative to the bundle root
         self.events = []  # (ms, seq, text)
         self.lines = 0
@@ -893,7 +1204,8 @@ def gen_day(group, day, budget, g, rnd):
     Returns {out: str}."""
     t0 = day * DAY_MS
     t1 = min((day + 1) * DAY_MS, COLLECT_MS)
-    outs = [group.main] + ([group.aux] if group.aux else [])
+    shared = group.aux is group.main  # access lines in the API's own stream (k8s pods)
+    outs = [group.main] + ([group.aux] if group.aux and not shared else [])
     evs = {}
     for o in outs:
         lst = [e for e in o.events if t0 <= e[0] < t1]
@@ -908,7 +1220,7 @@ def gen_day(group, day, budget, g, rnd):
     table = group.table(debug)
     tl = len(table)
     main_buf, aux_buf = [], []
-    g.aux = aux_buf
+    g.aux = main_buf if shared else aux_buf
     g.auxn = 0
     g.era = group.era
     # pid in force at day start
@@ -922,12 +1234,13 @@ def gen_day(group, day, budget, g, rnd):
     bi = 0
     nb = bos[bi][0] if bos else 1 << 62
     mev = evs[group.main]
-    aev = evs[group.aux] if group.aux else []
+    aev = evs[group.aux] if group.aux and not shared else []
     mi = ai = 0
     nm = mev[0][0] if mev else 1 << 62
     na = aev[0][0] if aev else 1 << 62
     nx = min(nm, na)
-    oslo = CLOCK.oslo
+    g.ck = group.main.clock
+    oslo = g.ck.oslo
     bad = group.bad
     bad_next = g.bad
     while n + g.auxn < budget:
@@ -969,7 +1282,7 @@ def gen_day(group, day, budget, g, rnd):
     main_buf.extend(e[2] for e in mev[mi:])
     aux_buf.extend(e[2] for e in aev[ai:])
     res = {group.main: "".join(main_buf)}
-    if group.aux:
+    if group.aux and not shared:
         res[group.aux] = "".join(aux_buf)
     return res
 
@@ -985,6 +1298,7 @@ class Story:
         self.topo = topo
         self.seq = 0
         self.truth = []
+        self.captures = []  # (relative path, text)
 
     def emit(self, out, ms, text):
         self.seq += 1
@@ -992,12 +1306,14 @@ class Story:
 
     # --- line builders
     def oslo(self, out, ms, pid, level, logger, ctx, msg, inst=None):
-        self.emit(out, ms, "%s %s %s %s %s%s%s\n" % (CLOCK.oslo(ms), pid, level, logger, ctx,
+        self.emit(out, ms, "%s %s %s %s %s%s%s\n" % (out.clock.oslo(ms), pid, level, logger, ctx,
                                                    "[instance: %s] " % inst if inst else "", msg))
 
-    def nova_call(self, ms, method, uri, status, blen, gid, dur=None, pre_lines=None):
+    def nova_call(self, ms, method, uri, status, blen, gid, dur=None, pre_lines=None, mc=None, body=None, sent=None):
         """One masakari -> nova-api call: access line (start) + requestlog line (end).
-        pre_lines: list of (level, logger, msg) logged by nova-api before the requestlog line."""
+        pre_lines: list of (level, logger, msg) logged by nova-api before the requestlog line.
+        mc: (engine out, engine pid, engine context) of the calling masakari thread: with
+        --debug all, its keystoneauth / novaclient DEBUG lines around the call."""
         tp = self.topo
         rng = self.rng
         nid = self.ids.req()
@@ -1006,24 +1322,88 @@ class Story:
         if dur is None:
             dur = 0.03 + rng.random() * 0.35
         end = ms + int(dur * 1000)
-        pid = rng.choice(tp.api_pids)
-        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "python-novaclient"\n' % (tp.ncc_ip, CLOCK.apache(ms), method, uri, status, blen + 330)
-        self.emit(tp.outs["nacc"], ms, acc)
-        k = end - 6
-        for level, logger, msg in (pre_lines or []):
-            self.oslo(tp.outs["napi"], k, pid, level, logger, ctx, msg)
+        c = tp.pick_ctl()
+        nacc, napi, ip = tp.outs[tp.K("nacc", c)], tp.outs[tp.K("napi", c)], tp.cip[("ncc", c)]
+        pid = rng.choice(tp.api_pids_c[c])
+        acc = '%s - - %s "%s %s HTTP/1.1" %d %d "-" "python-novaclient"\n' % (ip, nacc.clock.apache(ms), method, uri, status, blen + 330)
+        self.emit(nacc, ms, acc)
+        pre = list(pre_lines or [])
+        if tp.dbg_all:
+            if method == "POST" and uri.endswith("/action"):
+                pre.insert(0, ("DEBUG", "nova.api.openstack.wsgi", "Action: 'action', calling method: <bound method %s of <nova.api.openstack.compute.%s object at 0x7f%010x>>, body: %s%s" % (
+                    "EvacuateController._evacuate" if body and "evacuate" in body else "ServersController._action", "evacuate.EvacuateController" if body and "evacuate" in body else "servers.ServersController",
+                    rng.getrandbits(36), body or "{}", dbg("_process_stack", "nova/api/openstack/wsgi.py", 511))))
+            else:
+                pre.insert(0, ("DEBUG", "nova.api.openstack.wsgi", "Calling method '<bound method ServersController.show of <nova.api.openstack.compute.servers.ServersController object at 0x7f%010x>>'%s" % (
+                    rng.getrandbits(36), dbg("_process_stack", "nova/api/openstack/wsgi.py", 511))))
+            pre.insert(1, ("DEBUG", "oslo_concurrency.lockutils", 'Lock "00000000-0000-0000-0000-000000000000" acquired by "nova.context.set_target_cell.<locals>.get_or_set_cached_cell_and_set_connections" :: waited 0.000s%s' % dbg("inner", "oslo_concurrency/lockutils.py", 359)))
+            if status >= 400:
+                pre.append(("DEBUG", "nova.api.openstack.wsgi", "Returning %d to user: %s%s" % (
+                    status, pre_lines[-1][2].split("thrown: ", 1)[-1] if pre_lines else "Bad request", dbg("__call__", "nova/api/openstack/wsgi.py", 941))))
+        k = end - 2 * len(pre) - 2
+        for level, logger, msg in pre:
+            self.oslo(napi, k, pid, level, logger, ctx, msg)
             k += 2
-        self.emit(tp.outs["napi"], end, "%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: 2.53 time: %.6f\n" % (
-            CLOCK.oslo(end), pid, ctx, tp.ncc_ip, method, uri, status, blen, dur))
+        self.emit(napi, end, "%s %s INFO nova.api.openstack.requestlog %s%s \"%s %s\" status: %d len: %d microversion: 2.53 time: %.6f\n" % (
+            napi.clock.oslo(end), pid, ctx, ip, method, uri, status, blen, dur))
+        if tp.dbg_all and mc is not None:
+            self.client_debug(mc, sent or ms, end, method, "http://%s:8774%s" % (ip, uri), status, blen, gid, nid, body, nacc.clock)
         return nid, end
 
-    def recovery(self, idx, kind, T0, F, dests, insts, bfv):
+    def client_debug(self, mc, ms, end, method, url, status, blen, gid, nid, body, srv_clock):
+        """masakari-engine DEBUG lines of one novaclient call: a new client and keystone
+        session, the token request, REQ: curl, RESP: and novaclient's request id line."""
+        eng, epid, c = mc
+        ids = self.ids
+        ks = "http://172.27.100.120:5000"
+        S = dbg
+        self.oslo(eng, ms - 14, epid, "DEBUG", "masakari.compute.nova", c, 'Creating a Nova client using "masakari" user%s' % S("novaclient", "masakari/compute/nova.py", 104))
+        self.oslo(eng, ms - 12, epid, "DEBUG", "keystoneauth.identity.v3.base", c, "Making authentication request to %s/v3/auth/tokens%s" % (ks, S("get_auth_ref", "keystoneauth1/identity/v3/base.py", 188)))
+        self.oslo(eng, ms - 11, epid, "DEBUG", "urllib3.connectionpool", c, "Starting new HTTP connection (1): 172.27.100.120:5000%s" % S("_new_conn", "urllib3/connectionpool.py", 227))
+        self.oslo(eng, ms - 3, epid, "DEBUG", "urllib3.connectionpool", c, '%s "POST /v3/auth/tokens HTTP/1.1" 201 %d%s' % (ks, 8700 + self.rng.randrange(200), S("_make_request", "urllib3/connectionpool.py", 452)))
+        hdr = ' -H "X-OpenStack-Request-ID: %s"' % gid if gid else ""
+        d = " -d '%s'" % body if body else ""
+        self.oslo(eng, ms - 1, epid, "DEBUG", "keystoneauth.session", c,
+                  'REQ: curl -g -i -X %s %s -H "Accept: application/json" -H "Content-Type: application/json" -H "User-Agent: python-novaclient" '
+                  '-H "X-Auth-Token: {SHA256}%s" -H "X-OpenStack-Nova-API-Version: 2.53"%s%s%s' % (method, url, ids.hex(64), hdr, d, S("_http_log_request", "keystoneauth1/session.py", 517)))
+        self.oslo(eng, end + 2, epid, "DEBUG", "urllib3.connectionpool", c, '%s "%s %s HTTP/1.1" %d %d%s' % (
+            url[:url.index("/v2.1")], method, url[url.index("/v2.1"):], status, blen, S("_make_request", "urllib3/connectionpool.py", 452)))
+        if status == 503:
+            self.oslo(eng, end + 3, epid, "DEBUG", "keystoneauth.session", c,
+                      "RESP: [503] Content-Length: 299 Content-Type: text/html; charset=iso-8859-1 Date: %s Server: Apache/2.4.41 (Ubuntu)%s" % (
+                          srv_clock.http(end), S("_http_log_response", "keystoneauth1/session.py", 548)))
+            self.oslo(eng, end + 4, epid, "DEBUG", "keystoneauth.session", c, "Request returned failure status: 503%s" % S("request", "keystoneauth1/session.py", 1111))
+            return
+        self.oslo(eng, end + 3, epid, "DEBUG", "keystoneauth.session", c,
+                  "RESP: [%d] Connection: Keep-Alive Content-Length: %d Content-Type: application/json Date: %s Keep-Alive: timeout=75, max=100 "
+                  "OpenStack-API-Version: compute 2.53 Server: Apache/2.4.41 (Ubuntu) Vary: OpenStack-API-Version,X-OpenStack-Nova-API-Version "
+                  "X-OpenStack-Nova-API-Version: 2.53 x-compute-request-id: %s x-openstack-request-id: %s%s" % (
+                      status, blen, srv_clock.http(end), nid, nid, S("_http_log_response", "keystoneauth1/session.py", 548)))
+        self.oslo(eng, end + 4, epid, "DEBUG", "novaclient.v2.client", c, "%s call to compute for %s used request id %s%s" % (
+            method, url, nid, S("request", "keystoneauth1/session.py", 954)))
+        if status >= 400:
+            self.oslo(eng, end + 5, epid, "DEBUG", "keystoneauth.session", c, "Request returned failure status: %d%s" % (status, S("request", "keystoneauth1/session.py", 1111)))
+
+    def flow(self, eng, ms, epid, ctx, what, frm, to, result=None):
+        """taskflow listener DEBUG line (--debug all)."""
+        if not self.topo.dbg_all:
+            return
+        kind, name = what
+        uid = self.flow_ids.setdefault(what, self.ids.uuid())
+        r = " with result '%s'" % result if result is not None else ""
+        self.oslo(eng, ms, epid, "DEBUG", "masakari.engine.drivers.taskflow.driver", ctx,
+                  "%s '%s' (%s) transitioned into state '%s' from state '%s'%s%s" % (
+                      kind, name, uid, to, frm, r, dbg("_flow_receiver" if kind == "Flow" else "_task_receiver", "taskflow/listeners/logging.py", 145 if kind == "Flow" else 190)))
+
+    def recovery(self, idx, kind, T0, F, dests, insts, bfv, bfv_form="rebuild"):
         tp = self.topo
         rng = self.rng
         ids = self.ids
         me = tp.era["masakari"]
-        eng = tp.outs["engine"]
-        epid = tp.engine_pid
+        ce = tp.pick_ctl()  # the engine that got the notification over RPC
+        eng = tp.outs[tp.K("engine", ce)]
+        epid = tp.engine_pid_c[ce]
+        self.flow_ids = {}
         notif = ids.uuid()
         fhost = tp.nova_host[F]
         gid_api = ids.req()  # masakari-api request id of POST /v1/notifications
@@ -1038,66 +1418,123 @@ class Story:
         else:
             t_fail = T0 - rng.randrange(60_000, 150_000)
 
+        if tp.rich:
+            # the instances were built on the failed host some time before: its compute log
+            # names them (the link from an instance to its host that real logs carry)
+            cout0, cera0 = tp.outs[("cmp", F)], tp.era[("cmp", F)]
+            bos = tp.groups[("cmp", F)].blackouts
+            for u in insts:
+                for _ in range(5):
+                    tb = t_fail - rng.randrange(2 * 3600_000, 3 * DAY_MS)
+                    if tb > 60_000 and not any(s0 - 60_000 <= tb <= e0 + 60_000 for s0, e0, _p in bos):
+                        break
+                else:
+                    continue
+                bu, bp = TENANTS[rng.randrange(len(TENANTS))]
+                bctx = ctx_req(cera0, ids.req(), bu, bp)
+                cp = tp.groups[("cmp", F)].pid
+                for s0, e0, p0 in bos:  # the pid in force then
+                    if e0 <= tb:
+                        cp = p0
+                self.oslo(cout0, tb, cp, "INFO", "nova.compute.claims", bctx, "Claim successful on node %s" % fhost, inst=u)
+                self.oslo(cout0, tb + rng.randrange(6000, 14000), cp, "INFO", "nova.compute.manager", bctx,
+                          "Took %.2f seconds to build instance." % (6 + rng.random() * 8), inst=u)
+
         # masakari-api: notification POST (+ optional duplicate 409 from the other hostmonitor)
-        macc, mapi = tp.outs["macc"], tp.outs["mapi"]
+        ca = tp.pick_ctl()
+        macc, mapi, mas_ip = tp.outs[tp.K("macc", ca)], tp.outs[tp.K("mapi", ca)], tp.cip[("masakari", ca)]
         tpost = T0 - 60
         self.emit(macc, tpost, '%s - - %s "POST /v1/%s/notifications HTTP/1.1" 202 %d "-" "openstacksdk/0.61.0 keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"\n' % (
-            tp.mas_ip, CLOCK.apache(tpost), SERVICES_PROJ, 900 + rng.randrange(40)))
+            mas_ip, macc.clock.apache(tpost), SERVICES_PROJ, 900 + rng.randrange(40)))
         if rng.random() < 0.5:
             rid = ids.req()
             self.emit(macc, tpost + 40, '%s - - %s "POST /v1/%s/notifications HTTP/1.1" 409 475 "-" "openstacksdk/0.61.0 keystoneauth1/4.4.0 python-requests/2.25.1 CPython/3.8.10"\n' % (
-                tp.mas_ip, CLOCK.apache(tpost + 40), SERVICES_PROJ))
-            self.oslo(mapi, tpost + 120, rng.choice(tp.mapi_pids), "INFO", "masakari.api.openstack.wsgi",
+                mas_ip, macc.clock.apache(tpost + 40), SERVICES_PROJ))
+            self.oslo(mapi, tpost + 120, rng.choice(tp.mapi_pids_c[ca]), "INFO", "masakari.api.openstack.wsgi",
                       ctx_req(tp.era["masakari"], rid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN),
                       "HTTP exception thrown: Notification received from host %s of type COMPUTE_HOST is duplicate." % fhost)
 
-        def run_attempt(t, first_ctx, gid, attempt_kind):
-            """One processing run of the notification. Returns (end_ms, status)."""
+        def run_attempt(t, first_ctx, gid, attempt_kind, insts):
+            """One processing run of the notification over the instances still on the
+            failed host. Returns (end_ms, status)."""
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", first_ctx,
                       "Processing notification %s of type: COMPUTE_HOST" % notif)
+            self.flow_ids = {}
+            pd = self.pd = []  # progress details of this run: (task, ms, progress, message)
+            pd.append(("DisableComputeServiceTask", t + 40, "0.0", "Disabling compute service on host: '%s'" % fhost))
+            self.flow(eng, t + 30, epid, first_ctx, ("Flow", "instance_evacuate_engine"), "PENDING", "RUNNING")
+            self.flow(eng, t + 32, epid, first_ctx, ("Task", "DisableComputeServiceTask"), "PENDING", "RUNNING")
             t += 120 + rng.randrange(80)
             lid = ids.req()
             gg = gid or ""
             c = ctx_masakari_nova(me, lid, gg)
             self.oslo(eng, t, epid, "INFO", "masakari.compute.nova", c, "Disable nova-compute on %s" % fhost)
-            _, e1 = self.nova_call(t + 20, "GET", "/v2.1/os-services?host=%s&binary=nova-compute" % fhost, 200, 404, gid)
-            _, e2 = self.nova_call(e1 + 5, "PUT", "/v2.1/os-services/%s" % tp.svc_uuid[F], 200, 386, gid)
+            _, e1 = self.nova_call(t + 20, "GET", "/v2.1/os-services?host=%s&binary=nova-compute" % fhost, 200, 404, gid, mc=(eng, epid, c))
+            _, e2 = self.nova_call(e1 + 5, "PUT", "/v2.1/os-services/%s" % tp.svc_uuid[F], 200, 386, gid, mc=(eng, epid, c),
+                                   body='{"status": "disabled", "disabled_reason": "Masakari detected host failed."}')
             t = e2 + 5
+            pd.append(("DisableComputeServiceTask", e2 + 2, "1.0", "Disabled compute service on host: '%s'" % fhost))
             self.oslo(eng, t, epid, "INFO", "masakari.engine.drivers.taskflow.host_failure", c,
                       "Sleeping %d sec before starting recovery thread until nova recognizes the node down." % tp.wait_period)
             t += tp.wait_period * 1000 + rng.randrange(20, 90)
+            self.flow(eng, t - 6, epid, c, ("Task", "DisableComputeServiceTask"), "RUNNING", "SUCCESS", "None")
+            self.flow(eng, t - 4, epid, c, ("Task", "PrepareHAEnabledInstancesTask"), "PENDING", "RUNNING")
             lid = ids.req()
             c = ctx_masakari_nova(me, lid, gg)
             self.oslo(eng, t, epid, "INFO", "masakari.compute.nova", c, "Fetch Server list on %s" % fhost)
-            _, e = self.nova_call(t + 20, "GET", "/v2.1/servers/detail?all_tenants=True&host=%s" % fhost, 200, 1800 * len(insts), gid)
+            _, e = self.nova_call(t + 20, "GET", "/v2.1/servers/detail?all_tenants=True&host=%s" % fhost, 200, 1800 * len(insts), gid, mc=(eng, epid, c))
+            n = len(insts)
+            for k_, (pg, m_) in enumerate((("0.0", "Preparing instances for evacuation"),
+                                           ("0.3", "Total instances running on failed host '%s' is %d" % (fhost, n)),
+                                           ("0.6", "Total HA Enabled instances count: '%d'" % n),
+                                           ("0.7", "Total Non-HA Enabled instances count: '0'"),
+                                           ("0.8", "All instances (HA Enabled/Non-HA Enabled) should be considered for evacuation. Total count is: '%d'" % n),
+                                           ("1.0", "Instances to be evacuated are: '%s'" % ",".join(insts)))):
+                pd.append(("PrepareHAEnabledInstancesTask", (t - 10) if k_ == 0 else e + 2 + k_, pg, m_))
             t = e + rng.randrange(300, 2500)
+            pd.append(("EvacuateInstancesTask", t - 2, "0.0", "Start evacuation of instances from failed host '%s', instance uuids are: '%s'" % (fhost, ",".join(insts))))
+            self.flow(eng, t - 8, epid, c, ("Task", "PrepareHAEnabledInstancesTask"), "RUNNING", "SUCCESS", "None")
+            self.flow(eng, t - 6, epid, c, ("Task", "EvacuateInstancesTask"), "PENDING", "RUNNING")
             failed = []
             lasts = []
+            slots = [t] * 3  # host_failure_recovery_threads = 3 (with --instances)
             for k, u in enumerate(insts):
-                ti = t + k * rng.randrange(8, 40)
+                if tp.many:
+                    j = min(range(3), key=lambda x: slots[x])
+                    ti = max(t + k * 9, slots[j])
+                else:
+                    ti = t + k * rng.randrange(8, 40)
                 # get, get (.locked)
+                pd.append(("EvacuateInstancesTask", ti - 1, "0.5", "Evacuation of instance started: '%s'" % u))
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
-                if attempt_kind == "pending-after-finished" and u == pending_inst:
+                if attempt_kind == "pending-after-finished" and u in pending:
                     # the get_server call dies in keystone/nova; eventlet swallows the
                     # exception: nothing else is logged for this instance
+                    if tp.dbg_all:
+                        self.client_debug((eng, epid, c), ti + 15, ti + 15 + rng.randrange(20, 200), "GET",
+                                          "http://%s:8774/v2.1/servers/%s" % (tp.cip[("ncc", 0)], u), 503, 299, gid, None, None, eng.clock)
+                    if tp.many:
+                        slots[j] = ti + 300
                     continue
-                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid)
+                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid, mc=(eng, epid, c))
                 ti = e + rng.randrange(10, 300)
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
-                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid)
+                _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1863, gid, mc=(eng, epid, c))
                 ti = e + rng.randrange(10, 300)
                 lock_ctx = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", lock_ctx, "Call lock server command for instance %s" % u)
-                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid)
+                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid, mc=(eng, epid, lock_ctx), body='{"lock": null}')
                 ti = e + rng.randrange(10, 200)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", lock_ctx,
                           "Call evacuate command for instance %s on host None" % u)
-                if attempt_kind == "evacuate-400-race":
+                if attempt_kind == "evacuate-400-race" and (ti + 20 < cut[0] if cut[0] is not None else u in raced):
+                    raced_dyn.add(u)
                     nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 400, 96, gid, pre_lines=[
                         ("ERROR", "nova.compute.api", "Instance compute service state on %s expected to be down, but it was up." % fhost),
-                        ("INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of %s is still in use." % fhost)])
+                        ("INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of %s is still in use." % fhost)],
+                        mc=(eng, epid, lock_ctx), body='{"evacuate": {}}')
                     ev_reqs.setdefault(u, []).append(nid)
                     ti = e + rng.randrange(5, 60)
                     msg = "Invalid input received: Compute service of %s is still in use. (HTTP 400) (Request-ID: %s)" % (fhost, nid)
@@ -1107,20 +1544,31 @@ class Story:
                     self.race_evac.append(ti)
                     ti += rng.randrange(300, 1800)
                 else:
-                    nid, e = self.nova_call(ti + 20, "POST", "/v2.1/servers/%s/action" % u, 200, 0, gid, dur=0.3 + rng.random() * 0.4)
+                    late = u in bfv and bfv_form == "accept"
+                    # "accept" form: Nova takes the evacuate call only ~13 min after
+                    # Masakari started it (the client's request waits); the rebuild is then quick
+                    wait = rng.randrange(12 * 60_000, 14 * 60_000) if late else 0
+                    nid, e = self.nova_call(ti + 20 + wait, "POST", "/v2.1/servers/%s/action" % u, 200, 0, gid, dur=0.3 + rng.random() * 0.4,
+                                            mc=(eng, epid, lock_ctx), body='{"evacuate": {}}', sent=ti + 20)
                     ev_reqs.setdefault(u, []).append(nid)
-                    self.rebuild(u, nid, e, gid, bfv=(u in bfv), dest=dests[k % len(dests)], rebuilt=rebuilt)
+                    if late:
+                        accepted[u] = e
+                    self.rebuild(u, nid, e, gid, bfv=(u in bfv), dest=dests[k % len(dests)], rebuilt=rebuilt, late=(u in bfv and not late))
                     ti = e + rng.randrange(200, 900)
                     polls = 2 if u in bfv else rng.randrange(2, 5)
+                    if tp.hard and u not in bfv:  # verify_interval = 1: one poll a second until ACTIVE
+                        polls = rng.randrange(3, 9)
                     for _ in range(polls):
                         c = ctx_masakari_nova(me, ids.req(), gg)
                         self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call get server command for instance %s" % u)
-                        _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1869, gid, dur=0.08 + rng.random() * 0.05)
+                        _, e = self.nova_call(ti + 15, "GET", "/v2.1/servers/%s" % u, 200, 1869, gid, dur=0.08 + rng.random() * 0.05, mc=(eng, epid, c))
                         ti = e + (rng.randrange(4800, 5200) if u in bfv else rng.randrange(900, 1200))
                 c = ctx_masakari_nova(me, ids.req(), gg)
                 self.oslo(eng, ti, epid, "INFO", "masakari.compute.nova", c, "Call unlock server command for instance %s" % u)
-                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid)
+                _, e = self.nova_call(ti + 15, "POST", "/v2.1/servers/%s/action" % u, 202, 0, gid, mc=(eng, epid, c), body='{"unlock": null}')
                 lasts.append((e + 10, c))
+                if tp.many:
+                    slots[j] = e + 10
             t, c = max(lasts) if lasts else (t + 500, ctx_masakari_nova(me, ids.req(), gg))
             if failed:
                 t += 700
@@ -1131,7 +1579,7 @@ class Story:
                         "     |__Flow 'instance_evacuate_engine': masakari.exception.HostRecoveryFailureException: Failed to evacuate instances '%s' from host '%s'") % (
                     fhost, ", ".join("'%s'" % u for u in insts), fhost, ",".join(failed), fhost)
                 lg = "masakari.engine.drivers.taskflow.driver"
-                ts = CLOCK.oslo(t)
+                ts = eng.clock.oslo(t)
                 text = "%s %s WARNING %s %sTask 'EvacuateInstancesTask' (%s) transitioned into state 'FAILURE' from state 'RUNNING'\n%s\n" % (
                     ts, epid, lg, c, tf, tree)
                 text += traceback_lines(ts, epid, lg, [
@@ -1150,20 +1598,41 @@ class Story:
                           "Failed to process notification '%s'. Reason: %s: masakari.exception.HostRecoveryFailureException: %s" % (notif, m, m))
                 t += 4
                 self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: error." % notif)
+                pd.append(("EvacuateInstancesTask", t - 1000, "0.7", "Failed to evacuate instances '%s' from host '%s'" % (",".join(failed), fhost)))
                 return t, "error"
+            done = sorted(u for u in insts if u not in pending)
+            pd.append(("EvacuateInstancesTask", t - 6, "0.7", "Successfully evacuate instances '%s' from host '%s'" % (",".join(done), fhost)))
+            pd.append(("EvacuateInstancesTask", t - 5, "1.0", "Evacuation process completed!"))
+            self.flow(eng, t - 4, epid, c, ("Task", "EvacuateInstancesTask"), "RUNNING", "SUCCESS", "None")
+            self.flow(eng, t - 2, epid, c, ("Flow", "instance_evacuate_engine"), "RUNNING", "SUCCESS")
             self.oslo(eng, t, epid, "INFO", "masakari.engine.manager", c, "Notification %s exits with status: finished." % notif)
             return t, "finished"
 
-        pending_inst = insts[-1] if kind == "pending-after-finished" else None
+        pending = set()
+        if kind == "pending-after-finished":
+            pending = set(insts[-rng.randrange(1, 4):]) if tp.hard else {insts[-1]}
+        raced = set(insts)
+        raced_dyn = set()
+        cut = [None]
+        if kind == "evacuate-400-race" and tp.hard:
+            # only the evacuate calls made before Nova sees the host down are refused; the
+            # ones after that moment (whatever their worker thread) are accepted
+            cut[0] = T0 + tp.wait_period * 1000 + rng.randrange(6_000, 40_000)
+        accepted = {}
         self.race_evac = []
         first_ctx = ctx_req(me, gid_api, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN)
-        t_end, st = run_attempt(T0, first_ctx, gid, kind)
+        t_end, st = run_attempt(T0, first_ctx, gid, kind, insts)
         statuses.append(st)
+        if cut[0] is not None:
+            raced = raced_dyn
+            cut[0] = None
         if st == "error":
-            # periodic process_unfinished_notifications re-runs it (admin context)
+            # periodic process_unfinished_notifications re-runs it (admin context), over
+            # the instances still on the failed host
             t_retry = t_end + rng.randrange(60_000, 118_000)
             prid = ids.req()
-            t_end, st = run_attempt(t_retry, ctx_admin(me, prid), prid if me == ZED else None, "healthy")
+            left = insts if raced == set(insts) else [u for u in insts if u in raced]
+            t_end, st = run_attempt(t_retry, ctx_admin(me, prid), prid if me == ZED else None, "healthy", left)
             statuses.append(st)
 
         # compute host F: hang heartbeats (race) and silence until it comes back
@@ -1198,10 +1667,27 @@ class Story:
                 self.oslo(cout, x, new_pid, "INFO", "nova.virt.libvirt.driver", ctx_admin(tp.era[("cmp", F)], rq), "Instance destroyed successfully.", inst=u)
                 x += 300
 
+        if tp.captures:
+            # `openstack notification show <id> -f json` taken after the fact (last run's
+            # progress details; their timestamps are the engine host's UTC clock)
+            tasks = []
+            for name in ("DisableComputeServiceTask", "PrepareHAEnabledInstancesTask", "EvacuateInstancesTask"):
+                det = sorted((x for x in self.pd if x[0] == name), key=lambda x: x[1])
+                state = "FAILURE" if statuses[-1] == "error" and name == "EvacuateInstancesTask" else "SUCCESS"
+                tasks.append({"name": name, "state": state, "progress": 1.0, "progress_details": [
+                    {"timestamp": eng.clock.utc(ms) + "%03d" % (ms * 37 % 1000), "progress": pg, "message": m} for _, ms, pg, m in det]})
+            iso6 = lambda ms: eng.clock.utc(ms).replace(" ", "T") + "000"
+            cap = {"created_at": iso6(tpost), "updated_at": iso6(t_end), "notification_uuid": notif, "type": "COMPUTE_HOST",
+                   "status": statuses[-1], "source_host_uuid": tp.svc_uuid[F], "generated_time": iso6(tpost - 4000)[:19] + ".000000",
+                   "payload": {"event": "STOPPED", "host_status": "NORMAL", "cluster_status": "OFFLINE"},
+                   "recovery_workflow_details": tasks}
+            self.captures.append(("notification-show-%s.txt" % notif,
+                                  "$ openstack notification show %s -f json\n%s\n" % (notif, json.dumps(cap, indent=2))))
+
         concerned = {
             "healthy": [],
-            "evacuate-400-race": [u for u in insts],
-            "pending-after-finished": [pending_inst] if pending_inst else [],
+            "evacuate-400-race": [u for u in insts if u in raced],
+            "pending-after-finished": sorted(pending),
             "bfv-evacuation-delay": sorted(bfv),
         }[kind]
         day = T0 // DAY_MS
@@ -1215,6 +1701,9 @@ class Story:
             "failed_host_hostname": tp.short[F],
             "instances": list(insts),
             "boot_from_volume": sorted(bfv),
+            "bfv_form": (bfv_form if bfv else None),
+            "expected_detectors": [] if kind == "healthy" else [kind],
+            "evacuate_accepted": {u: Clock.iso(v) for u, v in accepted.items()},
             "destinations": {u: rebuilt[u][0] for u in insts if u in rebuilt},
             "rebuild_start": {u: Clock.iso(rebuilt[u][1]) for u in insts if u in rebuilt},
             "evacuate_request_ids": ev_reqs,
@@ -1226,39 +1715,62 @@ class Story:
             "end": Clock.iso(t_end),
             "host_down": Clock.iso(t_fail),
             "host_back": Clock.iso(t_back),
-            "engine_log": rot_name(tp.outs["engine"].relbase, day),
+            "engine_log": eng.rot(eng.relbase, day),
         })
 
-    def rebuild(self, u, nid, t_acc, gid, bfv, dest, rebuilt):
+    def rebuild(self, u, nid, t_acc, gid, bfv, dest, rebuilt, late=True):
         """nova-compute lines on the destination for an accepted evacuation."""
         tp, rng, ids = self.topo, self.rng, self.ids
         era = tp.era[("cmp", dest)]
         out = tp.outs[("cmp", dest)]
         pid = tp.cmp_pid[dest]
         ctx = ctx_req(era, nid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
-        if bfv:
+        if bfv and late:
             t = t_acc + rng.randrange(8 * 60_000 + 20_000, 14 * 60_000)
+        elif bfv:
+            t = t_acc + rng.randrange(20_000, 50_000)
         else:
             t = t_acc + rng.randrange(900, 3500)
         rebuilt[u] = (tp.nova_host[dest], t)
+        if tp.dbg_all:
+            # the evacuation's request context carries on into nova-conductor, the
+            # scheduler and the destination compute; these lines have no [instance: ] tag
+            cc = tp.pick_ctl()
+            cond, sched = tp.outs[tp.K("cond", cc)], tp.outs[tp.K("sched", cc)]
+            cera = tp.era["ncc"]
+            cctx0 = ctx_req(cera, nid, MASAKARI_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
+            tc = t_acc + 40
+            cpid = tp.groups[tp.K("cond", cc)].pids[0]
+            spid = tp.groups[tp.K("sched", cc)].pids[0]
+            self.oslo(sched, tc + 30, spid, "DEBUG", "nova.scheduler.manager", cctx0, "Starting to schedule for instances: ['%s']%s" % (
+                u, dbg("select_destinations", "nova/scheduler/manager.py", 141)))
+            self.oslo(sched, tc + 60, spid, "DEBUG", "nova.filters", cctx0, "Filter ComputeFilter returned %d host(s)%s" % (
+                tp.n_compute - 1, dbg("get_filtered_objects", "nova/filters.py", 104)))
+            self.oslo(cond, tc + 120, cpid, "DEBUG", "nova.conductor.manager", cctx0, "Took 0.%02d seconds to select destinations for 1 instance(s).%s" % (
+                rng.randrange(5, 40), dbg("_schedule_instances", "nova/conductor/manager.py", 957)))
+            self.oslo(out, t - 20, pid, "DEBUG", "oslo_concurrency.lockutils", ctx, 'Lock "compute_resources" acquired by "nova.compute.resource_tracker.ResourceTracker.rebuild_claim" :: waited 0.000s%s' % (
+                dbg("inner", "oslo_concurrency/lockutils.py", 359)))
         self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "Evacuating instance", inst=u)
         t += 90 + rng.randrange(150)
         self.oslo(out, t, pid, "INFO", "nova.compute.claims", ctx, "Claim successful on node %s" % tp.nova_host[dest], inst=u)
         t += 100 + rng.randrange(150)
         if bfv:
-            self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "disk on volume, evacuating using existing volume", inst=u)
+            # with --failures hard this line has no [instance: ] tag (only the request context)
+            self.oslo(out, t, pid, "INFO", "nova.compute.manager", ctx, "disk on volume, evacuating using existing volume", inst=None if tp.hard else u)
             vol = ids.uuid()
             cctx = ctx_req(tp.era["cinder"], ids.req(), NOVA_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN, gid=gid)
-            capi = tp.outs["capi"]
-            ca = rng.choice(tp.capi_pids)
+            cc = tp.pick_ctl()
+            capi = tp.outs[tp.K("capi", cc)]
+            cvol = tp.outs[tp.K("cvol", cc)]
+            ca = rng.choice(tp.capi_pids_c[cc])
             for k, (m, path, st) in enumerate([("POST", "attachments", 200), ("PUT", "attachments/" + ids.uuid(), 200)]):
                 self.oslo(capi, t + 200 + 400 * k, ca, "INFO", "cinder.api.openstack.wsgi", cctx,
                           "%s http://172.27.100.129:8776/v3/%s/%s" % (m, SERVICES_PROJ, path))
                 self.oslo(capi, t + 380 + 400 * k, ca, "INFO", "cinder.api.openstack.wsgi", cctx,
                           "http://172.27.100.129:8776/v3/%s/%s returned with HTTP %d" % (SERVICES_PROJ, path, st))
-            self.oslo(tp.outs["cvol"], t + 1100, tp.cvol_pid, "INFO", "cinder.volume.manager", cctx,
+            self.oslo(cvol, t + 1100, tp.cvol_pid_c[cc], "INFO", "cinder.volume.manager", cctx,
                       "Terminate volume connection completed successfully.")
-            self.oslo(tp.outs["cvol"], t + 1900, tp.cvol_pid, "INFO", "cinder.volume.manager", cctx,
+            self.oslo(cvol, t + 1900, tp.cvol_pid_c[cc], "INFO", "cinder.volume.manager", cctx,
                       "Attach volume completed successfully.")
             t += 2500
         else:
@@ -1271,15 +1783,111 @@ class Story:
         self.oslo(out, t + 230, pid, "INFO", "nova.compute.manager", ctx_admin(era, rq),
                   "During sync_power_state the instance has a pending task (rebuild_spawning). Skip.", inst=u)
         # neutron tells nova the port is up
-        napi = tp.outs["napi"]
+        cc = tp.pick_ctl()
+        napi, nacc, nip = tp.outs[tp.K("napi", cc)], tp.outs[tp.K("nacc", cc)], tp.cip[("ncc", cc)]
         te = t + 400 + rng.randrange(300)
         nctx = ctx_req(tp.era["ncc"], ids.req(), NEUTRON_USER, SERVICES_PROJ, SERVICE_DOMAIN, SERVICE_DOMAIN)
-        pid = rng.choice(tp.api_pids)
-        self.emit(tp.outs["nacc"], te, '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 671 "-" "python-novaclient"\n' % (tp.ncc_ip, CLOCK.apache(te)))
+        pid = rng.choice(tp.api_pids_c[cc])
+        self.emit(nacc, te, '%s - - %s "POST /v2.1/os-server-external-events HTTP/1.1" 200 671 "-" "python-novaclient"\n' % (nip, nacc.clock.apache(te)))
         self.oslo(napi, te + 60, pid, "INFO", "nova.api.openstack.compute.server_external_events", nctx,
                   "Creating event network-vif-plugged:%s for instance %s on %s" % (ids.uuid(), u, tp.nova_host[dest]))
         self.oslo(napi, te + 72, pid, "INFO", "nova.api.openstack.requestlog", nctx,
-                  '%s "POST /v2.1/os-server-external-events" status: 200 len: 213 microversion: 2.1 time: 0.081022' % tp.ncc_ip)
+                  '%s "POST /v2.1/os-server-external-events" status: 200 len: 213 microversion: 2.1 time: 0.081022' % nip)
+
+
+# --------------------------------------------------------------------------------------
+# layouts: where each host's files go
+
+
+LAYOUTS = ("juju", "juju-nostatus", "sosreport", "kolla", "k8s")
+KOLLA_ACCESS = {
+    "var/log/apache2/masakari_access.log": "var/log/kolla/masakari/masakari-api-access.log",
+    "var/log/apache2/nova-api-os-compute_access.log": "var/log/kolla/nova/nova-api-access.log",
+    "var/log/apache2/keystone_access.log": "var/log/kolla/keystone/keystone-apache-public-access.log",
+    "var/log/apache2/cinder_access.log": "var/log/kolla/cinder/cinder-api-access.log",
+}
+# openstack-helm pods: logical log -> (pod name prefix, container); access logs share the
+# API container's stream (Apache / uWSGI write both to stdout)
+K8S_PODS = {
+    "var/log/nova/nova-compute.log": ("nova-compute-default-", "nova-compute"),
+    "var/log/libvirt/libvirtd.log": ("libvirt-libvirt-default-", "libvirt"),
+    "var/log/neutron/neutron-openvswitch-agent.log": ("neutron-ovs-agent-default-", "neutron-ovs-agent"),
+    "var/log/masakari/masakari-engine.log": ("masakari-engine-5b8f7c9d4-", "masakari-engine"),
+    "var/log/masakari/masakari-api.log": ("masakari-api-7d9c8b6f5-", "masakari-api"),
+    "var/log/nova/nova-api-wsgi.log": ("nova-api-osapi-6c7d8f9b5-", "nova-osapi"),
+    "var/log/nova/nova-conductor.log": ("nova-conductor-7f8c9d6b4-", "nova-conductor"),
+    "var/log/nova/nova-scheduler.log": ("nova-scheduler-5d6c7b8f9-", "nova-scheduler"),
+    "var/log/cinder/cinder-api.log": ("cinder-api-6b7c8d9f5-", "cinder-api"),
+    "var/log/cinder/cinder-volume.log": ("cinder-volume-7c8d9b6f4-", "cinder-volume"),
+    "var/log/cinder/cinder-scheduler.log": ("cinder-scheduler-8d9c7b5f6-", "cinder-scheduler"),
+    "var/log/keystone/keystone.log": ("keystone-api-6f7d8c9b5-", "keystone-api"),
+    "var/log/neutron/neutron-server.log": ("neutron-server-5f6d7c8b9-", "neutron-server"),
+}
+K8S_MERGE = {
+    "var/log/apache2/masakari_access.log": "var/log/masakari/masakari-api.log",
+    "var/log/apache2/nova-api-os-compute_access.log": "var/log/nova/nova-api-wsgi.log",
+    "var/log/apache2/keystone_access.log": "var/log/keystone/keystone.log",
+    "var/log/apache2/cinder_access.log": "var/log/cinder/cinder-api.log",
+}
+
+
+def kolla_path(logical):
+    if logical in KOLLA_ACCESS:
+        return KOLLA_ACCESS[logical]
+    if logical == "var/log/nova/nova-api-wsgi.log":
+        return "var/log/kolla/nova/nova-api.log"
+    if logical.startswith("var/log/") and not logical.startswith("var/log/syslog"):
+        return "var/log/kolla/" + logical[len("var/log/"):]
+    return logical
+
+
+KOLLA_ACCESS_FILES = set(KOLLA_ACCESS.values())
+KOLLA_ACC_RE = re.compile(r'^(\S+ \S+ \S+ \[[^\]]*\] "[^"]*" \d{3} )(\d+)( ")', re.M)
+
+
+def kolla_access(text):
+    """Kolla's Apache LogFormat: `%b` (0 -> '-') then `%D` (microseconds) after the status."""
+    n = [0]
+
+    def sub(m):
+        n[0] += 1
+        b = m.group(2)
+        return "%s%s %d%s" % (m.group(1), "-" if b == "0" else b, 2000 + (n[0] * 7919) % 900000, m.group(3))
+
+    return KOLLA_ACC_RE.sub(sub, text)
+
+
+def k8s_rot(base, day):
+    """kubelet's rotation names: 0.log, 0.log.<yyyymmdd-hhmmss>[.gz]."""
+    age = DAYS - 1 - day
+    if age == 0:
+        return base
+    stamp = (START + _dt.timedelta(days=day + 1, seconds=61 + day)).strftime("%Y%m%d-%H%M%S")
+    return base + "." + stamp + (".gz" if age >= 2 else "")
+
+
+def cri_wrap(text):
+    """Container runtime (CRI) log lines: '<RFC 3339 nano> <stream> <P|F> <payload>'. Lines
+    longer than the runtime's buffer (here 480 bytes) are split into P(artial) pieces."""
+    out = []
+    ts = "2023-03-06T00:00:00.000000000Z"
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for n, line in enumerate(lines):
+        if len(line) > 23 and line[4] == "-" and line[10] == " " and line[13] == ":" and line[19] == ".":
+            ts = "%sT%s%06dZ" % (line[:10], line[11:23], (n * 7919) % 1000000)
+        elif " - - [" in line[:60]:  # Apache access line (UTC in pods): its %t
+            a = line.index(" - - [") + 6
+            d, mon, rest = line[a:a + 2], line[a + 3:a + 6], line[a + 7:a + 20]
+            if mon in MONTHS:
+                ts = "%s-%02d-%sT%s.%09dZ" % (rest[:4], MONTHS.index(mon) + 1, d, rest[5:13], (n * 7919) % 1000000000)
+        stream = "stderr" if " ERROR " in line[:60] or " WARNING " in line[:60] else "stdout"
+        while len(line) > 480:
+            out.append("%s %s P %s" % (ts, stream, line[:480]))
+            line = line[480:]
+        out.append("%s %s F %s" % (ts, stream, line))
+    return "\n".join(out) + "\n" if out else ""
 
 
 # --------------------------------------------------------------------------------------
@@ -1313,10 +1921,11 @@ def juju_status(tp):
         host = tp.machine_host[m]
         a(machine("  ", str(m), host, [tp.machine_ip[m], "10.5.0.%d" % (31 + m)], "bm"))
         a('    constraints: tags=%s\n    hardware: arch=amd64 cores=64 mem=262144M availability-zone=default\n' % ("compute" if m < tp.n_compute else "infra"))
-        if m == 3:
+        conts = [h for k, h in tp.hosts.items() if k[0] != "cmp" and h.juju.startswith("%d/lxd/" % m)]
+        if conts:
             a("    containers:\n")
-            for cid, key in tp.containers:
-                a(machine("      ", cid, tp.cont_host[key], [tp.cont_ip[key], "10.5.0.%s" % tp.cont_ip[key].split(".")[-1]], "lxd"))
+            for h in conts:
+                a(machine("      ", h.juju, h.name, [h.ip, "10.5.0.%s" % h.ip.split(".")[-1]], "lxd"))
     a("applications:\n")
 
     def app(name, charm, version, units, subs=None):
@@ -1330,10 +1939,16 @@ def juju_status(tp):
         out += "    version: %s\n" % version
         return out
 
-    a(app("masakari", "masakari", tp.versions["masakari"], [("masakari/0", "3/lxd/4", tp.cont_ip["masakari"])]))
-    a(app("nova-cloud-controller", "nova-cloud-controller", tp.versions["ncc"], [("nova-cloud-controller/0", "3/lxd/6", tp.cont_ip["ncc"])]))
-    a(app("cinder", "cinder", tp.versions["cinder"], [("cinder/0", "3/lxd/2", tp.cont_ip["cinder"])]))
-    a(app("keystone", "keystone", tp.versions["keystone"], [("keystone/0", "3/lxd/1", tp.cont_ip["keystone"])]))
+    def units(app_name, key):
+        return [("%s/%d" % (app_name, c), tp.hosts[(key, c)].juju, tp.hosts[(key, c)].ip) for c in range(tp.C)]
+
+    a(app("masakari", "masakari", tp.versions["masakari"], units("masakari", "masakari")))
+    a(app("nova-cloud-controller", "nova-cloud-controller", tp.versions["ncc"], units("nova-cloud-controller", "ncc")))
+    a(app("cinder", "cinder", tp.versions["cinder"], units("cinder", "cinder")))
+    a(app("keystone", "keystone", tp.versions["keystone"], units("keystone", "keystone")))
+    if ("neutron", 0) in tp.hosts:
+        a(app("neutron-api", "neutron-api", tp.versions["ncc"], units("neutron-api", "neutron")))
+        a(app("rabbitmq-server", "rabbitmq-server", "3.8.2", units("rabbitmq-server", "rabbitmq")))
     a(app("nova-compute", "nova-compute", tp.versions["ncc"],
           [("nova-compute/%d" % i, str(i), tp.machine_ip[i]) for i in range(tp.n_compute)]))
     a('controller:\n  timestamp: "21:06:58Z"\n')
@@ -1352,7 +1967,7 @@ def nova_conf_compute(tp, i):
             "[oslo_concurrency]\nlock_path=/var/lib/nova/tmp\n") % (tp.nova_host[i], tp.machine_ip[i])
 
 
-def nova_conf_ncc(tp):
+def nova_conf_ncc(tp, c=0):
     return ("###############################################################################\n"
             "# [ WARNING ]\n# Configuration file maintained by Juju. Local changes may be overwritten.\n"
             "###############################################################################\n"
@@ -1365,7 +1980,7 @@ def nova_conf_ncc(tp):
             "[conductor]\nworkers = 4\n\n[scheduler]\ndiscover_hosts_in_cells_interval = 30\n\n"
             "[filter_scheduler]\nenabled_filters = AvailabilityZoneFilter,ComputeFilter,ComputeCapabilitiesFilter,ImagePropertiesFilter,ServerGroupAntiAffinityFilter,ServerGroupAffinityFilter\n\n"
             "[api]\nauth_strategy=keystone\n\n[wsgi]\napi_paste_config=/etc/nova/api-paste.ini\n") % (
-        tp.cont_ip["ncc"], tp.cont_ip["ncc"], tp.service_down_time, tp.report_interval)
+        tp.cip[("ncc", c)], tp.cip[("ncc", c)], tp.service_down_time, tp.report_interval)
 
 
 def masakari_conf(tp):
@@ -1382,10 +1997,10 @@ def masakari_conf(tp):
             "[host_failure]\nevacuate_all_instances = True\n") % tp.wait_period
 
 
-def cinder_conf(tp):
+def cinder_conf(tp, c=0):
     return ("[DEFAULT]\ndebug = True\nverbose = False\nvolume_group = cinder-volumes\nosapi_volume_listen = %s\n"
             "enabled_backends = cinder-ceph\nauth_strategy = keystone\n\n[cinder-ceph]\nvolume_backend_name = cinder-ceph\n"
-            "volume_driver = cinder.volume.drivers.rbd.RBDDriver\nrbd_pool = cinder-ceph\nrbd_user = cinder-ceph\n") % tp.cont_ip["cinder"]
+            "volume_driver = cinder.volume.drivers.rbd.RBDDriver\nrbd_pool = cinder-ceph\nrbd_user = cinder-ceph\n") % tp.cip[("cinder", c)]
 
 
 def keystone_conf(tp):
@@ -1405,10 +2020,45 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--hosts", type=int, default=9,
                     help="hosts with logs: compute hosts + 4 LXD containers (masakari, nova-cloud-controller, cinder, keystone); default 9")
+    ap.add_argument("--debug", choices=("default", "all"), default="default",
+                    help="default: nova/cinder at DEBUG on the two newest days, masakari always; "
+                         "all: every OpenStack service at DEBUG all along, with keystoneauth REQ/RESP, "
+                         "novaclient, oslo.messaging and taskflow transition lines")
+    ap.add_argument("--services", choices=("default", "all"), default="default",
+                    help="all: also syslog on every host, libvirtd and the neutron OVS agent on computes, "
+                         "neutron-server, rabbitmq, cinder-scheduler and cinder's access log on controllers")
+    ap.add_argument("--controllers", type=int, default=0,
+                    help="control planes (each: masakari, nova-cloud-controller, cinder, keystone "
+                         "[, neutron, rabbitmq]); default 1, or 3 with --services all")
+    ap.add_argument("--layout", choices=LAYOUTS, default="juju",
+                    help="juju: juju-crashdump tree with juju_status.yaml (default); juju-nostatus: machine folders "
+                         "N/ and containers N/lxd/M (numbered from 0) without juju_status.yaml; sosreport: one "
+                         "sosreport-<host>[-<case>]-<date>-<rand>/ per host; kolla: <host>/var/log/kolla/<service>/; "
+                         "k8s: <node>/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log in CRI format")
+    ap.add_argument("--zones", default="",
+                    help="comma-separated time zones given to the hosts in turn, e.g. 'UTC,Europe/Berlin,America/New_York'")
+    ap.add_argument("--skews", default="",
+                    help="known clock offsets, e.g. 'ncc-1=95,compute-2=-4,compute-3=600' (hostname or role "
+                         "compute-<i> / ncc-<c> / masakari-<c> / cinder-<c> / keystone-<c>, seconds ahead of true time)")
+    ap.add_argument("--instances", type=int, default=0,
+                    help="instances per failed host (N .. 1.25 N, evacuated by 3 worker threads); default: 1-4")
+    ap.add_argument("--overlap", action="store_true",
+                    help="every second recovery starts seconds after the previous one, on another host")
+    ap.add_argument("--failures", choices=("default", "hard"), default="default",
+                    help="hard: only the first calls of a race get HTTP 400, 1-3 pending instances, boot-from-volume "
+                         "delays alternate between the two forms (13 min before Nova accepts the evacuate call / "
+                         "8-14 min from acceptance to the rebuild) and the compute's `disk on volume` line has no "
+                         "[instance: ] tag")
+    ap.add_argument("--captures", action="store_true",
+                    help="also write `openstack notification show` captures (notification-show-<id>.txt at the top)")
+    ap.add_argument("--recoveries", type=int, default=0, help="number of recoveries (default: 12 per GiB, at least 4)")
     ap.add_argument("--force", action="store_true", help="replace --out if it exists")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args(argv)
     size = parse_size(args.size)
+    all_svc = args.services == "all"
+    if args.controllers <= 0:
+        args.controllers = 3 if all_svc else 1
     if args.hosts < 6:
         raise SystemExit("gen_bundle: --hosts must be at least 6 (2 compute hosts + 4 containers)")
     out = os.path.abspath(args.out)
@@ -1427,8 +2077,12 @@ def main(argv=None):
     tp.n_machines = max(tp.n_compute, 4)
     tp.machine_host = ["node%02dob100" % (m + 1) for m in range(tp.n_machines)]
     tp.machine_ip = ["172.27.100.%d" % (131 + m) for m in range(tp.n_machines)]
-    tp.short = {i: tp.machine_host[i] for i in range(tp.n_compute)}
-    tp.nova_host = {i: tp.machine_host[i] + ".maas" for i in range(tp.n_compute)}
+    if args.layout in ("juju", "juju-nostatus"):
+        tp.short = {i: tp.machine_host[i] for i in range(tp.n_compute)}
+        tp.nova_host = {i: tp.machine_host[i] + ".maas" for i in range(tp.n_compute)}
+    else:  # sos / kolla / k8s names; "-01" endings on purpose
+        tp.short = {i: "cmp-%02d" % (i + 1) for i in range(tp.n_compute)}
+        tp.nova_host = dict(tp.short)
     tp.machine_of = {i: "%d/baremetal" % i for i in range(tp.n_compute)}
     tp.containers = [("3/lxd/1", "keystone"), ("3/lxd/2", "cinder"), ("3/lxd/4", "masakari"), ("3/lxd/6", "ncc")]
     tp.cont_host = {k: "juju-4f2a1c-" + c.replace("/", "-") for c, k in tp.containers}
@@ -1453,63 +2107,226 @@ def main(argv=None):
     tp.capi_pids = mk_pids(rng, 2, 30000, 40000)
     tp.engine_pid = str(rng.randrange(200, 3000))
     tp.cvol_pid = str(rng.randrange(3000, 9000))
+    tp.api_pids_c, tp.mapi_pids_c, tp.capi_pids_c = {0: tp.api_pids}, {0: tp.mapi_pids}, {0: tp.capi_pids}
+    tp.engine_pid_c, tp.cvol_pid_c = {0: tp.engine_pid}, {0: tp.cvol_pid}
     tp.cmp_pid = {i: str(rng.randrange(2000, 9000)) for i in range(tp.n_compute)}
     bg_inst = [ids.uuid() for _ in range(300)]
     bg_vols = [ids.uuid() for _ in range(80)]
     all_hosts = [tp.nova_host[i] for i in range(tp.n_compute)]
 
-    # ---- outputs
-    O = {}
+    # ---- hosts (each root of the bundle), outputs
+    tp.C = args.controllers
+    tp.many = args.instances > 0
+    tp.hard = args.failures == "hard"
+    tp.captures = args.captures
+    # any of the new variations: also the story details real logs carry (instances built on
+    # their host before it failed); the default output stays as it was
+    tp.rich = tp.many or tp.hard or args.overlap or args.debug == "all" or all_svc or args.layout != "juju"
+    tp.dbg_all = args.debug == "all"
+    tp.pick_ctl = (lambda: 0) if tp.C == 1 else (lambda: rng.randrange(tp.C))
+    tp.hosts = {}  # key -> Host; ("cmp", i) for computes, (service, c) for controller services
+    lay = tp.layout = args.layout
+    juju = lay in ("juju", "juju-nostatus")
+    lrng = random.Random(args.seed * 7919 + 17)  # layout names only: keeps the main stream as it was
 
-    def mkout(key, rel):
-        O[key] = Out(key, rel)
-        return O[key]
+    def host_for(key, name, juju_dir, ip):
+        h = tp.hosts.get(key)
+        if h is None:
+            h = tp.hosts[key] = Host(name, juju_dir, ip)
+        return h
 
     for i in range(tp.n_compute):
-        mkout(("cmp", i), "%d/baremetal/var/log/nova/nova-compute.log" % i)
-    mkout("engine", "3/lxd/4/var/log/masakari/masakari-engine.log")
-    mkout("mapi", "3/lxd/4/var/log/masakari/masakari-api.log")
-    mkout("macc", "3/lxd/4/var/log/apache2/masakari_access.log")
-    mkout("napi", "3/lxd/6/var/log/nova/nova-api-wsgi.log")
-    mkout("nacc", "3/lxd/6/var/log/apache2/nova-api-os-compute_access.log")
-    mkout("cond", "3/lxd/6/var/log/nova/nova-conductor.log")
-    mkout("sched", "3/lxd/6/var/log/nova/nova-scheduler.log")
-    mkout("capi", "3/lxd/2/var/log/cinder/cinder-api.log")
-    mkout("cvol", "3/lxd/2/var/log/cinder/cinder-volume.log")
-    mkout("ks", "3/lxd/1/var/log/keystone/keystone.log")
-    mkout("ksacc", "3/lxd/1/var/log/apache2/keystone_access.log")
+        host_for(("cmp", i), tp.machine_host[i] if juju else tp.short[i], "%d/baremetal" % i, tp.machine_ip[i])
+    cont_keys = ["keystone", "cinder", "masakari", "ncc"] + (["neutron", "rabbitmq"] if all_svc else [])
+    cont_idx = {"keystone": 1, "cinder": 2, "masakari": 4, "ncc": 6, "neutron": 7, "rabbitmq": 8}
+    tp.cip = {}  # (service, c) -> ip
+    for c in range(tp.C):
+        m = (3 + c) % tp.n_machines
+        for n_k, k in enumerate(cont_keys):
+            if not juju:
+                ip = tp.cont_ip["ncc"] if c == 0 else "172.27.%d.141" % (100 + c)
+                tp.cip[(k, c)] = ip
+                name = "ctl-%02d" % (c + 1)
+                h = next((x for x in tp.hosts.values() if x.name == name), None) or Host(name, None, ip)
+                tp.hosts[(k, c)] = h
+                continue
+            if c == 0 and k in tp.cont_ip:
+                ip = tp.cont_ip[k]
+            else:
+                ip = "172.27.%d.%d" % (100 + c, 120 + 3 * cont_idx[k] + c)
+            jd = "%d/lxd/%d" % (m, cont_idx[k])
+            tp.cip[(k, c)] = ip
+            h = host_for((k, c), "juju-4f2a1c-" + jd.replace("/", "-"), jd, ip)
+            if lay == "juju-nostatus":  # containers numbered from 0 on each machine: 3/lxd/0, 4/lxd/0 ...
+                h.root = "%d/lxd/%d/" % (m, n_k)
+    tp.uhosts = []  # distinct hosts, in creation order
+    for h in tp.hosts.values():
+        if h not in tp.uhosts:
+            tp.uhosts.append(h)
+    for n_h, h in enumerate(tp.uhosts):
+        if lay == "juju":
+            h.root = h.juju + "/"
+        elif lay == "juju-nostatus":
+            if "/lxd/" not in h.juju:
+                h.root = h.juju.split("/")[0] + "/"
+        elif lay == "sosreport":
+            # sos names: sosreport-<host>[-<case id>]-<date>-<random>; every other one without a case id
+            case = "-%08d" % (3400000 + lrng.randrange(99999)) if n_h % 2 == 0 else ""
+            h.root = "sosreport-%s%s-2023-03-15-%s/" % (h.name, case, "".join(lrng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(7)))
+        else:
+            h.root = h.name + "/"
+    for i in range(tp.n_compute):
+        tp.machine_of[i] = tp.hosts[("cmp", i)].root.rstrip("/")
+    # time zones and known clock offsets
+    zones = [z.strip() for z in args.zones.split(",") if z.strip()] if args.zones else []
+    if lay == "k8s":
+        zones = []  # containers log in UTC
+    for n_h, h in enumerate(tp.uhosts):
+        if zones:
+            z = zones[n_h % len(zones)]
+            h.zone = None if z in ("UTC", "Etc/UTC") else z
+    skews = {}
+    for item in (args.skews or "").split(","):
+        if item.strip():
+            name, _, sec = item.strip().rpartition("=")
+            skews[name] = float(sec)
+    for n_h, h in enumerate(tp.uhosts):
+        # --skews names a host by hostname or by role: compute-<i>, ncc-<c>, masakari-<c> ...
+        roles = [("compute-%d" % k[1]) if k[0] == "cmp" else ("%s-%d" % k) for k, v in tp.hosts.items() if v is h]
+        sk = skews.get(h.name)
+        for role in roles:
+            if sk is None:
+                sk = skews.get(role)
+        if sk:
+            h.offset_s = sk
+        h.clock = Clock(zoneinfo.ZoneInfo(h.zone) if h.zone else None, int(round(h.offset_s * 1000)))
+
+    O = {}
+
+    def mkout(key, hkey, logical):
+        h = tp.hosts[hkey]
+        rot, cri = rot_name, False
+        if lay == "kolla":
+            logical = kolla_path(logical)
+        elif lay == "k8s":
+            if logical in K8S_MERGE:  # same stream as the API's own log
+                app = [o for o in O.values() if o.host is h and o.logical == K8S_MERGE[logical]]
+                if app:
+                    O[key] = app[0]
+                    return app[0]
+            if logical in K8S_PODS or logical.startswith("var/log/rabbitmq/"):
+                pod, cont = K8S_PODS.get(logical, ("rabbitmq-rabbitmq-", "rabbitmq"))
+                suffix = "".join(lrng.choice("bcdfghjklmnpqrstvwxz2456789") for _ in range(5))
+                uid = "%08x-%04x-4%03x-a%03x-%012x" % (lrng.getrandbits(32), lrng.getrandbits(16), lrng.getrandbits(12), lrng.getrandbits(12), lrng.getrandbits(48))
+                real = "var/log/pods/openstack_%s%s_%s/%s/0.log" % (pod, suffix, uid, cont)
+                rot, cri = k8s_rot, True
+                o = O[key] = Out(key, h.root + real, h)
+                o.logical, o.rot, o.cri = logical, rot, cri
+                return o
+        o = O[key] = Out(key, h.root + logical, h)
+        o.logical, o.rot, o.cri = logical, rot, cri
+        return o
+
+    def K(key, c):
+        return key if c == 0 else (key, c)
+
+    tp.K = K
+    for i in range(tp.n_compute):
+        mkout(("cmp", i), ("cmp", i), "var/log/nova/nova-compute.log")
+    for c in range(tp.C):
+        mkout(K("engine", c), ("masakari", c), "var/log/masakari/masakari-engine.log")
+        mkout(K("mapi", c), ("masakari", c), "var/log/masakari/masakari-api.log")
+        mkout(K("macc", c), ("masakari", c), "var/log/apache2/masakari_access.log")
+        mkout(K("napi", c), ("ncc", c), "var/log/nova/nova-api-wsgi.log")
+        mkout(K("nacc", c), ("ncc", c), "var/log/apache2/nova-api-os-compute_access.log")
+        mkout(K("cond", c), ("ncc", c), "var/log/nova/nova-conductor.log")
+        mkout(K("sched", c), ("ncc", c), "var/log/nova/nova-scheduler.log")
+        mkout(K("capi", c), ("cinder", c), "var/log/cinder/cinder-api.log")
+        mkout(K("cvol", c), ("cinder", c), "var/log/cinder/cinder-volume.log")
+        mkout(K("ks", c), ("keystone", c), "var/log/keystone/keystone.log")
+        mkout(K("ksacc", c), ("keystone", c), "var/log/apache2/keystone_access.log")
+        if all_svc:
+            mkout(("csched", c), ("cinder", c), "var/log/cinder/cinder-scheduler.log")
+            mkout(("cacc", c), ("cinder", c), "var/log/apache2/cinder_access.log")
+            mkout(("neutron", c), ("neutron", c), "var/log/neutron/neutron-server.log")
+            mkout(("rabbit", c), ("rabbitmq", c), "var/log/rabbitmq/rabbit@%s.log" % tp.hosts[("rabbitmq", c)].name)
+    if all_svc:
+        for i in range(tp.n_compute):
+            mkout(("libvirt", i), ("cmp", i), "var/log/libvirt/libvirtd.log")
+            mkout(("ovs", i), ("cmp", i), "var/log/neutron/neutron-openvswitch-agent.log")
+        tp.hkey = {}
+        for hk, h in tp.hosts.items():
+            tp.hkey.setdefault(id(h), hk)
+        for hk in tp.hkey.values():
+            mkout(("syslog", hk), hk, "var/log/syslog")
     tp.outs = O
 
     # ---- groups and shares
     groups = {}
+    dbg_all = args.debug == "all"
     ct, cbad = compute_templates()
+    if dbg_all:
+        ct = ct + rpc_debug_templates() + ksa_debug_templates("nova-compute") + heartbeat_templates()
     cw = [0.8 + 0.4 * rng.random() for _ in range(tp.n_compute)]
     cws = sum(cw)
     for i in range(tp.n_compute):
         groups[("cmp", i)] = Group("nova-compute@%d" % i, O[("cmp", i)], None, ct, cbad, tp.era[("cmp", i)],
-                                   0.42 * cw[i] / cws, tp.cmp_pid[i], None, tp.nova_host[i])
+                                   0.42 * cw[i] / cws, tp.cmp_pid[i], None, tp.nova_host[i], always_debug=dbg_all)
     at, abad = api_templates()
-    groups["napi"] = Group("nova-api", O["napi"], O["nacc"], at, abad, tp.era["ncc"], 0.33, None, tp.api_pids, None)
-    t_, b_ = conductor_templates()
-    groups["cond"] = Group("nova-conductor", O["cond"], None, t_, b_, tp.era["ncc"], 0.05, None, mk_pids(rng, 4, 140000, 150000), None)
-    t_, b_ = scheduler_templates()
-    groups["sched"] = Group("nova-scheduler", O["sched"], None, t_, b_, tp.era["ncc"], 0.05, None, mk_pids(rng, 2, 140000, 150000), None)
-    t_, b_ = cinder_api_templates()
-    groups["capi"] = Group("cinder-api", O["capi"], None, t_, b_, tp.era["cinder"], 0.03, None, tp.capi_pids, None)
-    t_, b_ = cinder_volume_templates()
-    groups["cvol"] = Group("cinder-volume", O["cvol"], None, t_, b_, tp.era["cinder"], 0.02, tp.cvol_pid, None, None)
-    t_, b_ = keystone_templates()
-    groups["ks"] = Group("keystone", O["ks"], O["ksacc"], t_, b_, tp.era["keystone"], 0.06, None, mk_pids(rng, 3, 20000, 30000), None)
-    t_, b_ = masakari_api_templates()
-    groups["mapi"] = Group("masakari-api", O["mapi"], O["macc"], t_, b_, tp.era["masakari"], 0.01, None, tp.mapi_pids, None, always_debug=True)
-    t_, b_ = masakari_engine_templates()
-    groups["engine"] = Group("masakari-engine", O["engine"], None, t_, b_, tp.era["masakari"], 0.005, tp.engine_pid, None, None, always_debug=True)
+    cdt, cdbad = conductor_templates()
+    sct, scbad = scheduler_templates()
+    cat, cabad = cinder_api_templates()
+    cvt, cvbad = cinder_volume_templates()
+    kst, ksbad = keystone_templates()
+    mat, mabad = masakari_api_templates()
+    met, mebad = masakari_engine_templates()
+    if dbg_all:
+        cdt = cdt + rpc_debug_templates() + ksa_debug_templates("nova-conductor") + heartbeat_templates()
+        sct = sct + rpc_debug_templates()
+        met = met + rpc_debug_templates()
+    C = tp.C
+    for c in range(C):
+        api_pids = tp.api_pids if c == 0 else mk_pids(rng, 4, 140000, 150000)
+        if c:
+            tp.api_pids_c[c] = api_pids
+            tp.mapi_pids_c[c] = mk_pids(rng, 2, 50000, 60000)
+            tp.capi_pids_c[c] = mk_pids(rng, 2, 30000, 40000)
+            tp.engine_pid_c[c] = str(rng.randrange(200, 3000))
+            tp.cvol_pid_c[c] = str(rng.randrange(3000, 9000))
+        groups[K("napi", c)] = Group("nova-api", O[K("napi", c)], O[K("nacc", c)], at, abad, tp.era["ncc"], 0.33 / C, None, api_pids, None, always_debug=dbg_all)
+        groups[K("cond", c)] = Group("nova-conductor", O[K("cond", c)], None, cdt, cdbad, tp.era["ncc"], 0.05 / C, None, mk_pids(rng, 4, 140000, 150000), None, always_debug=dbg_all)
+        groups[K("sched", c)] = Group("nova-scheduler", O[K("sched", c)], None, sct, scbad, tp.era["ncc"], 0.05 / C, None, mk_pids(rng, 2, 140000, 150000), None, always_debug=dbg_all)
+        groups[K("capi", c)] = Group("cinder-api", O[K("capi", c)], None, cat, cabad, tp.era["cinder"], 0.03 / C, None, tp.capi_pids_c[c], None, always_debug=dbg_all)
+        groups[K("cvol", c)] = Group("cinder-volume", O[K("cvol", c)], None, cvt, cvbad, tp.era["cinder"], 0.02 / C, tp.cvol_pid_c[c], None, None, always_debug=dbg_all)
+        groups[K("ks", c)] = Group("keystone", O[K("ks", c)], O[K("ksacc", c)], kst, ksbad, tp.era["keystone"], 0.06 / C, None, mk_pids(rng, 3, 20000, 30000), None, always_debug=dbg_all)
+        groups[K("mapi", c)] = Group("masakari-api", O[K("mapi", c)], O[K("macc", c)], mat, mabad, tp.era["masakari"], 0.01 / C, None, tp.mapi_pids_c[c], None, always_debug=True)
+        groups[K("engine", c)] = Group("masakari-engine", O[K("engine", c)], None, met, mebad, tp.era["masakari"], (0.03 if dbg_all else 0.005) / C, tp.engine_pid_c[c], None, None, always_debug=True)
+    if all_svc:
+        t_, b_ = cinder_scheduler_templates()
+        nt, nb = neutron_server_templates()
+        rt, rb = rabbitmq_templates()
+        xt, xb = cinder_access_templates()
+        for c in range(C):
+            groups[("csched", c)] = Group("cinder-scheduler", O[("csched", c)], None, t_, b_, tp.era["cinder"], 0.01 / C, str(rng.randrange(3000, 9000)), None, None, always_debug=dbg_all)
+            if O[("cacc", c)] is not O[K("capi", c)]:
+                groups[("cacc", c)] = Group("cinder-access", O[("cacc", c)], None, xt, xb, tp.era["cinder"], 0.005 / C, None, None, None)
+            groups[("neutron", c)] = Group("neutron-server", O[("neutron", c)], None, nt + (rpc_debug_templates() if dbg_all else []), nb, tp.era["ncc"], 0.04 / C, None, mk_pids(rng, 4, 60000, 70000), None, always_debug=dbg_all)
+            groups[("rabbit", c)] = Group("rabbitmq", O[("rabbit", c)], None, rt, rb, PRE, 0.01 / C, None, None, None)
+        lt, lb = libvirt_templates()
+        ot, ob = ovs_agent_templates()
+        yt, yb = syslog_templates()
+        for i in range(tp.n_compute):
+            groups[("libvirt", i)] = Group("libvirtd", O[("libvirt", i)], None, lt, lb, PRE, 0.01 / tp.n_compute, None, None, tp.nova_host[i])
+            groups[("ovs", i)] = Group("neutron-openvswitch-agent", O[("ovs", i)], None, ot, ob, tp.era[("cmp", i)], 0.04 / tp.n_compute, str(rng.randrange(3000, 9000)), None, tp.nova_host[i], always_debug=dbg_all)
+        for hk in tp.hkey.values():
+            groups[("syslog", hk)] = Group("syslog", O[("syslog", hk)], None, yt, yb, PRE, 0.02 / len(tp.hkey), None, None, tp.hosts[hk].name)
     tp.groups = groups
     tot_share = sum(gr.share for gr in groups.values())
 
+
     # ---- recoveries
     story = Story(rng, ids, tp)
-    n_rec = max(4, round(12 * size / (1 << 30)))
+    n_rec = args.recoveries or max(4, round(12 * size / (1 << 30)))
     kinds_cycle = ["healthy", "evacuate-400-race", "healthy", "pending-after-finished", "healthy", "bfv-evacuation-delay"]
     base = ["evacuate-400-race", "pending-after-finished", "bfv-evacuation-delay"]
     kinds = (base + ["healthy"]) if n_rec == 4 else [kinds_cycle[k % len(kinds_cycle)] for k in range(n_rec)]
@@ -1518,6 +2335,8 @@ def main(argv=None):
         pass
     span_end = COLLECT_MS - 3 * 3600_000
     slot = span_end / n_rec
+    prev = None
+    n_bfv = 0
     for k in range(n_rec):
         kind = kinds[k]
         T0 = int(slot * k + slot * (0.25 + 0.5 * rng.random()))
@@ -1526,16 +2345,30 @@ def main(argv=None):
         tod = min(max(tod, 3600_000), 21 * 3600_000)
         T0 = day * DAY_MS + tod
         F = rng.randrange(tp.n_compute)
+        if args.overlap and k % 2 == 1 and prev is not None:
+            # two notifications processed at once: their lines interleave, each under
+            # its own request ids (another failed host, seconds later)
+            T0 = prev[0] + rng.randrange(5_000, 40_000)
+            F = (prev[1] + 1 + rng.randrange(tp.n_compute - 1)) % tp.n_compute
+        prev = (T0, F)
         others = [i for i in range(tp.n_compute) if i != F]
         rng.shuffle(others)
         dests = others[:2]
         n_inst = {"healthy": rng.randrange(1, 5), "evacuate-400-race": rng.randrange(1, 3),
                   "pending-after-finished": rng.randrange(2, 5), "bfv-evacuation-delay": rng.randrange(2, 5)}[kind]
+        if tp.many:
+            n_inst = args.instances + rng.randrange(args.instances // 4 + 1)
         insts = [ids.uuid() for _ in range(n_inst)]
         bfv = set()
+        form = "rebuild"
         if kind == "bfv-evacuation-delay":
             bfv = {insts[0]} if n_inst < 4 else {insts[0], insts[1]}
-        story.recovery(k, kind, T0, F, dests, insts, bfv)
+            if tp.many:
+                bfv = set(insts[:: max(1, n_inst // 5)][:5])
+            if tp.hard:
+                form = ("accept", "rebuild")[n_bfv % 2]
+            n_bfv += 1
+        story.recovery(k, kind, T0, F, dests, insts, bfv, form)
 
     # ---- per-group generator state
     def mkg(gr):
@@ -1546,7 +2379,8 @@ def main(argv=None):
         g.pids = gr.pids
         g.inst = bg_inst
         g.vols = bg_vols
-        g.ip = tp.ncc_ip if gr.name != "masakari-api" else tp.mas_ip
+        g.ip = gr.main.host.ip if gr.name in ("masakari-api", "nova-api", "cinder-access", "neutron-server") else tp.ncc_ip
+        g.hname = gr.main.host.name
         g.hosts = all_hosts if gr.name != "keystone" else ["10.5.0.%d" % (31 + i) for i in range(8)] + ["10.5.0.39", "10.5.0.41"]
         g.rps = ids.uuid()
         g.bad = 30000 + int(rng.random() * 100000)
@@ -1565,24 +2399,53 @@ def main(argv=None):
             f.write(text)
 
     os.makedirs(out, exist_ok=True)
-    wtext("juju_status.yaml", juju_status(tp))
-    for m in range(tp.n_machines):
-        wtext("%d/baremetal/etc/hostname" % m, tp.machine_host[m] + "\n")
-        wtext("%d/baremetal/etc/timezone" % m, "Etc/UTC\n")
-    for i in range(tp.n_compute):
-        wtext("%d/baremetal/etc/nova/nova.conf" % i, nova_conf_compute(tp, i))
-    for cid, key in tp.containers:
-        wtext("%s/etc/hostname" % cid, tp.cont_host[key] + "\n")
-        wtext("%s/etc/timezone" % cid, "Etc/UTC\n")
-    wtext("3/lxd/6/etc/nova/nova.conf", nova_conf_ncc(tp))
-    wtext("3/lxd/4/etc/masakari/masakari.conf", masakari_conf(tp))
-    wtext("3/lxd/2/etc/cinder/cinder.conf", cinder_conf(tp))
-    wtext("3/lxd/1/etc/keystone/keystone.conf", keystone_conf(tp))
-    links = {"masakari_0": "3/lxd/4", "nova-cloud-controller_0": "3/lxd/6", "cinder_0": "3/lxd/2", "keystone_0": "3/lxd/1"}
-    for i in range(tp.n_compute):
-        links["nova-compute_%d" % i] = "%d/baremetal" % i
-    for name, target in sorted(links.items()):
-        os.symlink(target, os.path.join(out, name))
+    if lay == "juju":
+        wtext("juju_status.yaml", juju_status(tp))
+    if juju:
+        for m in range(tp.n_machines):
+            if m >= tp.n_compute and lay == "juju-nostatus":
+                continue
+            root = "%d/baremetal/" % m if lay == "juju" else "%d/" % m
+            zone = tp.hosts[("cmp", m)].zone if m < tp.n_compute else None
+            wtext(root + "etc/hostname", tp.machine_host[m] + "\n")
+            wtext(root + "etc/timezone", (zone or "Etc/UTC") + "\n")
+    for h in tp.uhosts:
+        if juju and "/lxd/" not in h.juju:
+            continue  # machines: above
+        if lay == "k8s":
+            continue  # a node folder holds only its pod logs and syslog
+        wtext(h.root + "etc/hostname", h.name + "\n")
+        wtext(h.root + "etc/timezone", (h.zone or "Etc/UTC") + "\n")
+        if lay == "sosreport":
+            wtext(h.root + "hostname", h.name + "\n")
+            wtext(h.root + "sos_commands/host/hostname", h.name + "\n")
+            d = _dt.datetime(2023, 3, 15, 21, 20) + _dt.timedelta(seconds=h.offset_s)
+            zname = "UTC"
+            if h.zone:
+                d = d.replace(tzinfo=_dt.timezone.utc).astimezone(zoneinfo.ZoneInfo(h.zone))
+                zname = d.strftime("%Z")
+            wtext(h.root + "sos_commands/date/date", d.strftime("%a %b %d %H:%M:%S ") + zname + d.strftime(" %Y") + "\n")
+    if lay != "k8s":
+        cfg = (lambda svc, rel: "etc/kolla/%s/%s" % (svc, rel.split("/")[-1])) if lay == "kolla" else (lambda svc, rel: rel)
+        for i in range(tp.n_compute):
+            wtext(tp.hosts[("cmp", i)].root + cfg("nova-compute", "etc/nova/nova.conf"), nova_conf_compute(tp, i))
+        for c in range(tp.C):
+            H = lambda k: tp.hosts[(k, c)].root
+            wtext(H("ncc") + cfg("nova-api", "etc/nova/nova.conf"), nova_conf_ncc(tp, c))
+            wtext(H("masakari") + cfg("masakari-engine", "etc/masakari/masakari.conf"), masakari_conf(tp))
+            wtext(H("cinder") + cfg("cinder-api", "etc/cinder/cinder.conf"), cinder_conf(tp, c))
+            wtext(H("keystone") + cfg("keystone", "etc/keystone/keystone.conf"), keystone_conf(tp))
+    if lay == "juju":
+        links = {}
+        for c in range(tp.C):
+            for app_name, k in (("masakari", "masakari"), ("nova-cloud-controller", "ncc"), ("cinder", "cinder"), ("keystone", "keystone"),
+                                ("neutron-api", "neutron"), ("rabbitmq-server", "rabbitmq")):
+                if (k, c) in tp.hosts:
+                    links["%s_%d" % (app_name, c)] = tp.hosts[(k, c)].juju
+        for i in range(tp.n_compute):
+            links["nova-compute_%d" % i] = "%d/baremetal" % i
+        for name, target in sorted(links.items()):
+            os.symlink(target, os.path.join(out, name))
 
     # ---- logs: day by day, group by group; writes/gzip in a worker thread (zlib and
     # file writes release the GIL, so this overlaps with generation on a 2-core box)
@@ -1608,8 +2471,15 @@ def main(argv=None):
             budget = int(size * gr.share / tot_share * weights[day])
             res = gen_day(gr, day, budget, gstate[key], rng.random)
             for o, text in res.items():
+                if o.cri:
+                    text = cri_wrap(text)
+                elif lay == "kolla" and o.logical in KOLLA_ACCESS_FILES:
+                    text = kolla_access(text)
+                if lay == "sosreport" and o.key[0] == "syslog" and day == DAYS - 1:
+                    # sos's journal capture holds the same records as the newest syslog
+                    pending.append(pool.submit(write_file, o.host.root + "sos_commands/logs/journalctl_--no-pager", text.encode("latin-1")))
                 data = text.encode("latin-1")
-                rel = rot_name(o.relbase, day)
+                rel = o.rot(o.relbase, day)
                 stats["bytes"] += len(data)
                 stats["lines"] += data.count(b"\n")
                 stats["files"] += 1
@@ -1625,8 +2495,28 @@ def main(argv=None):
     pool.shutdown()
 
     truth = story.truth
+    for rel, text in story.captures:
+        wtext(rel, text)
+    hosts = []
+    for h in tp.uhosts:
+        keys = [k for k, v in tp.hosts.items() if v is h]
+        aliases = sorted({h.root.rstrip("/")} | ({h.juju} if h.juju and juju else set())
+                         | {tp.nova_host[k[1]] for k in keys if k[0] == "cmp"})
+        hosts.append({"name": h.name, "root": h.root.rstrip("/"), "aliases": aliases,
+                      "roles": sorted({"compute" if k[0] == "cmp" else k[0] for k in keys}),
+                      "zone": h.zone or "Etc/UTC", "clock_offset_s": h.offset_s})
+    doc = {
+        "format": "evacdoc-bench-truth/2",
+        "generator": {"size": args.size, "seed": args.seed, "layout": lay, "debug": args.debug, "services": args.services,
+                      "controllers": tp.C, "instances": args.instances, "overlap": args.overlap, "failures": args.failures,
+                      "zones": args.zones, "skews": args.skews},
+        "host_count": len(hosts),
+        "hosts": hosts,
+        "clock_offsets_s": {h["name"]: h["clock_offset_s"] for h in hosts if h["clock_offset_s"]},
+        "recoveries": truth,
+    }
     with open(os.path.join(out, "ground_truth.json"), "w") as f:
-        json.dump(truth, f, indent=1, sort_keys=True)
+        json.dump(doc, f, indent=1, sort_keys=True)
         f.write("\n")
     el = time.time() - t_start
     if not args.quiet:

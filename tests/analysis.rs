@@ -251,7 +251,8 @@ fn sunbeam_pod_zones_are_inferred_from_pebble_stamps() {
     assert_eq!(disk_lines.len(), 1, "{disk_lines:#?}");
 }
 
-/// Writes a two-host bundle whose Nova API clock runs `skew_s` seconds ahead.
+/// Writes a two-host bundle whose Nova API clock runs `skew_s` seconds ahead: six
+/// calls, each followed by the engine's next line of its call.
 fn skewed_bundle(dir: &Path, skew_s: i64) {
     let engine = dir.join("ctl1/var/log/masakari");
     let api = dir.join("api1/var/log/apache2");
@@ -263,6 +264,10 @@ fn skewed_bundle(dir: &Path, skew_s: i64) {
         let sec = 10 + i * 7;
         masakari.push_str(&format!(
             "2024-05-21 08:05:{sec:02}.200 41 INFO masakari.compute.nova [req-aaaaaaaa-0000-4000-8000-{i:012} req-bbbbbbbb-0000-4000-8000-{i:012} nova - - - - -] Call get server command for instance 7d1e5f0a-0000-4000-8000-00000000000{i}\n"
+        ));
+        // The engine's next line of that green thread: the answer had come.
+        masakari.push_str(&format!(
+            "2024-05-21 08:05:{sec:02}.700 41 INFO masakari.compute.nova [req-aaaaaaaa-0000-4000-8000-{i:012} req-bbbbbbbb-0000-4000-8000-{i:012} nova - - - - -] Call lock server command for instance 7d1e5f0a-0000-4000-8000-00000000000{i}\n"
         ));
         let t = sec + skew_s;
         access.push_str(&format!(

@@ -17,6 +17,8 @@ mod detect;
 mod document;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
+/// Clock skew on copies of scenarios with moved clocks.
+mod skew;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
 /// Shared helpers: run the binary, find the samples.

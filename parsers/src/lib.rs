@@ -30,6 +30,7 @@
 pub mod access;
 mod assembler;
 pub mod capture;
+pub mod clock;
 pub mod context;
 pub mod cri;
 pub mod docker;

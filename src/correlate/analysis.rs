@@ -7,6 +7,7 @@ use crate::correlate::index::Indexes;
 use crate::correlate::joins::Join;
 use crate::correlate::recovery::Recovery;
 use crate::correlate::skew::SkewEstimate;
+use crate::correlate::skew::clock::HostClock;
 use crate::ingest::layout::Layout;
 use crate::ingest::timezone::ZoneSource;
 use crate::model::{Event, FileId, HostId, Service};
@@ -193,10 +194,12 @@ pub struct Analysis {
     pub index: Indexes,
     /// Masakari calls joined with the Nova requests they caused.
     pub joins: Vec<Join>,
-    /// Clock offsets between hosts estimated from the joins.
+    /// Clock offsets between hosts, bounded by causal pairs of lines.
     pub skew: Vec<SkewEstimate>,
     /// Masakari recoveries rebuilt from the events and captures.
     pub recoveries: Vec<Recovery>,
+    /// What the hosts' clock captures say (`chronyc tracking`, `ntpq -p`, `timedatectl`).
+    pub clocks: Vec<HostClock>,
     /// Counts.
     pub stats: Stats,
 }

@@ -8,7 +8,7 @@ use crate::correlate::index::Indexes;
 use crate::correlate::joins::{Join, join_calls};
 use crate::correlate::keeper::FileOutcome;
 use crate::correlate::request_instances::attribute_request_instances;
-use crate::correlate::skew::{SkewEstimate, estimate};
+use crate::correlate::skew::SkewEstimate;
 use crate::correlate::zones::utc_events;
 use crate::ingest::layout::Layout;
 use crate::ingest::timezone::HostZone;
@@ -66,9 +66,8 @@ pub fn assemble(
             .unwrap_or(crate::model::Project::Other)
     };
     drop_copies(&mut events);
-    let skew = estimate(&events, project_of);
+    let skew = crate::correlate::skew::correct(&mut events, &files);
     if skew.iter().any(|s| s.applied) {
-        correct_skew(&mut events, &skew);
         sort_events(&mut events);
     }
     debug_assert!(
@@ -114,23 +113,6 @@ pub(crate) fn drop_copies(events: &mut Vec<Event>) {
 
 pub(crate) fn sort_events(events: &mut [Event]) {
     events.sort_by_key(|e| (e.sort_key(), e.file, e.line));
-}
-
-/// Shifts each skewed host's events by its estimated offset (the estimate with most
-/// pairs wins when a host was measured against several others).
-pub(crate) fn correct_skew(events: &mut [Event], skew: &[crate::correlate::skew::SkewEstimate]) {
-    let mut shift: HashMap<u32, (usize, i64)> = HashMap::new();
-    for s in skew.iter().filter(|s| s.applied) {
-        let entry = shift.entry(s.host).or_insert((0, 0));
-        if s.pairs > entry.0 {
-            *entry = (s.pairs, s.offset_ms);
-        }
-    }
-    for event in events {
-        if let Some((_, offset_ms)) = shift.get(&event.host) {
-            event.time -= offset_ms * 1_000_000;
-        }
-    }
 }
 
 /// Rotations that should be there and are not: `x.log.3.gz` present and `x.log.2`

@@ -21,6 +21,7 @@ use crate::correlate::index::Indexes;
 use crate::correlate::joins::Join;
 use crate::correlate::recovery::Recovery;
 use crate::correlate::skew::SkewEstimate;
+use crate::correlate::skew::clock::HostClock;
 use crate::ingest::layout::Layout;
 use crate::model::{Event, EventId, FileId};
 
@@ -178,6 +179,7 @@ struct DocumentRef<'a> {
     joins: &'a [Join],
     skew: &'a [SkewEstimate],
     recoveries: &'a [Recovery],
+    clocks: &'a [HostClock],
     stats: &'a Stats,
     events: &'a [Event],
 }
@@ -198,6 +200,7 @@ struct Document {
     joins: Vec<Join>,
     skew: Vec<SkewEstimate>,
     recoveries: Vec<Recovery>,
+    clocks: Vec<HostClock>,
     stats: Stats,
 }
 
@@ -265,6 +268,7 @@ impl Analysis {
             joins: doc.joins,
             skew: doc.skew,
             recoveries: doc.recoveries,
+            clocks: doc.clocks,
             stats: doc.stats,
         })
     }
@@ -288,6 +292,7 @@ impl Serialize for Analysis {
             joins: &self.joins,
             skew: &self.skew,
             recoveries: &self.recoveries,
+            clocks: &self.clocks,
             stats: &self.stats,
             events: &self.events,
         }

@@ -97,6 +97,20 @@ fn matches(expected: &Expected, request: &Event) -> bool {
     }
 }
 
+/// Whether `request` is the kind of request the Masakari `call` makes (method, path,
+/// instance), whatever their times and ids.
+pub fn makes(call: &Event, request: &Event) -> bool {
+    expected_request(call.message(), call.instances.first().copied())
+        .is_some_and(|expected| matches(&expected, request))
+}
+
+/// What a Masakari call makes (`POST /servers/<id>/action`), or `None` for a line that
+/// is no Nova call.
+pub fn call_key(call: &Event) -> Option<String> {
+    expected_request(call.message(), call.instances.first().copied())
+        .map(|e| format!("{} {}", e.method, e.path_parts.join(" ")))
+}
+
 /// The time of a request counted from the middle of its second when it has one-second
 /// precision.
 pub fn request_midpoint(event: &Event) -> i64 {

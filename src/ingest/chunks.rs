@@ -25,8 +25,6 @@ pub struct LineChunks {
     pub damage: Option<String>,
     /// Lines before the current piece.
     pub line_base: usize,
-    /// Bytes (decompressed) before the current piece.
-    pub byte_base: u64,
 }
 
 impl std::fmt::Debug for LineChunks {
@@ -52,7 +50,6 @@ impl LineChunks {
             path: path.to_path_buf(),
             damage: None,
             line_base: 0,
-            byte_base: 0,
         })
     }
 
@@ -121,7 +118,6 @@ impl LineChunks {
             _ => self.piece_end,
         };
         self.line_base += memchr::memchr_iter(b'\n', &self.buf[..used]).count();
-        self.byte_base += used as u64;
         self.buf.drain(..used);
         self.piece_end = 0;
     }

@@ -4,13 +4,13 @@ use std::collections::BTreeMap;
 
 use evacdoc_parsers::sniff::{FileKind, sniff};
 use evacdoc_parsers::utf8::decode;
-use evacdoc_parsers::{Format, Records};
+use evacdoc_parsers::{Assembler, Format, Record, RecordSpan};
 
 use crate::correlate::analysis::FileInfo;
 use crate::ingest::chunks::LineChunks;
 use crate::ingest::place::Placed;
 use crate::ingest::role::{Role, rotation};
-use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
+use crate::ingest::sink::{FileCtx, RecordSink};
 use crate::model::Service;
 
 /// The most a single log file may decompress to.
@@ -111,24 +111,26 @@ pub(crate) fn read_log<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &m
     read
 }
 
-/// Where each line of a piece starts, found going forward.
-struct LineStarts<'a> {
-    bytes: &'a [u8],
-    /// The line `pos` starts (1-based).
-    line: usize,
-    pos: usize,
+/// What the reader counts of a file's records.
+#[derive(Default)]
+struct Counts {
+    records: u64,
+    unparsed: u64,
+    formats: BTreeMap<Format, u64>,
+    /// The first line no format fitted (blank lines aside), and why.
+    first_reason: Option<(usize, evacdoc_parsers::Reason)>,
 }
 
-impl LineStarts<'_> {
-    /// Offset in the piece where `line` starts (the piece's end past its last line);
-    /// lines are asked in increasing order.
-    fn start_of(&mut self, line: usize) -> usize {
-        while self.line < line && self.pos < self.bytes.len() {
-            self.pos = memchr::memchr(b'\n', &self.bytes[self.pos..])
-                .map_or(self.bytes.len(), |i| self.pos + i + 1);
-            self.line += 1;
+impl Counts {
+    fn count(&mut self, record: &Record<'_>, span: RecordSpan) {
+        self.records += 1;
+        *self.formats.entry(record.format()).or_default() += 1;
+        if let Some(reason) = record.unparsed_reason() {
+            self.unparsed += 1;
+            if self.first_reason.is_none() && reason != evacdoc_parsers::Reason::BLANK {
+                self.first_reason = Some((span.first_line, reason));
+            }
         }
-        self.pos
     }
 }
 
@@ -167,17 +169,13 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
             };
         }
     };
-    let mut formats: BTreeMap<Format, u64> = BTreeMap::new();
-    let mut first_reason = None;
+    let mut counts = Counts::default();
+    let mut assembler = Assembler::new();
     let mut first_piece = true;
-    loop {
-        let base = chunks.line_base;
-        let byte_base = chunks.byte_base;
-        let Some((bytes, last)) = chunks.next_piece() else {
-            break;
-        };
-        let decoded = decode(bytes);
+    // Pieces end at a line; the assembler keeps a record that may go on in the next.
+    while let Some((bytes, _)) = chunks.next_piece() {
         if std::mem::take(&mut first_piece) {
+            let decoded = decode(bytes);
             if sniff(&p.inner, &decoded.text) == FileKind::Ini {
                 return FileRead {
                     info,
@@ -198,56 +196,31 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
             host: p.host,
             service: &service,
         };
-        let mut starts = LineStarts {
-            bytes,
-            line: 1,
-            pos: 0,
-        };
-        let mut invalid = decoded.invalid_lines.iter().peekable();
-        let mut records = Records::new(&decoded.text).peekable();
-        let mut again = None;
-        while let Some(record) = records.next() {
-            // The piece's last record may go on in the next piece: read it again there
-            // (unless it is the whole piece, a record longer than a piece).
-            if !last && record.line > 1 && records.peek().is_none() {
-                again = Some(record.line);
-                break;
-            }
-            info.records += 1;
-            *formats.entry(record.format()).or_default() += 1;
-            if let Some(reason) = record.unparsed_reason() {
-                info.unparsed += 1;
-                if first_reason.is_none() && reason != evacdoc_parsers::Reason::BLANK {
-                    first_reason = Some((base + record.line, reason));
-                }
-            }
-            let end_line = record.line + record.lines.max(1);
-            let start = starts.start_of(record.line);
-            let end = starts.start_of(end_line);
-            while invalid.next_if(|l| **l < record.line).is_some() {}
-            let span = RecordSpan {
-                first_line: base + record.line,
-                byte_start: byte_base + start as u64,
-                byte_end: byte_base + end as u64,
-                invalid_utf8: invalid.peek().is_some_and(|l| **l < end_line),
-            };
-            sink.record(&ctx, &record, span);
-        }
-        let read_again = again.unwrap_or(usize::MAX);
-        info.invalid_utf8_lines += decoded
-            .invalid_lines
-            .iter()
-            .filter(|l| **l < read_again)
-            .count() as u64;
-        drop(records);
-        drop(decoded);
-        chunks.consume(again);
+        assembler.push(bytes, &mut |record, span| {
+            counts.count(record, span);
+            sink.record(&ctx, record, span);
+        });
+        chunks.consume(None);
     }
+    let ctx = FileCtx {
+        id,
+        path: &p.file.rel,
+        host: p.host,
+        service: &service,
+    };
+    assembler.finish(&mut |record, span| {
+        counts.count(record, span);
+        sink.record(&ctx, record, span);
+    });
+    info.records = counts.records;
+    info.unparsed = counts.unparsed;
+    info.invalid_utf8_lines = assembler.invalid_utf8_lines();
     info.bytes = chunks.total();
     if let Some(damage) = &chunks.damage {
         info.incomplete = Some(format!("read up to damage: {damage}"));
     }
-    info.format = formats
+    info.format = counts
+        .formats
         .iter()
         .filter(|(f, _)| **f != Format::Unparsed)
         .max_by_key(|(_, n)| **n)
@@ -255,7 +228,8 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
         .unwrap_or_else(|| "unparsed".into());
     let mut skipped = None;
     if info.records > 0 && info.unparsed == info.records {
-        let reason = first_reason
+        let reason = counts
+            .first_reason
             .map(|(line, reason)| format!("unknown format (line {line}: {reason})"))
             .unwrap_or_else(|| "unknown format".into());
         skipped = Some(reason);
@@ -338,7 +312,8 @@ mod tests {
 
         assert!(read.info.records > 10, "{:?}", read.info);
         assert_eq!(counter.records, read.info.records);
-        assert_eq!(counter.bytes, read.info.bytes);
+        // Spans end before their last newline: every line of the file is in one record.
+        assert_eq!(counter.bytes + counter.records, read.info.bytes);
         assert_eq!(
             counter.finished,
             vec![(file.rel.clone(), read.info.records)]
@@ -412,9 +387,47 @@ mod tests {
             let bytes = &text[span.byte_start as usize..span.byte_end as usize];
             assert!(bytes.starts_with(head.as_bytes()), "line {line}");
             assert_eq!(span.invalid_utf8, *line == bad_line, "line {line}");
-            at = span.byte_end;
+            assert_eq!(text[span.byte_end as usize], b'\n');
+            at = span.byte_end + 1;
         }
         assert_eq!(at, text.len() as u64);
         assert_eq!(read.info.invalid_utf8_lines, 1);
+    }
+
+    #[test]
+    fn container_line_pieces_are_one_record_of_the_file() {
+        // containerd splits a long line into `P` pieces, with another stream's line in
+        // between: the push assembler joins them, whatever the pieces read.
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("samples/parsers/cri/containerd_partial_lines.log");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file = found(
+            &path,
+            "ctl1/var/log/pods/openstack_masakari-engine-0_x/masakari-engine/0.log",
+        );
+        let p = placed(&file, "masakari-engine");
+        let watch = None;
+        let mut keeper = EventKeeper::new(&watch);
+        let read = read_log(&p, 0, &mut keeper);
+        let outcome = keeper.into_outcome(read.info, read.skipped);
+        let first_piece = text.lines().position(|l| l.contains(" stdout P ")).unwrap() + 1;
+        let failed = outcome
+            .events
+            .iter()
+            .find(|r| {
+                r.event
+                    .message()
+                    .contains("Failed to evacuate instance 7d1e5f0a")
+            })
+            .expect("the joined WARNING is kept");
+        assert_eq!(failed.event.line as usize, first_piece);
+        // The message starts in the third piece, the head in the first.
+        assert!(
+            failed
+                .event
+                .message()
+                .starts_with("Failed to evacuate instance 7d1e5f0a")
+        );
+        assert_eq!(outcome.skipped, None);
     }
 }

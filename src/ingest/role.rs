@@ -189,6 +189,8 @@ pub fn role_of(rel: &str) -> Role {
             "dpkg_-l" | "installed-debs" | "rpm_-qa" => Role::Packages,
             n if n.starts_with("snap_list") || n.starts_with("installed-rpms") => Role::Packages,
             "date" | "date_--utc" | "timedatectl" | "hwclock" => Role::Clock,
+            // chronyc tracking, ntpq -p: the host's own word on its clock.
+            n if evacdoc_parsers::clock::tool_of(n).is_some() => Role::Clock,
             "hostname" => Role::Hostname,
             _ if lower.contains("/openstack") || lower.contains("masakari") => Role::MaybeCapture,
             _ => Role::Ignored("sos command output evacdoc does not read"),

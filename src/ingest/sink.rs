@@ -8,21 +8,9 @@ use evacdoc_parsers::Record;
 use crate::correlate::analysis::FileInfo;
 use crate::model::Service;
 
-/// Where a record lies in its file (decompressed bytes).
-///
-/// Kept field for field like the parsers' push-mode assembler's span, so that the one
-/// can replace the other.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RecordSpan {
-    /// 1-based number of the record's first line in the file.
-    pub first_line: usize,
-    /// Offset of the record's first byte in the file.
-    pub byte_start: u64,
-    /// Offset just past the record's last byte (its final newline included).
-    pub byte_end: u64,
-    /// Whether a line of the record held bytes that are not UTF-8 (replaced by U+FFFD).
-    pub invalid_utf8: bool,
-}
+/// Where a record lies in its file (decompressed bytes), as the parsers' push-mode
+/// assembler reports it.
+pub use evacdoc_parsers::RecordSpan;
 
 /// What a sink is told about the file its records come from.
 #[derive(Clone, Copy, Debug)]
@@ -40,8 +28,7 @@ pub struct FileCtx<'a> {
 
 /// A consumer of records, one per file.
 pub trait RecordSink {
-    /// One record of `file`. `record.line` counts from the start of the piece being
-    /// read; `span.first_line` is the line in the file.
+    /// One record of `file`, in file order; `span` says where it lies.
     fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan);
 
     /// The file has been read to its end (or as far as it could be): `info` holds what

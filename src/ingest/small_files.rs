@@ -8,6 +8,7 @@ use evacdoc_parsers::ini::parse_ini;
 use evacdoc_parsers::utf8::decode;
 
 use crate::correlate::analysis::{CaptureFile, ConfigValue, InstalledPackage, Skipped};
+use crate::correlate::skew::clock::HostClock;
 use crate::ingest::IngestError;
 use crate::ingest::decompress::read_decompressed;
 use crate::ingest::discover::Found;
@@ -23,6 +24,8 @@ pub(crate) struct SmallFiles {
     pub(crate) config: Vec<ConfigValue>,
     pub(crate) captures: Vec<CaptureFile>,
     pub(crate) packages: Vec<InstalledPackage>,
+    /// What the hosts' clock captures say (chrony, ntpq, timedatectl).
+    pub(crate) clocks: Vec<HostClock>,
     /// The zone each host's own settings name.
     pub(crate) zones: BTreeMap<u32, HostZone>,
 }
@@ -44,6 +47,7 @@ pub(crate) fn read_small_files<'f>(
                 if let Some(zone) = read_zone(&p, skipped) {
                     small.zones.entry(p.host).or_insert(zone);
                 }
+                read_clock(&p, &mut small.clocks);
             }
             Role::Packages if p.host != NO_HOST => read_packages(&p, &mut small.packages, skipped),
             // An input file given on its own that evacdoc cannot read is said so.
@@ -207,6 +211,17 @@ pub(crate) fn read_packages(
                 file: p.file.rel.clone(),
             });
         }
+    }
+}
+
+/// A clock capture (`chronyc tracking`, `ntpq -p`, `timedatectl`) of a host. A file that
+/// cannot be read was already reported by [`read_zone`], which reads every clock file.
+fn read_clock(p: &Placed<'_>, clocks: &mut Vec<HostClock>) {
+    if evacdoc_parsers::clock::tool_of(&p.inner).is_none() {
+        return;
+    }
+    if let Some(text) = read_small(p, &mut Vec::new()) {
+        clocks.extend(HostClock::read(p.host, &p.file.rel, &p.inner, &text));
     }
 }
 

@@ -198,6 +198,7 @@ pub fn analyze_with(
         joins,
         skew,
         recoveries: Vec::new(),
+        clocks: small.clocks,
         stats,
     }
     .with_recoveries())

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::correlate::Analysis;
 use crate::correlate::analysis::{Missing, Skipped};
 use crate::correlate::skew::SkewEstimate;
+use crate::correlate::skew::clock::HostClock;
 use crate::correlate::timeline::utc;
 use crate::detect::{Finding, Severity};
 use crate::ingest::timezone::ZoneSource;
@@ -53,6 +54,8 @@ pub struct AnalysisSummary<'a> {
     pub missing: &'a [Missing],
     /// Clock offsets between hosts.
     pub skew: &'a [SkewEstimate],
+    /// What the hosts' clock captures say.
+    pub clocks: &'a [HostClock],
 }
 
 /// A host in a [`Report`].
@@ -186,6 +189,7 @@ impl<'a> Report<'a> {
                 skipped: &analysis.skipped,
                 missing: &analysis.missing,
                 skew: &analysis.skew,
+                clocks: &analysis.clocks,
             },
             findings,
             stats: StatsSummary {
@@ -347,12 +351,8 @@ pub fn text(analysis: &Analysis, findings: &[Finding], style: Style) -> String {
     for k in analysis.skipped.iter().take(20) {
         let _ = writeln!(out, "  skipped: {} ({})", k.path, k.reason);
     }
-    for skew in analysis.skew.iter().filter(|s| s.applied) {
-        let _ = writeln!(
-            out,
-            "  clock: host {} vs {}: {} ms ({})",
-            skew.host, skew.reference, skew.offset_ms, skew.note
-        );
+    for note in crate::correlate::skew::notes::clock_notes(analysis) {
+        let _ = writeln!(out, "  clock: {note}");
     }
     out
 }
@@ -369,6 +369,10 @@ pub fn markdown(analysis: &Analysis, findings: &[Finding]) -> String {
         analysis.hosts.len(),
         analysis.files.len()
     );
+    let clocks = crate::correlate::skew::notes::clock_notes(analysis);
+    if !clocks.is_empty() {
+        let _ = writeln!(out, "Clocks:\n\n- {}\n", clocks.join("\n- "));
+    }
     if findings.is_empty() {
         let _ = writeln!(out, "No findings.");
     }

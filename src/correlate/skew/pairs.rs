@@ -1,0 +1,811 @@
+//! Causal pairs: a client line, the server lines it caused, and the bound they put on
+//! the server's clock offset.
+//!
+//! The server logs a request after the client logged the call and before the client
+//! logs its next line of that call (the call is synchronous). With `c` and `n` the
+//! client's two times and `s` a server time, the server's clock is ahead of the
+//! client's by an offset `d` with `s - n <= d <= s - c` (`s + 1 s` for a stamp cut to
+//! the second). A pair is only made where the two lines are known to be one request:
+//! the same global request id, the `Request-ID` Nova returned and Masakari logged, a
+//! join with a single candidate, or one request id on two Nova hosts.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::correlate::analysis::FileInfo;
+use crate::correlate::joins::{call_key, makes};
+use crate::correlate::skew::interval::{Interval, consensus};
+use crate::model::{Event, EventId, HostId, Project, Uuid};
+
+/// How a pair was recognised, strongest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairKind {
+    /// Masakari logged the `Request-ID` Nova returned for the call.
+    ReturnedRequestId,
+    /// The Nova request carries the global request id of the Masakari call.
+    GlobalRequestId,
+    /// The only request the call could have made, and the only call for that request.
+    Join,
+    /// One Nova request id on nova-api and on a conductor or compute host (the API
+    /// request starts before the work it casts; no upper bound).
+    NovaRequest,
+}
+
+impl PairKind {
+    /// A short reading for reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairKind::ReturnedRequestId => "returned Request-ID",
+            PairKind::GlobalRequestId => "global request id",
+            PairKind::Join => "single-candidate join",
+            PairKind::NovaRequest => "nova request id",
+        }
+    }
+}
+
+/// One causal pair.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// The host that served (its clock is bounded).
+    pub server: HostId,
+    /// The host that called.
+    pub client: HostId,
+    /// How it was recognised.
+    pub kind: PairKind,
+    /// The client line that anchors the pair (the call, or nova-api's request line).
+    pub anchor: EventId,
+    /// The anchor's time when the pair was made (its host's clock).
+    pub anchor_time: i64,
+    /// When the client started the call (client clock, ns).
+    pub start: i64,
+    /// When the client had the answer (client clock, ns), if known.
+    pub end: Option<i64>,
+    /// The server lines of the request.
+    pub lines: Vec<EventId>,
+    /// Lowest server-minus-client offset the pair allows (ns); `None`: unbounded.
+    pub lo: Option<i64>,
+    /// Highest offset the pair allows (ns); `None`: unbounded.
+    pub hi: Option<i64>,
+}
+
+/// How far a call and its request may be apart when they are joined by kind alone:
+/// the largest offset measured this way (ten minutes) and latency.
+const SEARCH_NS: i64 = 11 * 60 * 1_000_000_000;
+/// How far back from a line with a `Request-ID` its call may be (novaclient's and
+/// keystoneauth's time-outs are shorter).
+const CALL_BACK_NS: i64 = 5 * 60 * 1_000_000_000;
+const SECOND_NS: i64 = 1_000_000_000;
+
+/// The true time of a server line lies in `[time, time + precision]`.
+pub fn precision(event: &Event) -> i64 {
+    if event.second_precision {
+        SECOND_NS - 1
+    } else {
+        0
+    }
+}
+
+struct Ctx<'a> {
+    events: &'a [Event],
+    /// Each file's project, and whether it is a nova-api log.
+    kinds: Vec<(Project, bool)>,
+    /// Masakari lines by (host, local request id).
+    by_request: HashMap<(HostId, Uuid), Vec<usize>>,
+    /// Masakari lines by (host, instance named).
+    by_instance: HashMap<(HostId, Uuid), Vec<usize>>,
+    /// Local request ids that Masakari lines about more than one instance share: they
+    /// do not follow one green thread.
+    shared: HashSet<(HostId, Uuid)>,
+    /// Nova lines by local request id.
+    nova_by_request: HashMap<Uuid, Vec<usize>>,
+    /// Masakari's Nova calls, by host, in time order.
+    calls_by_host: HashMap<HostId, Vec<usize>>,
+    /// nova-api's request lines (access and request log), by host, in time order.
+    requests_by_host: HashMap<HostId, Vec<usize>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(events: &'a [Event], files: &'a [FileInfo]) -> Ctx<'a> {
+        let kinds = files
+            .iter()
+            .map(|f| {
+                let name = f.service.name();
+                let project = f.service.project();
+                // nova-api under its package, Kolla, helm and devstack unit names.
+                let api = project == Project::Nova
+                    && ["nova-api", "nova_api", "osapi", "n-api"]
+                        .iter()
+                        .any(|n| name.contains(n));
+                (project, api)
+            })
+            .collect();
+        let mut ctx = Ctx {
+            events,
+            kinds,
+            by_request: HashMap::new(),
+            by_instance: HashMap::new(),
+            shared: HashSet::new(),
+            nova_by_request: HashMap::new(),
+            calls_by_host: HashMap::new(),
+            requests_by_host: HashMap::new(),
+        };
+        let mut instances_of: HashMap<(HostId, Uuid), HashSet<Uuid>> = HashMap::new();
+        for (i, e) in events.iter().enumerate() {
+            match ctx.project(e) {
+                Project::Masakari => {
+                    if let Some(r) = e.request_id {
+                        ctx.by_request.entry((e.host, r)).or_default().push(i);
+                        instances_of
+                            .entry((e.host, r))
+                            .or_default()
+                            .extend(e.instances.iter().copied());
+                    }
+                    for u in &e.instances {
+                        ctx.by_instance.entry((e.host, *u)).or_default().push(i);
+                    }
+                    if is_call(e) {
+                        ctx.calls_by_host.entry(e.host).or_default().push(i);
+                    }
+                }
+                Project::Nova => {
+                    if let Some(r) = e.request_id {
+                        ctx.nova_by_request.entry(r).or_default().push(i);
+                    }
+                    if e.http().is_some() && ctx.is_api(e) {
+                        ctx.requests_by_host.entry(e.host).or_default().push(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        ctx.shared = instances_of
+            .into_iter()
+            .filter(|(_, set)| set.len() > 1)
+            .map(|(k, _)| k)
+            .collect();
+        ctx
+    }
+
+    fn project(&self, e: &Event) -> Project {
+        self.kinds
+            .get(e.file as usize)
+            .map_or(Project::Other, |k| k.0)
+    }
+
+    /// A line of the nova-api service (its log, access log or error log).
+    fn is_api(&self, e: &Event) -> bool {
+        self.kinds.get(e.file as usize).is_some_and(|k| k.1)
+    }
+
+    /// The time of the client's next line of the call at `pos`: the next line of its
+    /// green thread (same local request id, the id not shared by several instances)
+    /// or the next line about its instance in the same request.
+    fn next_time(&self, pos: usize) -> Option<i64> {
+        let call = &self.events[pos];
+        let after = |list: Option<&Vec<usize>>, ok: &dyn Fn(&Event) -> bool| {
+            list.and_then(|l| {
+                let start = l.partition_point(|&p| p <= pos);
+                l[start..]
+                    .iter()
+                    .map(|&p| &self.events[p])
+                    .find(|e| ok(e))
+                    .map(|e| e.time)
+            })
+        };
+        let instance = call.instances.first().copied();
+        let by_thread = call
+            .request_id
+            .filter(|r| !self.shared.contains(&(call.host, *r)))
+            .and_then(|r| {
+                after(self.by_request.get(&(call.host, r)), &|e: &Event| {
+                    e.instances.is_empty() || instance.is_some_and(|i| e.instances.contains(&i))
+                })
+            });
+        let by_instance = instance.and_then(|i| {
+            after(self.by_instance.get(&(call.host, i)), &|e: &Event| {
+                e.global_request_id == call.global_request_id
+            })
+        });
+        match (by_thread, by_instance) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The nova-api lines of request `r` on `host`.
+    fn api_lines(&self, r: Uuid, host: HostId) -> Vec<usize> {
+        self.nova_by_request
+            .get(&r)
+            .map(|l| {
+                l.iter()
+                    .copied()
+                    .filter(|&p| self.events[p].host == host && self.is_api(&self.events[p]))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A pair of the client call at `call` and server `lines`, with the client's window.
+    fn pair(
+        &self,
+        kind: PairKind,
+        call: usize,
+        end: Option<i64>,
+        lines: Vec<usize>,
+    ) -> Option<Pair> {
+        let first = *lines.first()?;
+        let c = &self.events[call];
+        let server = self.events[first].host;
+        if server == c.host {
+            return None;
+        }
+        let hi = lines
+            .iter()
+            .map(|&p| self.events[p].time + precision(&self.events[p]) - c.time)
+            .min();
+        let lo = end.and_then(|n| lines.iter().map(|&p| self.events[p].time - n).max());
+        Some(Pair {
+            server,
+            client: c.host,
+            kind,
+            anchor: call as EventId,
+            anchor_time: c.time,
+            start: c.time,
+            end,
+            lines: lines.iter().map(|&p| p as EventId).collect(),
+            lo,
+            hi,
+        })
+    }
+}
+
+/// A cheap test before [`makes`]: a request for an instance names it.
+fn may_make(call: &Event, request: &Event) -> bool {
+    call.instances
+        .first()
+        .is_none_or(|i| request.instances.contains(i))
+}
+
+fn is_call(e: &Event) -> bool {
+    e.logger() == Some("masakari.compute.nova") && call_key(e).is_some()
+}
+
+/// Every `Request-ID: req-…` a message names.
+fn returned_ids(message: &str) -> Vec<Uuid> {
+    const TAG: &str = "Request-ID: ";
+    message
+        .match_indices(TAG)
+        .filter_map(|(i, _)| {
+            let start = i + TAG.len();
+            message
+                .get(start..start + 40)
+                .and_then(Uuid::parse_request_id)
+        })
+        .collect()
+}
+
+/// The duration a Nova request line states (`time: 0.412345`), in ns.
+fn stated_duration(e: &Event) -> Option<i64> {
+    let (_, rest) = e.message().rsplit_once("time: ")?;
+    let secs: f64 = rest.split_whitespace().next()?.parse().ok()?;
+    (secs.is_finite() && (0.0..3600.0).contains(&secs)).then_some((secs * 1e9) as i64)
+}
+
+/// Every causal pair of the events (in time order, before any skew correction). Two
+/// pairs about one call and one server host are merged: the stronger kind's bounds, or
+/// the intersection of two of one kind.
+pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
+    let ctx = Ctx::new(events, files);
+    let mut pairs: Vec<Pair> = Vec::new();
+    returned_request_ids(&ctx, &mut pairs);
+    global_request_ids(&ctx, &mut pairs);
+    let joined = anchored_joins(&ctx, &pairs);
+    pairs.extend(joined.iter().cloned());
+    let covered: HashSet<(EventId, HostId)> = joined.iter().map(|p| (p.anchor, p.server)).collect();
+    single_candidate_joins(&ctx, &covered, &mut pairs);
+    nova_requests(&ctx, &mut pairs);
+    merge(pairs)
+}
+
+/// Masakari lines that name the `Request-ID` of Nova's answer.
+fn returned_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    for (pos, e) in ctx.events.iter().enumerate() {
+        if ctx.project(e) != Project::Masakari {
+            continue;
+        }
+        for r in returned_ids(e.message()) {
+            let Some(lines) = ctx.nova_by_request.get(&r) else {
+                continue;
+            };
+            let mut hosts: Vec<HostId> = lines
+                .iter()
+                .map(|&p| &ctx.events[p])
+                .filter(|l| l.host != e.host && ctx.is_api(l))
+                .map(|l| l.host)
+                .collect();
+            hosts.sort_unstable();
+            hosts.dedup();
+            for host in hosts {
+                let api = ctx.api_lines(r, host);
+                let Some(call) = call_of(ctx, pos, &api) else {
+                    continue;
+                };
+                let end = match ctx.next_time(call) {
+                    Some(n) => n.min(e.time),
+                    None => e.time,
+                };
+                out.extend(ctx.pair(PairKind::ReturnedRequestId, call, Some(end), api));
+            }
+        }
+    }
+}
+
+/// The call that made the Nova request of `lines`, answered by the Masakari line at
+/// `answer`: the latest call before it of that kind (or about an instance the request
+/// names), in the same global request.
+fn call_of(ctx: &Ctx<'_>, answer: usize, lines: &[usize]) -> Option<usize> {
+    let e = &ctx.events[answer];
+    let calls = ctx.calls_by_host.get(&e.host)?;
+    let http: Vec<&Event> = lines
+        .iter()
+        .map(|&p| &ctx.events[p])
+        .filter(|l| l.http().is_some())
+        .collect();
+    let named: HashSet<Uuid> = lines
+        .iter()
+        .flat_map(|&p| ctx.events[p].instances.iter().copied())
+        .collect();
+    let end = calls.partition_point(|&p| p < answer);
+    calls[..end]
+        .iter()
+        .rev()
+        .take_while(|&&p| ctx.events[p].time >= e.time - CALL_BACK_NS)
+        .copied()
+        .find(|&p| {
+            let call = &ctx.events[p];
+            let same_request = match (call.global_request_id, e.global_request_id) {
+                (Some(a), Some(b)) => a == b,
+                _ => true,
+            };
+            let same_kind = if http.is_empty() {
+                call.instances.iter().any(|i| named.contains(i))
+            } else {
+                http.iter().any(|h| makes(call, h))
+            };
+            same_request && same_kind
+        })
+}
+
+/// Nova requests carrying the global request id of Masakari's calls: in one global
+/// request, the calls of one kind and the requests they make are paired in order when
+/// there are as many of each.
+fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    // Nova request lines (with a method and path) by global id and the instance their
+    // path names: polls of a hundred instances stay a hundred small groups.
+    let mut requests: HashMap<(Uuid, Option<Uuid>), Vec<usize>> = HashMap::new();
+    for (pos, e) in ctx.events.iter().enumerate() {
+        if let (Some(g), Some(_), Some(_)) = (e.global_request_id, e.request_id, e.http())
+            && ctx.is_api(e)
+            && Some(g) != e.request_id
+        {
+            let key = (g, e.instances.first().copied());
+            requests.entry(key).or_default().push(pos);
+        }
+    }
+    // Masakari's calls of one kind in one global request, in time order.
+    let mut calls: HashMap<(Uuid, String, HostId), Vec<usize>> = HashMap::new();
+    for list in ctx.calls_by_host.values() {
+        for &pos in list {
+            let call = &ctx.events[pos];
+            if let (Some(g), Some(key)) = (call.global_request_id, call_key(call)) {
+                calls.entry((g, key, call.host)).or_default().push(pos);
+            }
+        }
+    }
+    for ((g, _, client), calls) in calls {
+        let first = &ctx.events[calls[0]];
+        let Some(candidates) = requests.get(&(g, first.instances.first().copied())) else {
+            continue;
+        };
+        let mut by_server: HashMap<HostId, Vec<usize>> = HashMap::new();
+        for &r in candidates {
+            let request = &ctx.events[r];
+            if request.host != client && makes(first, request) {
+                by_server.entry(request.host).or_default().push(r);
+            }
+        }
+        for (server, requests) in by_server {
+            // As many requests as calls: each call made the one in its place.
+            if requests.len() != calls.len() {
+                continue;
+            }
+            for (&call, request) in calls.iter().zip(requests) {
+                let Some(r) = ctx.events[request].request_id else {
+                    continue;
+                };
+                let lines = ctx.api_lines(r, server);
+                out.extend(ctx.pair(PairKind::GlobalRequestId, call, ctx.next_time(call), lines));
+            }
+        }
+    }
+}
+
+/// How wide the interval of the id-joined pairs of two hosts may be for it to narrow
+/// the search of their other calls.
+const ANCHOR_WIDTH_NS: i64 = 30 * SECOND_NS;
+/// How long after a call its request may come when the client logs no next line.
+const LATENCY_NS: i64 = 15 * SECOND_NS;
+
+/// Joins narrowed by the pairs that ids prove: where Masakari's lines and Nova's share
+/// no global request id (before Zed), a `Request-ID` pair bounds the offset of the two
+/// hosts; a call with a single request of its kind in the window that bound allows
+/// (that request having no other such call) is their pair too.
+fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
+    let mut bounds: HashMap<(HostId, HostId), Vec<Interval>> = HashMap::new();
+    for p in proven {
+        bounds
+            .entry((p.client, p.server))
+            .or_default()
+            .push(Interval { lo: p.lo, hi: p.hi });
+    }
+    let mut out = Vec::new();
+    for ((client, server), intervals) in bounds {
+        let Some((_, members)) = consensus(&intervals) else {
+            continue;
+        };
+        let agreed = members
+            .iter()
+            .fold(Interval::ALL, |acc, &m| acc.intersect(intervals[m]));
+        let (Some(lo), Some(hi)) = (agreed.lo, agreed.hi) else {
+            continue;
+        };
+        if hi < lo || hi - lo > ANCHOR_WIDTH_NS {
+            continue;
+        }
+        let (Some(calls), Some(requests)) = (
+            ctx.calls_by_host.get(&client),
+            ctx.requests_by_host.get(&server),
+        ) else {
+            continue;
+        };
+        // (call, request) pairs the bound allows.
+        let mut found: Vec<(usize, usize, Option<i64>)> = Vec::new();
+        for &call in calls {
+            let c = &ctx.events[call];
+            let next = ctx.next_time(call);
+            let (from, to) = (
+                c.time + lo - SECOND_NS,
+                next.unwrap_or(c.time + LATENCY_NS) + hi,
+            );
+            let start = requests.partition_point(|&r| ctx.events[r].time < from);
+            for &r in &requests[start..] {
+                let e = &ctx.events[r];
+                if e.time > to {
+                    break;
+                }
+                let same_request = match (c.global_request_id, e.global_request_id) {
+                    (Some(a), Some(b)) => a == b,
+                    _ => true,
+                };
+                if same_request
+                    && e.time + precision(e) >= c.time + lo
+                    && may_make(c, e)
+                    && makes(c, e)
+                {
+                    found.push((call, r, next));
+                }
+            }
+        }
+        let mut per_call: HashMap<(usize, bool), usize> = HashMap::new();
+        let mut per_request: HashMap<usize, usize> = HashMap::new();
+        for &(call, r, _) in &found {
+            *per_call
+                .entry((call, ctx.events[r].second_precision))
+                .or_default() += 1;
+            *per_request.entry(r).or_default() += 1;
+        }
+        for (call, r, next) in found {
+            let e = &ctx.events[r];
+            if per_call[&(call, e.second_precision)] != 1 || per_request[&r] != 1 {
+                continue;
+            }
+            let lines = match e.request_id {
+                Some(id) => ctx.api_lines(id, server),
+                None => vec![r],
+            };
+            if next.is_some() {
+                out.extend(ctx.pair(PairKind::Join, call, next, lines));
+            }
+        }
+    }
+    out
+}
+
+/// Calls with a single candidate request of one log (access or request log) within
+/// the search window, that request having no other candidate call. A call whose kind
+/// (`POST /servers/<id>/action`) Masakari makes again within the window is ambiguous
+/// from the start, and not searched.
+fn single_candidate_joins(
+    ctx: &Ctx<'_>,
+    covered: &HashSet<(EventId, HostId)>,
+    out: &mut Vec<Pair>,
+) {
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    for calls in ctx.calls_by_host.values() {
+        let keys: Vec<Option<String>> = calls.iter().map(|&p| call_key(&ctx.events[p])).collect();
+        let mut times: HashMap<&str, Vec<i64>> = HashMap::new();
+        for (&p, key) in calls.iter().zip(&keys) {
+            if let Some(key) = key {
+                times.entry(key).or_default().push(ctx.events[p].time);
+            }
+        }
+        for (&pos, key) in calls.iter().zip(&keys) {
+            let c = &ctx.events[pos];
+            let Some(same) = key.as_deref().and_then(|k| times.get(k)) else {
+                continue;
+            };
+            let (from, to) = (c.time - SEARCH_NS, c.time + SEARCH_NS);
+            if same.partition_point(|&t| t <= to) - same.partition_point(|&t| t < from) > 1 {
+                continue;
+            }
+            for (&server, requests) in &ctx.requests_by_host {
+                if server == c.host {
+                    continue;
+                }
+                let start = requests.partition_point(|&r| ctx.events[r].time < from);
+                for &r in &requests[start..] {
+                    let e = &ctx.events[r];
+                    if e.time > to {
+                        break;
+                    }
+                    let same_request = match (c.global_request_id, e.global_request_id) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    };
+                    if same_request && may_make(c, e) && makes(c, e) {
+                        found.push((pos, r));
+                    }
+                }
+            }
+        }
+    }
+    let mut per_call: HashMap<(usize, bool), usize> = HashMap::new();
+    let mut per_request: HashMap<usize, usize> = HashMap::new();
+    for &(call, r) in &found {
+        let kind = ctx.events[r].second_precision;
+        *per_call.entry((call, kind)).or_default() += 1;
+        *per_request.entry(r).or_default() += 1;
+    }
+    for (call, r) in found {
+        let request = &ctx.events[r];
+        if per_call[&(call, request.second_precision)] != 1
+            || per_request[&r] != 1
+            || covered.contains(&(call as EventId, request.host))
+        {
+            continue;
+        }
+        let lines = match request.request_id {
+            Some(id) => ctx.api_lines(id, request.host),
+            None => vec![r],
+        };
+        // Without the client's next line a join bounds one side only, and a wrong one
+        // would pass for a clock far behind: not used.
+        if let Some(next) = ctx.next_time(call) {
+            out.extend(ctx.pair(PairKind::Join, call, Some(next), lines));
+        }
+    }
+}
+
+/// One request id on nova-api and on other Nova hosts: the work nova-api casts is
+/// logged after the API request started (its line's time minus the duration it states).
+fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
+    for lines in ctx.nova_by_request.values() {
+        let Some((anchor, start)) = lines.iter().find_map(|&p| {
+            let e = &ctx.events[p];
+            (e.http().is_some() && ctx.is_api(e))
+                .then(|| stated_duration(e).map(|d| (p, e.time - d)))
+                .flatten()
+        }) else {
+            continue;
+        };
+        let api_host = ctx.events[anchor].host;
+        let mut by_host: HashMap<HostId, Vec<usize>> = HashMap::new();
+        for &p in lines {
+            let e = &ctx.events[p];
+            if e.host != api_host && !ctx.is_api(e) {
+                by_host.entry(e.host).or_default().push(p);
+            }
+        }
+        for (server, backend) in by_host {
+            let hi = backend.iter().map(|&p| ctx.events[p].time - start).min();
+            out.push(Pair {
+                server,
+                client: api_host,
+                kind: PairKind::NovaRequest,
+                anchor: anchor as EventId,
+                anchor_time: ctx.events[anchor].time,
+                start,
+                end: None,
+                lines: backend.iter().map(|&p| p as EventId).collect(),
+                lo: None,
+                hi,
+            });
+        }
+    }
+}
+
+fn merge(pairs: Vec<Pair>) -> Vec<Pair> {
+    let mut by_key: HashMap<(HostId, HostId, EventId), Pair> = HashMap::new();
+    for p in pairs {
+        match by_key.entry((p.server, p.client, p.anchor)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(p);
+            }
+            std::collections::hash_map::Entry::Occupied(mut slot) => {
+                let kept = slot.get_mut();
+                if p.kind < kept.kind {
+                    *kept = p;
+                } else if p.kind == kept.kind {
+                    kept.lo = max_opt(kept.lo, p.lo);
+                    kept.hi = min_opt(kept.hi, p.hi);
+                    kept.end = min_opt(kept.end, p.end);
+                    kept.lines.extend(p.lines);
+                    kept.lines.sort_unstable();
+                    kept.lines.dedup();
+                }
+            }
+        }
+    }
+    let mut out: Vec<Pair> = by_key.into_values().collect();
+    out.sort_by_key(|p| (p.client, p.server, p.anchor));
+    out
+}
+
+fn max_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn min_opt(a: Option<i64>, b: Option<i64>) -> Option<i64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EventKind, HttpRequest, Service};
+
+    fn file(service: &str, host: HostId) -> FileInfo {
+        FileInfo {
+            path: format!("{service}.log"),
+            host,
+            service: Service::new(service),
+            format: "oslo".into(),
+            records: 0,
+            unparsed: 0,
+            invalid_utf8_lines: 0,
+            bytes: 0,
+            log: String::new(),
+            rotation: 0,
+            incomplete: None,
+        }
+    }
+
+    /// An oslo line of `file` (0: the engine on host 0, 1: nova-api on host 1).
+    fn line(ms: i64, file: u32, logger: &str, req: &str, message: &str) -> Event {
+        let text = format!("[{req}] {message}");
+        let http = message.split_once(" \"").map(|(_, rest)| {
+            let mut words = rest.split(['"', ' ']);
+            HttpRequest {
+                method: words.next().unwrap_or("").into(),
+                path: words.next().unwrap_or("").into(),
+                status: 202,
+                user_agent: None,
+            }
+        });
+        let kind = if http.is_some() {
+            EventKind::Request
+        } else {
+            EventKind::Log
+        };
+        let mut e = Event::new(file, 1, file, kind);
+        e.time = ms * 1_000_000;
+        e.set_logger(logger);
+        e.request_id = Uuid::parse_request_id(req);
+        e.instances = crate::correlate::ids::classified_uuids(message)
+            .into_iter()
+            .map(|(_, u)| u)
+            .collect();
+        if let Some(http) = http {
+            e.set_http(http);
+        }
+        e.set_text(&text, &[]);
+        e.message_start = (req.len() + 3) as u32;
+        e.message_len = message.len() as u32;
+        e
+    }
+
+    const A: &str = "ea113f7d-32f7-422f-a8a7-c979958d7f19";
+    const B: &str = "bdffe5f1-b6f7-4046-a5c1-53c46d4082cc";
+    const SHARED: &str = "req-50b41bc1-0c0c-411e-a559-43d2add771ec";
+    const NOVA_A: &str = "req-3789b55f-48f9-4542-b52a-4f6310204c52";
+
+    #[test]
+    fn a_request_id_two_green_threads_share_does_not_close_a_call() {
+        // Two instances' threads log under one local id (a generator that keeps the
+        // notification's context): B's call is no answer to A's.
+        let nova = "masakari.compute.nova";
+        let mut events = vec![
+            line(
+                1_000,
+                0,
+                nova,
+                SHARED,
+                &format!("Call lock server command for instance {A}"),
+            ),
+            line(
+                1_010,
+                0,
+                nova,
+                SHARED,
+                &format!("Call lock server command for instance {B}"),
+            ),
+            line(
+                1_020,
+                0,
+                nova,
+                SHARED,
+                "Creating a Nova client using \"nova\" user",
+            ),
+            line(
+                1_400,
+                1,
+                "nova.api.openstack.requestlog",
+                NOVA_A,
+                &format!(
+                    "10.0.0.1 \"POST /v2.1/servers/{A}/action\" status: 202 len: 0 microversion: 2.53 time: 0.300000"
+                ),
+            ),
+            line(
+                1_500,
+                0,
+                "masakari.engine.drivers.taskflow.host_failure",
+                SHARED,
+                &format!("Invalid input received: (HTTP 400) (Request-ID: {NOVA_A})"),
+            ),
+        ];
+        events.sort_by_key(|e| e.time);
+        let files = [file("masakari-engine", 0), file("nova-api", 1)];
+        let pairs = causal_pairs(&events, &files);
+        let p = pairs
+            .iter()
+            .find(|p| p.kind == PairKind::ReturnedRequestId)
+            .unwrap();
+        assert_eq!(events[p.anchor as usize].instances[0].to_string(), A);
+        // Closed by the Request-ID line, not by B's lines 10 and 20 ms later.
+        assert_eq!(p.end, Some(1_500_000_000));
+        assert_eq!((p.lo, p.hi), (Some(-100_000_000), Some(400_000_000)));
+    }
+
+    #[test]
+    fn returned_ids_are_read_from_novaclient_messages() {
+        let m = "Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) \
+                 (Request-ID: req-3789b55f-48f9-4542-b52a-4f6310204c52): masakari.exception.InvalidInput: \
+                 Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) \
+                 (Request-ID: req-3789b55f-48f9-4542-b52a-4f6310204c52)";
+        let ids = returned_ids(m);
+        assert_eq!(ids.len(), 2);
+        assert_eq!(
+            ids[0].request_id(),
+            "req-3789b55f-48f9-4542-b52a-4f6310204c52"
+        );
+        assert!(returned_ids("Request-ID: req-short").is_empty());
+    }
+}
