@@ -240,7 +240,7 @@ pub const TEXT_MAX: usize = 16 * 1024;
 /// One retained log record, with the ids found in it.
 ///
 /// Only records that can matter to a diagnosis are kept as events (see
-/// `correlate::extract`); the rest are counted. An event is compact (200 bytes and its
+/// `correlate::extract`); the rest are counted. An event is compact (184 bytes and its
 /// text): its lines in one allocation (long tracebacks cut to their head and tail), its
 /// logger shared with the other events of that logger, ids as numbers in boxed slices,
 /// so that what a bundle costs depends on how many events matter, not on their text.
@@ -283,19 +283,14 @@ pub struct Event {
     /// Volume UUIDs the record names.
     #[serde(default)]
     pub volumes: Ids,
-    /// Host names the message mentions (as written).
-    #[serde(default, skip_serializing_if = "<[Box<str>]>::is_empty")]
-    mentioned_hosts: Box<[Box<str>]>,
-    /// The HTTP request, for access and request-log lines.
+    /// What only some events have (an HTTP request, hosts named, lines not kept), in
+    /// one box so that the others pay one pointer for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    http: Option<Box<HttpRequest>>,
+    extra: Option<Box<Extra>>,
     /// The record's first line as written, then its kept further lines, joined by `\n`.
     lines: Box<str>,
     /// Byte length of the first line in `lines`.
     first_len: u32,
-    /// Further lines not kept (past [`MORE_HEAD`] + [`MORE_TAIL`] or [`TEXT_MAX`]).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    more_omitted: u32,
     /// Byte offset of the message within the first line (0 when the line has no prefix).
     pub message_start: u32,
     /// Byte length of the message (colour residue after it excluded).
@@ -329,6 +324,20 @@ fn intern_logger(logger: &str) -> Arc<str> {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+/// The parts of an [`Event`] that most events lack.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Extra {
+    /// The HTTP request, for access and request-log lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http: Option<HttpRequest>,
+    /// Host names the message mentions (as written).
+    #[serde(default, skip_serializing_if = "<[Box<str>]>::is_empty")]
+    mentioned_hosts: Box<[Box<str>]>,
+    /// Further lines not kept (past [`MORE_HEAD`] + [`MORE_TAIL`] or [`TEXT_MAX`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    more_omitted: u32,
 }
 
 /// The UUIDs of one kind an event names (usually none or one): a boxed slice, two
@@ -432,11 +441,9 @@ impl Event {
             instances: Ids::default(),
             notifications: Ids::default(),
             volumes: Ids::default(),
-            mentioned_hosts: Box::default(),
-            http: None,
+            extra: None,
             lines: Box::default(),
             first_len: 0,
-            more_omitted: 0,
             message_start: 0,
             message_len: 0,
             second_precision: false,
@@ -467,7 +474,9 @@ impl Event {
             lines.push_str(line);
         }
         self.first_len = u32::try_from(first.len()).unwrap_or(0);
-        self.more_omitted = u32::try_from(omitted).unwrap_or(u32::MAX);
+        if omitted > 0 || self.extra.is_some() {
+            self.extra_mut().more_omitted = u32::try_from(omitted).unwrap_or(u32::MAX);
+        }
         self.lines = lines.into_boxed_str();
     }
 
@@ -478,7 +487,11 @@ impl Event {
 
     /// Sets the HTTP request of an access or request-log line.
     pub fn set_http(&mut self, http: HttpRequest) {
-        self.http = Some(Box::new(http));
+        self.extra_mut().http = Some(http);
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
     }
 
     /// Sets the host names the message mentions.
@@ -489,7 +502,9 @@ impl Event {
                 list.push(h.into());
             }
         }
-        self.mentioned_hosts = list.into_boxed_slice();
+        if !list.is_empty() || self.extra.is_some() {
+            self.extra_mut().mentioned_hosts = list.into_boxed_slice();
+        }
     }
 
     /// The message part of the first line.
@@ -531,7 +546,7 @@ impl Event {
 
     /// How many further lines were not kept.
     pub fn more_omitted(&self) -> u32 {
-        self.more_omitted
+        self.extra.as_ref().map_or(0, |x| x.more_omitted)
     }
 
     /// The oslo logger, when there is one.
@@ -541,12 +556,15 @@ impl Event {
 
     /// The HTTP request, for access and request-log lines.
     pub fn http(&self) -> Option<&HttpRequest> {
-        self.http.as_deref()
+        self.extra.as_ref()?.http.as_ref()
     }
 
     /// Host names the message mentions (as written).
     pub fn mentioned_hosts(&self) -> impl Iterator<Item = &str> + '_ {
-        self.mentioned_hosts.iter().map(|h| &**h)
+        self.extra
+            .iter()
+            .flat_map(|x| x.mentioned_hosts.iter())
+            .map(|h| &**h)
     }
 
     /// Every kept line of the record joined with newlines.
@@ -563,7 +581,7 @@ mod tests {
     fn events_stay_small() {
         // Kept by the hundred thousand: a regression here is a memory regression.
         assert!(
-            std::mem::size_of::<Event>() <= 200,
+            std::mem::size_of::<Event>() <= 184,
             "{}",
             std::mem::size_of::<Event>()
         );
