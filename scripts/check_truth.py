@@ -94,9 +94,20 @@ def main():
                 continue
             n_sk += 1
             want = ho - ro
-            if abs(s["offset_ms"] - want) > SKEW_TOLERANCE_MS:
-                bad.append("clock: %s vs %s: evacdoc %+d ms (applied=%s), known %+d ms" % (
-                    sorted(hn)[0], sorted(rn)[0], s["offset_ms"], s.get("applied"), want))
+            pair = "clock: %s vs %s" % (sorted(hn)[0], sorted(rn)[0])
+            if "low_ms" in s or "high_ms" in s:
+                # bounds from causal pairs: the known offset must lie inside them, and an
+                # offset that large must have been applied
+                lo, hi = s.get("low_ms"), s.get("high_ms")
+                span = "[%s, %s] ms" % ("-inf" if lo is None else "%+d" % lo, "+inf" if hi is None else "%+d" % hi)
+                if (lo is not None and want < lo - SKEW_TOLERANCE_MS) or (hi is not None and want > hi + SKEW_TOLERANCE_MS):
+                    bad.append("%s: known %+d ms lies outside evacdoc's bounds %s (offset %+d, applied=%s)" % (
+                        pair, want, span, s["offset_ms"], s.get("applied")))
+                elif abs(s["offset_ms"] - want) > SKEW_TOLERANCE_MS:
+                    bad.append("%s: evacdoc %+d ms (applied=%s, bounds %s, %s pairs), known %+d ms" % (
+                        pair, s["offset_ms"], s.get("applied"), span, s.get("pairs"), want))
+            elif abs(s["offset_ms"] - want) > SKEW_TOLERANCE_MS:
+                bad.append("%s: evacdoc %+d ms (applied=%s), known %+d ms" % (pair, s["offset_ms"], s.get("applied"), want))
         skewed = [h["name"] for h in th if h["clock_offset_s"]]
         print("%sclock: %d estimate(s) checked; hosts with known offsets: %s" % (
             tag, n_sk, ", ".join("%s %+gs" % (h["name"], h["clock_offset_s"]) for h in th if h["clock_offset_s"]) or "none"))

@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use evacdoc::correlate::{Analysis, Options, analyze};
+use evacdoc::correlate::Analysis;
 use evacdoc::ingest::layout::Layout;
 use evacdoc::ingest::timezone::ZoneSource;
 use evacdoc::model::Uuid;
+use evacdoc::run::{Options, analyze};
 
 use crate::util::samples;
 

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use evacdoc::correlate::{Analysis, Options, analyze};
+use evacdoc::correlate::Analysis;
+use evacdoc::run::{Options, analyze};
 
 const UID: &str = "3f6b1c2d-8e4a-4b7c-9d0e-1a2b3c4d5e6f";
 const DOCKER_ID: &str = "4c1e9d7b2a6f83e5d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7";

@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 use std::io::Read;
 use std::path::Path;
 
-use evacdoc::correlate::{Options, analyze};
 use evacdoc::detect::{DETECTORS, DetectOptions, detect};
+use evacdoc::run::{Options, analyze};
 use evacdoc::triage::report::json_document;
 use evacdoc::triage::{Catalog, attach_known_bugs};
 

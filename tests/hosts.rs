@@ -5,10 +5,11 @@
 
 use std::path::Path;
 
+use evacdoc::correlate::Analysis;
 use evacdoc::correlate::timeline::{Subject, select};
-use evacdoc::correlate::{Analysis, Options, analyze};
 use evacdoc::detect::{DetectOptions, detect};
 use evacdoc::ingest::layout::{Layout, MACHINE_ID};
+use evacdoc::run::{Options, analyze};
 
 use crate::analysis::scenario;
 

@@ -7,9 +7,10 @@ use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::path::Path;
 
+use evacdoc::correlate::Analysis;
 use evacdoc::correlate::skew::pairs::causal_pairs;
-use evacdoc::correlate::{Analysis, Options, analyze};
 use evacdoc::detect::{DetectOptions, detect};
+use evacdoc::run::{Options, analyze};
 
 use crate::util::samples;
 

@@ -19,7 +19,4 @@ pub mod timeline;
 pub mod watched;
 pub mod zones;
 
-/// The pipeline that reads the inputs lives in [`crate::run`]; re-exported for the
-/// callers that predate it.
-pub use crate::run::{AnalyzeError, Options, analyze};
 pub use analysis::Analysis;

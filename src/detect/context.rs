@@ -131,8 +131,9 @@ pub fn run_all(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
 /// Building analyses from inline files, for the detectors' unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::correlate::{Analysis, Options, analyze};
+    use crate::correlate::Analysis;
     use crate::detect::{DETECTORS, DetectOptions, Finding};
+    use crate::run::{Options, analyze};
 
     use super::DetectContext;
 

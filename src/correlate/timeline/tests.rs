@@ -1,8 +1,9 @@
 //! Timelines of inline bundles: a Zed+ host recovery of two instances, one evacuated
 //! and polled, one refused with a 400; Masakari at DEBUG.
 
-use crate::correlate::{Analysis, Options, analyze};
+use crate::correlate::Analysis;
 use crate::model::{Event, Uuid};
+use crate::run::{Options, analyze};
 
 use super::{Repeated, Row, Subject, entries, fold, render_text, select};
 
