@@ -3,8 +3,8 @@
 
 use evacdoc::correlate::Analysis;
 use evacdoc::correlate::document::{DOCUMENT_SCHEMA, DocumentError};
-use evacdoc::correlate::{Options, analyze};
 use evacdoc::detect::{DetectOptions, detect};
+use evacdoc::run::{Options, analyze};
 use evacdoc::triage::report::json_document;
 
 use crate::util::samples;
