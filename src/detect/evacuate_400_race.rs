@@ -145,7 +145,23 @@ fn refusal(ctx: &DetectContext<'_>, attempt_events: &[EventId], call: &Call) -> 
     // The request Masakari's warning quotes is Nova's answer: its lines replace what a
     // join by time found (another request, when a clock is off).
     let quoted = quoted_request_lines(ctx, &warnings);
-    let nova = if quoted.is_empty() { joined } else { quoted };
+    let nova = if quoted.is_empty() {
+        joined
+    } else {
+        // Of the joined lines, those without a request id (Apache's) stay when they
+        // agree with the answer (a 400); a line of another request goes.
+        let events = &ctx.analysis.events;
+        let mut nova: Vec<EventId> = joined
+            .into_iter()
+            .filter(|&j| {
+                events.get(j as usize).is_some_and(|e| {
+                    e.request_id.is_none() && e.http().is_some_and(|h| h.status == 400)
+                })
+            })
+            .collect();
+        nova.extend(quoted);
+        nova
+    };
     let quoted_400 = nova.iter().any(|&i| {
         ctx.analysis
             .events
