@@ -149,7 +149,7 @@ fn pick(iv: Interval) -> i64 {
 fn reference_host(events: &[Event], pairs: &[Pair]) -> Option<HostId> {
     let mut calls: HashMap<HostId, usize> = HashMap::new();
     for e in events {
-        if e.logger.as_deref() == Some("masakari.compute.nova") {
+        if e.logger() == Some("masakari.compute.nova") {
             *calls.entry(e.host).or_default() += 1;
         }
     }
