@@ -272,16 +272,19 @@ fn is_call(e: &Event) -> bool {
     e.logger.as_deref() == Some("masakari.compute.nova") && call_key(e).is_some()
 }
 
-/// Every `Request-ID: req-…` a message names.
+/// Every request id of Nova's answer a message names: `Request-ID: req-…` (an error
+/// novaclient raised) and `… used request id req-…` (novaclient's DEBUG line after
+/// every answer).
 fn returned_ids(message: &str) -> Vec<Uuid> {
-    const TAG: &str = "Request-ID: ";
-    message
-        .match_indices(TAG)
-        .filter_map(|(i, _)| {
-            let start = i + TAG.len();
-            message
-                .get(start..start + 40)
-                .and_then(Uuid::parse_request_id)
+    const TAGS: [&str; 2] = ["Request-ID: ", "used request id "];
+    TAGS.iter()
+        .flat_map(|tag| {
+            message.match_indices(tag).filter_map(|(i, _)| {
+                let start = i + tag.len();
+                message
+                    .get(start..start + 40)
+                    .and_then(Uuid::parse_request_id)
+            })
         })
         .collect()
 }

@@ -1,0 +1,226 @@
+//! Which host each clock is measured against, along which path, and whether it is
+//! corrected.
+//!
+//! Hosts joined by pinned edges (see [`crate::correlate::skew::Edge`]) form groups.
+//! Each group's reference is its Masakari engine with most Nova calls, else its host
+//! in most agreeing pairs. The other hosts of the group are reached from it along the
+//! best-supported path of pinned edges: an offset is only ever carried through a host
+//! whose own offset is pinned, so an unmeasured clock is never taken as zero. A host
+//! in pairs but on no pinned edge is reported against its best-supported neighbour,
+//! with its bounds only.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::correlate::skew::interval::Interval;
+use crate::correlate::skew::pairs::Pair;
+use crate::correlate::skew::reading::describe;
+use crate::correlate::skew::{Edge, SkewEstimate, TOLERANCE_MS, edge_key, ms, value};
+use crate::model::HostId;
+
+/// A measurement chosen for one host.
+pub(crate) struct Measured {
+    /// What is reported.
+    pub estimate: SkewEstimate,
+    /// Shift applied, in ns (0 when not applied).
+    pub shift: i64,
+    /// The edge it rests on (host and the host it was measured from).
+    pub edge: (HostId, HostId),
+}
+
+type Edges = BTreeMap<(HostId, HostId), Edge>;
+
+/// The groups of hosts joined by pinned edges, each sorted.
+fn groups(edges: &Edges) -> Vec<Vec<HostId>> {
+    let mut adjacent: BTreeMap<HostId, Vec<HostId>> = BTreeMap::new();
+    for (&(a, b), e) in edges {
+        if e.pinned() {
+            adjacent.entry(a).or_default().push(b);
+            adjacent.entry(b).or_default().push(a);
+        }
+    }
+    let mut seen: BTreeSet<HostId> = BTreeSet::new();
+    let mut out = Vec::new();
+    for &start in adjacent.keys() {
+        if !seen.insert(start) {
+            continue;
+        }
+        let mut group = vec![start];
+        let mut i = 0;
+        while i < group.len() {
+            for &n in &adjacent[&group[i]] {
+                if seen.insert(n) {
+                    group.push(n);
+                }
+            }
+            i += 1;
+        }
+        group.sort_unstable();
+        out.push(group);
+    }
+    out
+}
+
+/// The group's reference: the engine with most Nova calls, else the host in most
+/// agreeing pinned pairs (the lowest id on a tie).
+fn reference(group: &[HostId], edges: &Edges, calls: &HashMap<HostId, usize>) -> HostId {
+    let support = |h: HostId| -> usize {
+        edges
+            .iter()
+            .filter(|&(&(a, b), e)| (a == h || b == h) && e.pinned())
+            .map(|(_, e)| e.members.len())
+            .sum()
+    };
+    let best = |score: &dyn Fn(HostId) -> usize| {
+        group
+            .iter()
+            .copied()
+            .map(|h| (score(h), std::cmp::Reverse(h)))
+            .max()
+            .filter(|&(n, _)| n > 0)
+            .map(|(_, std::cmp::Reverse(h))| h)
+    };
+    best(&|h| calls.get(&h).copied().unwrap_or(0))
+        .or_else(|| best(&support))
+        .unwrap_or(group[0])
+}
+
+/// What is known of a host reached from the reference.
+#[derive(Clone, Copy)]
+struct Reached {
+    /// Its offset against the reference.
+    total: Interval,
+    /// Its shift, in ns.
+    shift: i64,
+    /// The weakest support along its path.
+    support: usize,
+}
+
+/// Every host's measurement; `calls` counts each host's Masakari Nova calls.
+pub(crate) fn measure(
+    edges: &Edges,
+    pairs: &[Pair],
+    calls: &HashMap<HostId, usize>,
+) -> Vec<Measured> {
+    let mut out: Vec<Measured> = Vec::new();
+    let mut grouped: BTreeSet<HostId> = BTreeSet::new();
+    for group in groups(edges) {
+        grouped.extend(group.iter().copied());
+        out.extend(measure_group(&group, edges, pairs, calls));
+    }
+    // Hosts on no pinned edge: their best-supported pairs, bounds only.
+    let mut hosts: Vec<HostId> = edges.keys().flat_map(|&(a, b)| [a, b]).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    for h in hosts.into_iter().filter(|h| !grouped.contains(h)) {
+        let Some((&(a, b), edge)) = edges
+            .iter()
+            .filter(|((a, b), _)| *a == h || *b == h)
+            .max_by_key(|((a, b), e)| (e.usable(), e.members.len(), std::cmp::Reverse((*a, *b))))
+        else {
+            continue;
+        };
+        let other = if a == h { b } else { a };
+        let total = edge.of(h, other);
+        out.push(Measured {
+            // Not on a pinned edge: its pairs bound the offset, they do not pin it.
+            estimate: estimate(h, other, None, total, (None, false), edge, pairs),
+            shift: 0,
+            edge: edge_key(h, other),
+        });
+    }
+    out.sort_by_key(|m| m.estimate.host);
+    out
+}
+
+/// The group's hosts against its reference, along the widest paths of pinned edges
+/// (the path whose weakest edge has most agreeing pairs).
+fn measure_group(
+    group: &[HostId],
+    edges: &Edges,
+    pairs: &[Pair],
+    calls: &HashMap<HostId, usize>,
+) -> Vec<Measured> {
+    let root = reference(group, edges, calls);
+    let mut reached: HashMap<HostId, Reached> = HashMap::new();
+    reached.insert(
+        root,
+        Reached {
+            total: Interval {
+                lo: Some(0),
+                hi: Some(0),
+            },
+            shift: 0,
+            support: usize::MAX,
+        },
+    );
+    let mut out = Vec::new();
+    loop {
+        // The best next step: from a reached host over a pinned edge to a new one.
+        let step = edges
+            .iter()
+            .filter(|(_, e)| e.pinned())
+            .filter_map(|(&(a, b), e)| {
+                let (from, to) = match (reached.contains_key(&a), reached.contains_key(&b)) {
+                    (true, false) => (a, b),
+                    (false, true) => (b, a),
+                    _ => return None,
+                };
+                let support = reached[&from].support.min(e.members.len());
+                Some((support, std::cmp::Reverse((to, from)), to, from, e))
+            })
+            .max_by_key(|t| (t.0, t.1));
+        let Some((support, _, host, from, edge)) = step else {
+            break;
+        };
+        let parent = reached[&from];
+        let own = edge.of(host, from);
+        let total = own.plus(parent.total);
+        // Shift by what keeps this edge's pairs causal once `from` is shifted.
+        let shift = value(own).map_or(0, |v| v + parent.shift);
+        let applied = ms(shift).abs() > TOLERANCE_MS;
+        let shift = if applied { shift } else { 0 };
+        reached.insert(
+            host,
+            Reached {
+                total,
+                shift,
+                support,
+            },
+        );
+        let via = (from != root).then_some(from);
+        let offset = if applied { Some(shift) } else { value(total) };
+        out.push(Measured {
+            estimate: estimate(host, root, via, total, (offset, applied), edge, pairs),
+            shift,
+            edge: edge_key(host, from),
+        });
+    }
+    out
+}
+
+/// The estimate of `host` against `reference`: its offset interval `total`, the
+/// offset it pins (`None`: bounds only) and whether the timeline was shifted by it,
+/// and the last edge of its path.
+fn estimate(
+    host: HostId,
+    reference: HostId,
+    via: Option<HostId>,
+    total: Interval,
+    (offset, applied): (Option<i64>, bool),
+    edge: &Edge,
+    pairs: &[Pair],
+) -> SkewEstimate {
+    SkewEstimate {
+        host,
+        reference,
+        via,
+        offset_ms: offset.map(ms),
+        low_ms: total.lo.map(ms),
+        high_ms: total.hi.map(ms),
+        pairs: edge.members.len(),
+        total_pairs: edge.intervals.len(),
+        kinds: edge.kinds(pairs),
+        applied,
+        note: describe(edge, total, offset, applied),
+    }
+}
