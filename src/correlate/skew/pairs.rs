@@ -181,7 +181,8 @@ impl<'a> Ctx<'a> {
 
     /// The time of the client's next line of the call at `pos`: the next line of its
     /// green thread (same local request id, the id not shared by several instances)
-    /// or the next line about its instance in the same request.
+    /// or the next line about its instance in the same request, not counting the lines
+    /// the HTTP client logs while the call is still out.
     fn next_time(&self, pos: usize) -> Option<i64> {
         let call = &self.events[pos];
         let after = |list: Option<&Vec<usize>>, ok: &dyn Fn(&Event) -> bool| {
@@ -190,7 +191,7 @@ impl<'a> Ctx<'a> {
                 l[start..]
                     .iter()
                     .map(|&p| &self.events[p])
-                    .find(|e| ok(e))
+                    .find(|e| !during_call(e) && ok(e))
                     .map(|e| e.time)
             })
         };
@@ -266,6 +267,18 @@ fn may_make(call: &Event, request: &Event) -> bool {
     call.instances
         .first()
         .is_none_or(|i| request.instances.contains(i))
+}
+
+/// A line the client may log before Nova has answered the call: at DEBUG, novaclient,
+/// keystoneauth, urllib3 and requests log the session, the token request and the
+/// request itself, and Masakari's Nova module logs the client it creates. Only its
+/// next call line comes after the answer (the calls of a thread are sequential).
+fn during_call(e: &Event) -> bool {
+    let logger = e.logger.as_deref().unwrap_or("");
+    ["keystoneauth", "urllib3", "novaclient", "requests"]
+        .iter()
+        .any(|l| logger.starts_with(l))
+        || (logger == "masakari.compute.nova" && !is_call(e))
 }
 
 fn is_call(e: &Event) -> bool {
