@@ -12,9 +12,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::correlate::skew::interval::Interval;
-use crate::correlate::skew::pairs::Pair;
+use crate::correlate::skew::pairs::{Pair, PairKind};
 use crate::correlate::skew::reading::describe;
-use crate::correlate::skew::{Edge, SkewEstimate, TOLERANCE_MS, edge_key, ms, value};
+use crate::correlate::skew::{
+    Edge, KindCount, SkewEstimate, TOLERANCE_MS, edge_key, ms, value,
+};
 use crate::model::HostId;
 
 /// A measurement chosen for one host.
@@ -102,16 +104,34 @@ pub(crate) fn measure(
     calls: &HashMap<HostId, usize>,
 ) -> Vec<Measured> {
     let mut out: Vec<Measured> = Vec::new();
-    let mut grouped: BTreeSet<HostId> = BTreeSet::new();
     for group in groups(edges) {
-        grouped.extend(group.iter().copied());
         out.extend(measure_group(&group, edges, pairs, calls));
     }
-    // Hosts on no pinned edge: their best-supported pairs, bounds only.
+    // Each measured host's reference and offset against it.
+    let mut known: HashMap<HostId, (HostId, Interval)> = HashMap::new();
+    for m in &out {
+        let e = &m.estimate;
+        let total = Interval {
+            lo: e.low_ms.map(|v| v * 1_000_000),
+            hi: e.high_ms.map(|v| v * 1_000_000),
+        };
+        known.insert(e.host, (e.reference, total));
+    }
+    let roots: Vec<HostId> = out.iter().map(|m| m.estimate.reference).collect();
+    for r in roots {
+        known.insert(r, (r, Interval { lo: Some(0), hi: Some(0) }));
+    }
+    // Hosts on no pinned edge: bounds only, against a group's reference through the
+    // measured hosts they share usable pairs with, else against their best-supported
+    // neighbour.
     let mut hosts: Vec<HostId> = edges.keys().flat_map(|&(a, b)| [a, b]).collect();
     hosts.sort_unstable();
     hosts.dedup();
-    for h in hosts.into_iter().filter(|h| !grouped.contains(h)) {
+    for h in hosts.into_iter().filter(|h| !known.contains_key(h)) {
+        if let Some(m) = bounded_through_group(h, edges, pairs, &known) {
+            out.push(m);
+            continue;
+        }
         let Some((&(a, b), edge)) = edges
             .iter()
             .filter(|((a, b), _)| *a == h || *b == h)
@@ -122,14 +142,60 @@ pub(crate) fn measure(
         let other = if a == h { b } else { a };
         let total = edge.of(h, other);
         out.push(Measured {
-            // Not on a pinned edge: its pairs bound the offset, they do not pin it.
-            estimate: estimate(h, other, None, total, (None, false), edge, pairs),
+            estimate: estimate(h, other, None, total, (None, false), &[edge], pairs),
             shift: 0,
             edge: edge_key(h, other),
         });
     }
     out.sort_by_key(|m| m.estimate.host);
     out
+}
+
+/// The bounds of `h` against a group's reference: its usable edges to that group's
+/// measured hosts, each plus that host's offset, intersected (the group where most
+/// pairs agree). Sound whatever the neighbours' shifts: bounds of sums.
+fn bounded_through_group(
+    h: HostId,
+    edges: &Edges,
+    pairs: &[Pair],
+    known: &HashMap<HostId, (HostId, Interval)>,
+) -> Option<Measured> {
+    let mut by_root: BTreeMap<HostId, Vec<(HostId, &Edge)>> = BTreeMap::new();
+    for (&(a, b), e) in edges {
+        if (a == h || b == h) && e.usable() {
+            let nb = if a == h { b } else { a };
+            if let Some(&(root, _)) = known.get(&nb) {
+                by_root.entry(root).or_default().push((nb, e));
+            }
+        }
+    }
+    let (root, via) = by_root
+        .into_iter()
+        .max_by_key(|(root, v)| {
+            let n: usize = v.iter().map(|(_, e)| e.members.len()).sum();
+            (n, std::cmp::Reverse(*root))
+        })?;
+    let total = via.iter().fold(Interval::ALL, |acc, &(nb, e)| {
+        acc.intersect(e.of(h, nb).plus(known[&nb].1))
+    });
+    let (best, _) = via
+        .iter()
+        .copied()
+        .max_by_key(|(nb, e)| (e.members.len(), std::cmp::Reverse(*nb)))?;
+    let steps: Vec<&Edge> = via.iter().map(|(_, e)| *e).collect();
+    Some(Measured {
+        estimate: estimate(
+            h,
+            root,
+            (best != root).then_some(best),
+            total,
+            (None, false),
+            &steps,
+            pairs,
+        ),
+        shift: 0,
+        edge: edge_key(h, best),
+    })
 }
 
 /// The group's hosts against its reference, along the widest paths of pinned edges
@@ -190,7 +256,7 @@ fn measure_group(
         let via = (from != root).then_some(from);
         let offset = if applied { Some(shift) } else { value(total) };
         out.push(Measured {
-            estimate: estimate(host, root, via, total, (offset, applied), edge, pairs),
+            estimate: estimate(host, root, via, total, (offset, applied), &[edge], pairs),
             shift,
             edge: edge_key(host, from),
         });
@@ -200,16 +266,23 @@ fn measure_group(
 
 /// The estimate of `host` against `reference`: its offset interval `total`, the
 /// offset it pins (`None`: bounds only) and whether the timeline was shifted by it,
-/// and the last edge of its path.
+/// and the edges of the last step of its path.
 fn estimate(
     host: HostId,
     reference: HostId,
     via: Option<HostId>,
     total: Interval,
     (offset, applied): (Option<i64>, bool),
-    edge: &Edge,
+    steps: &[&Edge],
     pairs: &[Pair],
 ) -> SkewEstimate {
+    let mut kinds: BTreeMap<PairKind, usize> = BTreeMap::new();
+    for e in steps {
+        for k in e.kinds(pairs) {
+            *kinds.entry(k.kind).or_default() += k.pairs;
+        }
+    }
+    let agreeing: usize = steps.iter().map(|e| e.members.len()).sum();
     SkewEstimate {
         host,
         reference,
@@ -217,10 +290,13 @@ fn estimate(
         offset_ms: offset.map(ms),
         low_ms: total.lo.map(ms),
         high_ms: total.hi.map(ms),
-        pairs: edge.members.len(),
-        total_pairs: edge.intervals.len(),
-        kinds: edge.kinds(pairs),
+        pairs: agreeing,
+        total_pairs: steps.iter().map(|e| e.intervals.len()).sum(),
+        kinds: kinds
+            .into_iter()
+            .map(|(kind, pairs)| KindCount { kind, pairs })
+            .collect(),
         applied,
-        note: describe(edge, total, offset, applied),
+        note: describe(steps, total, offset, applied),
     }
 }

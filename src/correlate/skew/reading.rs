@@ -36,20 +36,18 @@ fn bounds(total: Interval) -> String {
     }
 }
 
-/// The note of an estimate over `edge` (the last step of its path) with offset
-/// interval `total`, the offset it pins (`None`: bounds only) and whether the timeline
-/// was corrected by it.
-pub fn describe(edge: &Edge, total: Interval, offset: Option<i64>, applied: bool) -> String {
-    let n = edge.members.len();
+/// The note of an estimate over `steps` (the edges of the last step of its path) with
+/// offset interval `total`, the offset it pins (`None`: bounds only) and whether the
+/// timeline was corrected by it.
+pub fn describe(steps: &[&Edge], total: Interval, offset: Option<i64>, applied: bool) -> String {
+    let n: usize = steps.iter().map(|e| e.members.len()).sum();
+    let all: usize = steps.iter().map(|e| e.intervals.len()).sum();
     let not = if applied { "" } else { "; not corrected" };
     let Some(value) = offset else {
         let why = if n < MIN_PAIRS {
             format!("; only {n} causal pair(s) agree ({MIN_PAIRS} needed)")
-        } else if !edge.usable() {
-            format!(
-                "; causal pairs disagree ({n} of {} agree)",
-                edge.intervals.len()
-            )
+        } else if !steps.iter().all(|e| e.usable()) {
+            format!("; causal pairs disagree ({n} of {all} agree)")
         } else {
             String::new()
         };
