@@ -300,3 +300,106 @@ fn estimate(
         note: describe(steps, total, offset, applied),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::correlate::skew::edges;
+    use crate::correlate::skew::pairs::PairKind;
+
+    const S: i64 = 1_000_000_000;
+
+    /// `n` pairs of `client` calling `server`, each allowing `lo..hi` seconds.
+    fn pairs(client: HostId, server: HostId, n: usize, lo: Option<i64>, hi: Option<i64>) -> Vec<Pair> {
+        (0..n)
+            .map(|i| Pair {
+                server,
+                client,
+                kind: PairKind::ReturnedRequestId,
+                anchor: (client * 1000 + server * 100) + i as u32,
+                anchor_time: 0,
+                start: 0,
+                end: None,
+                lines: vec![],
+                lo: lo.map(|v| v * S),
+                hi: hi.map(|v| v * S),
+            })
+            .collect()
+    }
+
+    fn run(all: &[Pair], calls: &[(HostId, usize)]) -> Vec<SkewEstimate> {
+        let calls: HashMap<HostId, usize> = calls.iter().copied().collect();
+        measure(&edges(all), all, &calls)
+            .into_iter()
+            .map(|m| m.estimate)
+            .collect()
+    }
+
+    fn of(all: &[SkewEstimate], host: HostId) -> &SkewEstimate {
+        all.iter().find(|s| s.host == host).unwrap()
+    }
+
+    #[test]
+    fn an_offset_is_only_carried_through_a_pinned_host() {
+        // Engine 0 calls nova-api 1 (95 s ahead, pinned); compute 2 is only known to
+        // log after nova-api started (at most 506 s ahead of 1).
+        let mut all = pairs(0, 1, 5, Some(94), Some(96));
+        all.extend(pairs(1, 2, 5, None, Some(506)));
+        let out = run(&all, &[(0, 10)]);
+        let api = of(&out, 1);
+        assert_eq!((api.reference, api.offset_ms, api.applied), (0, Some(95_000), true));
+        assert!(api.note.ends_with("timeline corrected"), "{api:?}");
+        let compute = of(&out, 2);
+        // Bounded against the engine through nova-api, never pinned nor applied.
+        assert_eq!((compute.reference, compute.via), (0, Some(1)));
+        assert_eq!((compute.low_ms, compute.high_ms), (None, Some(602_000)));
+        assert_eq!((compute.offset_ms, compute.applied), (None, false));
+        assert!(
+            compute.note.starts_with("clock at most 602.0 s ahead (one-sided")
+                && compute.note.ends_with("not corrected"),
+            "{compute:?}"
+        );
+    }
+
+    #[test]
+    fn an_unmeasured_intermediate_is_not_taken_as_zero() {
+        // Engine 0 bounds nova-api 1 from one side only; 1 and compute 2 agree on
+        // 10 s. 2 is measured against 1, not against the engine as if 1 were on time.
+        let mut all = pairs(0, 1, 5, None, Some(200));
+        all.extend(pairs(1, 2, 5, Some(9), Some(11)));
+        let out = run(&all, &[(0, 10)]);
+        let compute = of(&out, 2);
+        assert_eq!(compute.reference, 1, "{compute:?}");
+        assert_eq!(compute.offset_ms, Some(10_000));
+        // The engine, on no pinned edge, is bounded against that group's reference.
+        let engine = of(&out, 0);
+        assert_eq!(engine.reference, 1, "{engine:?}");
+        assert_eq!((engine.low_ms, engine.high_ms), (Some(-200_000), None));
+        assert_eq!((engine.offset_ms, engine.applied), (None, false));
+        assert!(engine.note.ends_with("not corrected"), "{engine:?}");
+    }
+
+    #[test]
+    fn each_group_keeps_the_engine_that_calls_most() {
+        // Engines 0 and 3 both call nova-api 1; 3 calls more.
+        let mut all = pairs(0, 1, 4, Some(-1), Some(1));
+        all.extend(pairs(3, 1, 6, Some(-1), Some(1)));
+        let out = run(&all, &[(0, 10), (3, 50)]);
+        assert!(out.iter().all(|s| s.reference == 3), "{out:?}");
+        assert_eq!(out.len(), 2);
+        assert!(out.iter().all(|s| s.offset_ms == Some(0) && !s.applied));
+    }
+
+    #[test]
+    fn too_few_or_disagreeing_pairs_are_never_applied() {
+        let mut all = pairs(0, 1, 2, Some(94), Some(96));
+        all.extend(pairs(0, 2, 3, Some(94), Some(96)));
+        all.extend(pairs(0, 2, 3, Some(-96), Some(-94)));
+        let out = run(&all, &[(0, 10)]);
+        for s in &out {
+            assert!(!s.applied && s.offset_ms.is_none(), "{s:?}");
+            assert!(s.note.ends_with("not corrected"), "{s:?}");
+        }
+        assert!(of(&out, 1).note.contains("only 2 causal pair(s) agree"));
+    }
+}
