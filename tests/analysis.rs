@@ -290,7 +290,8 @@ fn clock_skew_is_estimated_from_joined_pairs_and_corrected() {
     assert_eq!(a.skew.len(), 1);
     let skew = &a.skew[0];
     assert!(
-        skew.offset_ms.is_some_and(|v| (24_000..=26_000).contains(&v)),
+        skew.offset_ms
+            .is_some_and(|v| (24_000..=26_000).contains(&v)),
         "{skew:?}"
     );
     assert!(skew.applied);

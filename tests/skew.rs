@@ -359,6 +359,14 @@ fn a_compute_behind_its_api_is_bounded_from_one_side() {
     );
     assert!(!s.applied, "{s:?}");
     assert_eq!(s.pairs, 1);
+    // Bounds only: no offset claimed, and the note says so.
+    assert_eq!(s.offset_ms, None, "{s:?}");
+    assert!(
+        s.note.contains("at least")
+            && s.note.contains("one-sided")
+            && s.note.ends_with("not corrected"),
+        "{s:?}"
+    );
 }
 
 #[test]

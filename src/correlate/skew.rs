@@ -268,7 +268,10 @@ mod tests {
     #[test]
     fn only_a_pinned_interval_has_a_value() {
         assert_eq!(value(iv(-1_000, 5_000)), Some(0));
-        assert_eq!(value(iv(94_900_000_000, 95_100_000_000)), Some(95_000_000_000));
+        assert_eq!(
+            value(iv(94_900_000_000, 95_100_000_000)),
+            Some(95_000_000_000)
+        );
         // Wide, one-sided or empty: bounds only.
         assert_eq!(value(iv(5_000_000_000, 600_000_000_000)), None);
         assert_eq!(

@@ -14,9 +14,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use crate::correlate::skew::interval::Interval;
 use crate::correlate::skew::pairs::{Pair, PairKind};
 use crate::correlate::skew::reading::describe;
-use crate::correlate::skew::{
-    Edge, KindCount, SkewEstimate, TOLERANCE_MS, edge_key, ms, value,
-};
+use crate::correlate::skew::{Edge, KindCount, SkewEstimate, TOLERANCE_MS, edge_key, ms, value};
 use crate::model::HostId;
 
 /// A measurement chosen for one host.
@@ -119,7 +117,16 @@ pub(crate) fn measure(
     }
     let roots: Vec<HostId> = out.iter().map(|m| m.estimate.reference).collect();
     for r in roots {
-        known.insert(r, (r, Interval { lo: Some(0), hi: Some(0) }));
+        known.insert(
+            r,
+            (
+                r,
+                Interval {
+                    lo: Some(0),
+                    hi: Some(0),
+                },
+            ),
+        );
     }
     // Hosts on no pinned edge: bounds only, against a group's reference through the
     // measured hosts they share usable pairs with, else against their best-supported
@@ -127,6 +134,20 @@ pub(crate) fn measure(
     let mut hosts: Vec<HostId> = edges.keys().flat_map(|&(a, b)| [a, b]).collect();
     hosts.sort_unstable();
     hosts.dedup();
+    // Servers before their clients (an engine or nova-api last), so that of two
+    // hosts only the server is reported against the other.
+    let mut as_client: HashMap<HostId, usize> = HashMap::new();
+    for p in pairs {
+        *as_client.entry(p.client).or_default() += 1;
+    }
+    let rank = |h: HostId| {
+        (
+            calls.get(&h).copied().unwrap_or(0),
+            as_client.get(&h).copied().unwrap_or(0),
+        )
+    };
+    hosts.sort_by_key(|&h| (rank(h), h));
+    let mut against: HashMap<HostId, HostId> = HashMap::new();
     for h in hosts.into_iter().filter(|h| !known.contains_key(h)) {
         if let Some(m) = bounded_through_group(h, edges, pairs, &known) {
             out.push(m);
@@ -140,6 +161,11 @@ pub(crate) fn measure(
             continue;
         };
         let other = if a == h { b } else { a };
+        if against.get(&other) == Some(&h) {
+            // Already reported the other way round.
+            continue;
+        }
+        against.insert(h, other);
         let total = edge.of(h, other);
         out.push(Measured {
             estimate: estimate(h, other, None, total, (None, false), &[edge], pairs),
@@ -169,12 +195,10 @@ fn bounded_through_group(
             }
         }
     }
-    let (root, via) = by_root
-        .into_iter()
-        .max_by_key(|(root, v)| {
-            let n: usize = v.iter().map(|(_, e)| e.members.len()).sum();
-            (n, std::cmp::Reverse(*root))
-        })?;
+    let (root, via) = by_root.into_iter().max_by_key(|(root, v)| {
+        let n: usize = v.iter().map(|(_, e)| e.members.len()).sum();
+        (n, std::cmp::Reverse(*root))
+    })?;
     let total = via.iter().fold(Interval::ALL, |acc, &(nb, e)| {
         acc.intersect(e.of(h, nb).plus(known[&nb].1))
     });
@@ -310,7 +334,13 @@ mod tests {
     const S: i64 = 1_000_000_000;
 
     /// `n` pairs of `client` calling `server`, each allowing `lo..hi` seconds.
-    fn pairs(client: HostId, server: HostId, n: usize, lo: Option<i64>, hi: Option<i64>) -> Vec<Pair> {
+    fn pairs(
+        client: HostId,
+        server: HostId,
+        n: usize,
+        lo: Option<i64>,
+        hi: Option<i64>,
+    ) -> Vec<Pair> {
         (0..n)
             .map(|i| Pair {
                 server,
@@ -347,7 +377,10 @@ mod tests {
         all.extend(pairs(1, 2, 5, None, Some(506)));
         let out = run(&all, &[(0, 10)]);
         let api = of(&out, 1);
-        assert_eq!((api.reference, api.offset_ms, api.applied), (0, Some(95_000), true));
+        assert_eq!(
+            (api.reference, api.offset_ms, api.applied),
+            (0, Some(95_000), true)
+        );
         assert!(api.note.ends_with("timeline corrected"), "{api:?}");
         let compute = of(&out, 2);
         // Bounded against the engine through nova-api, never pinned nor applied.
@@ -355,7 +388,9 @@ mod tests {
         assert_eq!((compute.low_ms, compute.high_ms), (None, Some(602_000)));
         assert_eq!((compute.offset_ms, compute.applied), (None, false));
         assert!(
-            compute.note.starts_with("clock at most 602.0 s ahead (one-sided")
+            compute
+                .note
+                .starts_with("clock at most 602.0 s ahead (one-sided")
                 && compute.note.ends_with("not corrected"),
             "{compute:?}"
         );

@@ -30,7 +30,11 @@ fn bounds(total: Interval) -> String {
             "clock between {:.1} s and {:.1} s ahead{}",
             secs(lo),
             secs(hi),
-            if pinned(total) { "" } else { ": too wide to pin" }
+            if pinned(total) {
+                ""
+            } else {
+                ": too wide to pin"
+            }
         ),
         (None, None) => "no bound".to_string(),
     }
@@ -82,7 +86,10 @@ mod tests {
     use super::*;
 
     fn one_sided(hi: i64) -> Interval {
-        Interval { lo: None, hi: Some(hi) }
+        Interval {
+            lo: None,
+            hi: Some(hi),
+        }
     }
 
     #[test]
