@@ -7,6 +7,7 @@
 #   RUNS=3 scripts/bench.sh 1G       runs per measurement (default 1; the median is shown)
 #   BIG=1 scripts/bench.sh           also the `big` mix at 10G (MIXES=big: that one alone)
 #   CHECK=report scripts/bench.sh    print ground-truth mismatches without failing
+#   EVACDOC=path scripts/bench.sh    measure that binary instead of building this tree's
 #   SMOKE=1 scripts/bench.sh         CI smoke run: 20M bundles, 1 run; the default mix is
 #                                    checked strictly, the other mixes in report mode
 #
@@ -63,10 +64,14 @@ command -v python3 >/dev/null || die "python3 is needed to generate the bundle"
 command -v cargo >/dev/null || die "cargo is needed to build evacdoc"
 
 cd "$ROOT"
-note "building: cargo build --release"
-cargo build --release --quiet || die "cargo build --release failed"
-EVACDOC="$ROOT/target/release/evacdoc"
-[[ -x "$EVACDOC" ]] || die "$EVACDOC missing after the build"
+if [[ -n "${EVACDOC:-}" ]]; then
+    note "using EVACDOC=$EVACDOC (no build)"
+else
+    note "building: cargo build --release"
+    cargo build --release --quiet || die "cargo build --release failed"
+    EVACDOC="$ROOT/target/release/evacdoc"
+fi
+[[ -x "$EVACDOC" ]] || die "$EVACDOC missing"
 
 ZONES="UTC,Europe/Berlin,America/New_York,Asia/Kolkata"
 SKEWS="ncc-1=95,compute-1=-4,compute-2=600"

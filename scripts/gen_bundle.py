@@ -2154,11 +2154,12 @@ def main(argv=None):
                 ip = tp.cont_ip[k]
             else:
                 ip = "172.27.%d.%d" % (100 + c, 120 + 3 * cont_idx[k] + c)
-            jd = "%d/lxd/%d" % (m, cont_idx[k])
+            # juju-nostatus: containers numbered from 0 on each machine (3/lxd/0, 4/lxd/0 ...)
+            jd = "%d/lxd/%d" % (m, n_k if lay == "juju-nostatus" else cont_idx[k])
             tp.cip[(k, c)] = ip
             h = host_for((k, c), "juju-4f2a1c-" + jd.replace("/", "-"), jd, ip)
-            if lay == "juju-nostatus":  # containers numbered from 0 on each machine: 3/lxd/0, 4/lxd/0 ...
-                h.root = "%d/lxd/%d/" % (m, n_k)
+            if lay == "juju-nostatus":
+                h.root = jd + "/"
     tp.uhosts = []  # distinct hosts, in creation order
     for h in tp.hosts.values():
         if h not in tp.uhosts:

@@ -5,7 +5,9 @@
 
 use std::fmt;
 
-use serde::{Serialize, Serializer};
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Index of a host in [`crate::correlate::Analysis::hosts`].
 pub type HostId = u32;
@@ -15,10 +17,23 @@ pub type FileId = u32;
 pub type EventId = u32;
 
 /// A UUID stored as a number; printed in the canonical 8-4-4-4-12 form.
+///
+/// Kept as two `u64` (high, low) rather than a `u128`: the same order, but 8-byte
+/// alignment, so an `Option<Uuid>` in every event takes 24 bytes, not 32.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Uuid(pub u128);
+pub struct Uuid([u64; 2]);
 
 impl Uuid {
+    /// The UUID of a 128-bit number.
+    pub fn from_u128(value: u128) -> Uuid {
+        Uuid([(value >> 64) as u64, value as u64])
+    }
+
+    /// The 128-bit number.
+    pub fn as_u128(&self) -> u128 {
+        (u128::from(self.0[0]) << 64) | u128::from(self.0[1])
+    }
+
     /// Parses a canonical UUID (either case).
     pub fn parse(s: &str) -> Option<Uuid> {
         if !evacdoc_parsers::text::is_uuid(s) {
@@ -28,7 +43,7 @@ impl Uuid {
         for b in s.bytes().filter(|b| *b != b'-') {
             value = (value << 4) | u128::from(hex_digit(b)?);
         }
-        Some(Uuid(value))
+        Some(Uuid::from_u128(value))
     }
 
     /// Parses an oslo request id (`req-<uuid>`).
@@ -53,7 +68,7 @@ fn hex_digit(b: u8) -> Option<u8> {
 
 impl fmt::Display for Uuid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0;
+        let v = self.as_u128();
         write!(
             f,
             "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
@@ -78,8 +93,15 @@ impl Serialize for Uuid {
     }
 }
 
+impl<'de> Deserialize<'de> for Uuid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Uuid::parse(&text).ok_or_else(|| serde::de::Error::custom(format!("not a UUID: {text}")))
+    }
+}
+
 /// The project a service belongs to: how timelines group their lines.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Project {
     /// Masakari: engine, API, monitors.
@@ -111,7 +133,7 @@ impl Project {
 ///
 /// Kept as a name (the conventional binary or log name) rather than a closed enum:
 /// deployments name things in many ways and an unknown service is still worth reading.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Service(pub String);
 
@@ -150,7 +172,7 @@ impl fmt::Display for Service {
 }
 
 /// The level of a log line, in five steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum LogLevel {
     /// DEBUG or TRACE.
@@ -180,7 +202,7 @@ impl LogLevel {
 }
 
 /// An HTTP request line as an access log or Nova's request log recorded it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HttpRequest {
     /// `GET`, `POST`, ...
     pub method: String,
@@ -189,12 +211,12 @@ pub struct HttpRequest {
     /// The response status.
     pub status: u16,
     /// The user agent, when the line has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_agent: Option<String>,
 }
 
 /// What kind of line an event came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EventKind {
     /// An oslo.log record.
@@ -207,11 +229,24 @@ pub enum EventKind {
     Text,
 }
 
+/// How many of its first further lines (continuation, traceback) an event keeps.
+pub const MORE_HEAD: usize = 24;
+/// How many of its last further lines an event keeps too: where a traceback names its
+/// exception. The lines between are counted ([`Event::more_omitted`]).
+pub const MORE_TAIL: usize = 8;
+/// The most bytes of text an event keeps (a `RESP BODY` debug line can be megabytes).
+pub const TEXT_MAX: usize = 16 * 1024;
+
 /// One retained log record, with the ids found in it.
 ///
 /// Only records that can matter to a diagnosis are kept as events (see
-/// `correlate::extract`); the rest are counted.
-#[derive(Clone, Debug, Serialize)]
+/// `correlate::extract`); the rest are counted. An event is compact (184 bytes and its
+/// text): its lines in one allocation (long tracebacks cut to their head and tail), its
+/// logger shared with the other events of that logger, ids as numbers in boxed slices,
+/// so that what a bundle costs depends on how many events matter, not on their text.
+/// Readers use the accessors ([`Event::text`], [`Event::more`], [`Event::logger`],
+/// [`Event::http`], [`Event::mentioned_hosts`]), which stay when the storage changes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// UTC time in nanoseconds since the epoch, after time zone and clock-skew correction.
     pub time: i64,
@@ -225,8 +260,14 @@ pub struct Event {
     pub kind: EventKind,
     /// LogLevel, when the line gives one.
     pub level: Option<LogLevel>,
-    /// The oslo logger, when there is one.
-    pub logger: Option<String>,
+    /// The oslo logger, when there is one (shared: see [`Event::set_logger`]).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "logger_name",
+        deserialize_with = "shared_logger"
+    )]
+    logger: Option<Arc<str>>,
     /// The process id of an oslo line (several workers write one file).
     pub pid: Option<u32>,
     /// The local request id.
@@ -234,35 +275,245 @@ pub struct Event {
     /// The global request id.
     pub global_request_id: Option<Uuid>,
     /// Instance UUIDs the record names (`[instance: ]`, `/servers/<uuid>`, message text).
-    pub instances: Vec<Uuid>,
+    #[serde(default)]
+    pub instances: Ids,
     /// Notification UUIDs the record names.
-    pub notifications: Vec<Uuid>,
+    #[serde(default)]
+    pub notifications: Ids,
     /// Volume UUIDs the record names.
-    pub volumes: Vec<Uuid>,
-    /// Host names the message mentions (as written).
-    pub mentioned_hosts: Vec<String>,
-    /// The HTTP request, for access and request-log lines.
-    pub http: Option<HttpRequest>,
-    /// The record's first line as written in the file.
-    pub text: String,
-    /// Byte offset of the message within `text` (0 when the line has no prefix).
+    #[serde(default)]
+    pub volumes: Ids,
+    /// What only some events have (an HTTP request, hosts named, lines not kept), in
+    /// one box so that the others pay one pointer for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    extra: Option<Box<Extra>>,
+    /// The record's first line as written, then its kept further lines, joined by `\n`.
+    lines: Box<str>,
+    /// Byte length of the first line in `lines`.
+    first_len: u32,
+    /// Byte offset of the message within the first line (0 when the line has no prefix).
     pub message_start: u32,
     /// Byte length of the message (colour residue after it excluded).
     pub message_len: u32,
-    /// The record's further lines (continuation, then traceback), as written.
-    pub more: Vec<String>,
     /// True when the time came from a line with one-second precision (Apache `%t`):
     /// the request happened somewhere in that second.
     pub second_precision: bool,
 }
 
+fn logger_name<S: Serializer>(logger: &Option<Arc<str>>, s: S) -> Result<S::Ok, S::Error> {
+    logger.as_deref().serialize(s)
+}
+
+fn shared_logger<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Arc<str>>, D::Error> {
+    let name = Option::<std::borrow::Cow<'de, str>>::deserialize(d)?;
+    Ok(name.map(|n| intern_logger(&n)))
+}
+
+/// The shared copy of a logger name (one per thread and name).
+fn intern_logger(logger: &str) -> Arc<str> {
+    LOGGERS.with(|cell| {
+        let mut set = cell.borrow_mut();
+        if let Some(found) = set.get(logger) {
+            return found.clone();
+        }
+        let new: Arc<str> = Arc::from(logger);
+        set.insert(new.clone());
+        new
+    })
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// The parts of an [`Event`] that most events lack.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Extra {
+    /// The HTTP request, for access and request-log lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    http: Option<HttpRequest>,
+    /// Host names the message mentions (as written).
+    #[serde(default, skip_serializing_if = "<[Box<str>]>::is_empty")]
+    mentioned_hosts: Box<[Box<str>]>,
+    /// Further lines not kept (past [`MORE_HEAD`] + [`MORE_TAIL`] or [`TEXT_MAX`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    more_omitted: u32,
+}
+
+/// The UUIDs of one kind an event names (usually none or one): a boxed slice, two
+/// words, read as a `&[Uuid]`.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Ids(Box<[Uuid]>);
+
+impl Ids {
+    /// The ids as a slice.
+    pub fn as_slice(&self) -> &[Uuid] {
+        &self.0
+    }
+
+    /// Adds `id` (a boxed slice: one reallocation, fine for the one or two ids of an
+    /// event).
+    pub fn push(&mut self, id: Uuid) {
+        let mut v = std::mem::take(&mut self.0).into_vec();
+        v.push(id);
+        self.0 = v.into_boxed_slice();
+    }
+
+    /// Adds `id` unless it is there.
+    pub fn push_unique(&mut self, id: Uuid) {
+        if !self.0.contains(&id) {
+            let mut v = std::mem::take(&mut self.0).into_vec();
+            v.push(id);
+            self.0 = v.into_boxed_slice();
+        }
+    }
+}
+
+impl std::ops::Deref for Ids {
+    type Target = [Uuid];
+    fn deref(&self) -> &[Uuid] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Ids {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.iter()).finish()
+    }
+}
+
+impl FromIterator<Uuid> for Ids {
+    fn from_iter<I: IntoIterator<Item = Uuid>>(iter: I) -> Ids {
+        Ids(iter.into_iter().collect())
+    }
+}
+
+impl<const N: usize> PartialEq<[Uuid; N]> for Ids {
+    fn eq(&self, other: &[Uuid; N]) -> bool {
+        self.0[..] == other[..]
+    }
+}
+
+impl From<Vec<Uuid>> for Ids {
+    fn from(v: Vec<Uuid>) -> Ids {
+        Ids(v.into_boxed_slice())
+    }
+}
+
+impl<'a> IntoIterator for &'a Ids {
+    type Item = &'a Uuid;
+    type IntoIter = std::slice::Iter<'a, Uuid>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+/// The largest index `<= at` that is a char boundary of `s`.
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+thread_local! {
+    /// Loggers seen by this thread: events of one logger share its name.
+    static LOGGERS: std::cell::RefCell<std::collections::HashSet<Arc<str>>> =
+        std::cell::RefCell::default();
+}
+
 impl Event {
+    /// An event of `kind` at `file`:`line` on `host`, with no text, ids or time yet.
+    pub fn new(file: FileId, line: u32, host: HostId, kind: EventKind) -> Event {
+        Event {
+            time: 0,
+            file,
+            line,
+            host,
+            kind,
+            level: None,
+            logger: None,
+            pid: None,
+            request_id: None,
+            global_request_id: None,
+            instances: Ids::default(),
+            notifications: Ids::default(),
+            volumes: Ids::default(),
+            extra: None,
+            lines: Box::default(),
+            first_len: 0,
+            message_start: 0,
+            message_len: 0,
+            second_precision: false,
+        }
+    }
+
+    /// Sets the record's lines: the first as written, then the further ones, of which
+    /// the first [`MORE_HEAD`] and last [`MORE_TAIL`] are kept within [`TEXT_MAX`] bytes.
+    pub fn set_text(&mut self, first: &str, more: &[&str]) {
+        let first = &first[..floor_boundary(first, TEXT_MAX)];
+        let mut lines = String::from(first);
+        let kept: Vec<&str> = if more.len() > MORE_HEAD + MORE_TAIL {
+            more[..MORE_HEAD]
+                .iter()
+                .chain(&more[more.len() - MORE_TAIL..])
+                .copied()
+                .collect()
+        } else {
+            more.to_vec()
+        };
+        let mut omitted = more.len() - kept.len();
+        for line in kept {
+            if lines.len() + 1 + line.len() > TEXT_MAX {
+                omitted += 1;
+                continue;
+            }
+            lines.push('\n');
+            lines.push_str(line);
+        }
+        self.first_len = u32::try_from(first.len()).unwrap_or(0);
+        if omitted > 0 || self.extra.is_some() {
+            self.extra_mut().more_omitted = u32::try_from(omitted).unwrap_or(u32::MAX);
+        }
+        self.lines = lines.into_boxed_str();
+    }
+
+    /// Sets the logger, shared with the other events of the same logger.
+    pub fn set_logger(&mut self, logger: &str) {
+        self.logger = Some(intern_logger(logger));
+    }
+
+    /// Sets the HTTP request of an access or request-log line.
+    pub fn set_http(&mut self, http: HttpRequest) {
+        self.extra_mut().http = Some(http);
+    }
+
+    fn extra_mut(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Box::default)
+    }
+
+    /// Sets the host names the message mentions.
+    pub fn set_mentioned_hosts<'a>(&mut self, hosts: impl IntoIterator<Item = &'a str>) {
+        let mut list: Vec<Box<str>> = Vec::new();
+        for h in hosts {
+            if !list.iter().any(|l| &**l == h) {
+                list.push(h.into());
+            }
+        }
+        if !list.is_empty() || self.extra.is_some() {
+            self.extra_mut().mentioned_hosts = list.into_boxed_slice();
+        }
+    }
+
     /// The message part of the first line.
     pub fn message(&self) -> &str {
+        let text = self.text();
         let start = self.message_start as usize;
-        self.text
-            .get(start..start + self.message_len as usize)
-            .unwrap_or(&self.text)
+        // A first line cut at TEXT_MAX keeps the start of its message.
+        let end = (start + self.message_len as usize).min(text.len());
+        text.get(start..end).unwrap_or(text)
     }
 
     /// The key that orders events: time, with a one-second-precision stamp placed at the
@@ -276,14 +527,49 @@ impl Event {
         }
     }
 
-    /// Every line of the record joined with newlines.
+    /// The record's first line as written in the file.
+    pub fn text(&self) -> &str {
+        self.lines
+            .get(..self.first_len as usize)
+            .unwrap_or(&self.lines)
+    }
+
+    /// The record's further lines (continuation, then traceback), as written; of a long
+    /// traceback the first and the last ones (see [`Event::more_omitted`]).
+    pub fn more(&self) -> impl DoubleEndedIterator<Item = &str> + '_ {
+        let rest = self
+            .lines
+            .get(self.first_len as usize..)
+            .and_then(|r| r.strip_prefix('\n'));
+        rest.into_iter().flat_map(|r| r.split('\n'))
+    }
+
+    /// How many further lines were not kept.
+    pub fn more_omitted(&self) -> u32 {
+        self.extra.as_ref().map_or(0, |x| x.more_omitted)
+    }
+
+    /// The oslo logger, when there is one.
+    pub fn logger(&self) -> Option<&str> {
+        self.logger.as_deref()
+    }
+
+    /// The HTTP request, for access and request-log lines.
+    pub fn http(&self) -> Option<&HttpRequest> {
+        self.extra.as_ref()?.http.as_ref()
+    }
+
+    /// Host names the message mentions (as written).
+    pub fn mentioned_hosts(&self) -> impl Iterator<Item = &str> + '_ {
+        self.extra
+            .iter()
+            .flat_map(|x| x.mentioned_hosts.iter())
+            .map(|h| &**h)
+    }
+
+    /// Every kept line of the record joined with newlines.
     pub fn full_text(&self) -> String {
-        let mut out = self.text.clone();
-        for line in &self.more {
-            out.push('\n');
-            out.push_str(line);
-        }
-        out
+        self.lines.to_string()
     }
 }
 
@@ -292,12 +578,64 @@ mod tests {
     use super::*;
 
     #[test]
+    fn events_stay_small() {
+        // Kept by the hundred thousand: a regression here is a memory regression.
+        assert!(
+            std::mem::size_of::<Event>() <= 184,
+            "{}",
+            std::mem::size_of::<Event>()
+        );
+        assert_eq!(std::mem::size_of::<Option<Uuid>>(), 24);
+    }
+
+    #[test]
     fn uuid_round_trip() {
         let u = Uuid::parse("56CE6206-3659-495e-a6ea-f4d3d578cc96").unwrap();
         assert_eq!(u.to_string(), "56ce6206-3659-495e-a6ea-f4d3d578cc96");
         let r = Uuid::parse_request_id("req-de081ecf-4201-4542-b092-e21b2f5ce942").unwrap();
         assert_eq!(r.request_id(), "req-de081ecf-4201-4542-b092-e21b2f5ce942");
         assert_eq!(Uuid::parse("not-a-uuid"), None);
+    }
+
+    #[test]
+    fn a_long_traceback_keeps_its_head_and_its_exception() {
+        let frames: Vec<String> = (0..100)
+            .map(|n| format!("  File \"x.py\", line {n}, in f"))
+            .collect();
+        let mut more: Vec<&str> = frames.iter().map(String::as_str).collect();
+        more.push("keystoneauth1.exceptions.http.Unauthorized: (HTTP 401)");
+        let mut e = Event::new(0, 7, 0, EventKind::Log);
+        e.set_text("2024-05-21 10:02:47.600 41 ERROR m Failed", &more);
+        assert_eq!(e.text(), "2024-05-21 10:02:47.600 41 ERROR m Failed");
+        let kept: Vec<&str> = e.more().collect();
+        assert_eq!(kept.len(), MORE_HEAD + MORE_TAIL);
+        assert_eq!(kept[0], more[0]);
+        assert_eq!(e.more().next_back(), more.last().copied());
+        assert_eq!(e.more_omitted() as usize, more.len() - kept.len());
+        let mut short = Event::new(0, 1, 0, EventKind::Log);
+        short.set_text("one line", &[]);
+        assert_eq!(short.more().count(), 0);
+        assert_eq!(short.full_text(), "one line");
+    }
+
+    #[test]
+    fn an_event_round_trips_through_json() {
+        let mut e = Event::new(3, 12, 1, EventKind::Request);
+        e.set_text("GET /v2.1/servers 200", &["  more"]);
+        e.set_logger("nova.api");
+        e.set_mentioned_hosts(["cmp1", "cmp1", "cmp2"]);
+        e.instances
+            .push_unique(Uuid::parse("56ce6206-3659-495e-a6ea-f4d3d578cc96").unwrap());
+        e.set_http(HttpRequest {
+            method: "GET".into(),
+            path: "/v2.1/servers".into(),
+            status: 200,
+            user_agent: None,
+        });
+        let json = serde_json::to_string(&e).unwrap();
+        let back: Event = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, e);
+        assert_eq!(back.mentioned_hosts().count(), 2);
     }
 
     #[test]

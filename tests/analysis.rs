@@ -148,7 +148,7 @@ fn id_indexes_cover_every_kind_of_id() {
     let node02 = &a.index.host["node02ob100"];
     assert!(node02.iter().any(|&i| {
         a.events[i as usize]
-            .text
+            .text()
             .contains("Disable nova-compute on node02ob100.maas")
     }));
     assert!(node02.iter().any(|&i| {
@@ -185,7 +185,7 @@ fn masakari_calls_join_the_nova_requests_they_made() {
         .events
         .iter()
         .position(|e| {
-            e.text.starts_with("2020-12-08 19:51:12.309")
+            e.text().starts_with("2020-12-08 19:51:12.309")
                 && e.message().starts_with("Call evacuate command")
         })
         .unwrap() as u32;
@@ -195,7 +195,7 @@ fn masakari_calls_join_the_nova_requests_they_made() {
         .filter(|j| j.call == evacuate)
         .map(|j| {
             let r = &a.events[j.request as usize];
-            (r.second_precision, r.http.as_ref().unwrap().status)
+            (r.second_precision, r.http().unwrap().status)
         })
         .collect();
     // The access line and the request-log line of the same 400.

@@ -92,7 +92,7 @@ fn a_cri_pod_log_is_read_as_its_container_service() {
         .events
         .iter()
         .filter(|e| e.file as usize == id)
-        .find(|e| e.text.contains("Call evacuate command"))
+        .find(|e| e.text().contains("Call evacuate command"))
         .expect("the evacuate call is an event");
     assert_eq!(evacuate.instances.len(), 1);
     assert_eq!(evacuate.instances[0].to_string(), INSTANCE);

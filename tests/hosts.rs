@@ -255,7 +255,13 @@ fn crashdump_scenario_without_status_has_nine_named_hosts() {
     let got: Vec<(&str, &str, &str)> = a
         .hosts
         .iter()
-        .map(|h| (h.roots[0].as_str(), h.hostname.as_str(), h.hostname_source))
+        .map(|h| {
+            (
+                h.roots[0].as_str(),
+                h.hostname.as_str(),
+                h.hostname_source.as_str(),
+            )
+        })
         .collect();
     assert_eq!(
         got,

@@ -287,7 +287,7 @@ fn injected_offsets_are_measured_and_large_ones_corrected() {
             .position(|e| {
                 e.request_id
                     .is_some_and(|r| r.request_id() == "req-3789b55f-48f9-4542-b52a-4f6310204c52")
-                    && e.http.is_some()
+                    && e.http().is_some()
             })
             .unwrap();
         assert!(evacuate < answer, "{secs} s: the 400 comes before its call");

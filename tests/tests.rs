@@ -13,6 +13,8 @@ mod cli_parse;
 mod container_logs;
 /// Detectors over every scenario: expected findings, evidence, golden JSON.
 mod detect;
+/// The analysis document: serialized, read back, detected again.
+mod document;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
 /// Clock skew on copies of scenarios with moved clocks.

@@ -1,10 +1,11 @@
 //! The [`Analysis`]: everything read from the inputs, joined, in one value that later
 //! stages (detectors, the store, the search index, redaction) take as it is.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::Join;
+use crate::correlate::recovery::Recovery;
 use crate::correlate::skew::SkewEstimate;
 use crate::correlate::skew::clock::HostClock;
 use crate::ingest::layout::Layout;
@@ -12,14 +13,14 @@ use crate::ingest::timezone::ZoneSource;
 use crate::model::{Event, FileId, HostId, Service};
 
 /// A host of the analysis.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Host {
     /// Index in [`Analysis::hosts`].
     pub id: HostId,
     /// The name the bundle gives.
     pub hostname: String,
     /// Where the name came from.
-    pub hostname_source: &'static str,
+    pub hostname_source: String,
     /// Other names (juju units and machine ids, folder names).
     pub aliases: Vec<String>,
     /// The folders of the inputs that hold this host's files.
@@ -35,7 +36,7 @@ pub struct Host {
 }
 
 /// A file that was read.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct FileInfo {
     /// Path relative to the input root.
     pub path: String,
@@ -58,12 +59,12 @@ pub struct FileInfo {
     /// 0 for the current file, N for `.N` / `.N.gz`.
     pub rotation: u32,
     /// Why the content may be incomplete (cut-short compressed stream, sos tailing).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,
 }
 
 /// A file that was not read, or a problem with one.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Skipped {
     /// Path relative to the input root.
     pub path: String,
@@ -72,7 +73,7 @@ pub struct Skipped {
 }
 
 /// A rotation of a log that is expected but absent (a collector dropped it).
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Missing {
     /// The path the file would have.
     pub path: String,
@@ -81,7 +82,7 @@ pub struct Missing {
 }
 
 /// One configuration value, with where it was set.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ConfigValue {
     /// The file (relative path).
     pub file: String,
@@ -102,19 +103,18 @@ pub struct ConfigValue {
 }
 
 /// An OpenStack CLI capture found in the inputs.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaptureFile {
     /// The file (relative path).
     pub file: String,
     /// What it holds.
     pub capture: evacdoc_parsers::capture::Capture,
     /// The file's lines that name an id (1-based number, text): what evidence cites.
-    #[serde(skip)]
     pub lines: Vec<(usize, String)>,
 }
 
 /// An installed package, from the bundle's package lists.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstalledPackage {
     /// The host.
     pub host: HostId,
@@ -123,13 +123,13 @@ pub struct InstalledPackage {
     /// Version as installed.
     pub version: String,
     /// `deb`, `rpm` or `snap`.
-    pub kind: &'static str,
+    pub kind: String,
     /// The list it came from.
     pub file: String,
 }
 
 /// Counts over the whole analysis.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Stats {
     /// Bytes of text read.
     pub bytes: u64,
@@ -165,7 +165,10 @@ pub struct StageTimes {
 }
 
 /// Everything evacdoc knows about the inputs.
-#[derive(Debug, Serialize)]
+///
+/// It serializes as a versioned document that reads back to an equal analysis (see
+/// [`crate::correlate::document`]).
+#[derive(Debug)]
 pub struct Analysis {
     /// The inputs as given.
     pub inputs: Vec<String>,
@@ -187,13 +190,14 @@ pub struct Analysis {
     pub packages: Vec<InstalledPackage>,
     /// Events, in time order (UTC).
     pub events: Vec<Event>,
-    /// Indexes from ids to events.
-    #[serde(skip)]
+    /// Indexes from ids to events (rebuilt when a document is read).
     pub index: Indexes,
     /// Masakari calls joined with the Nova requests they caused.
     pub joins: Vec<Join>,
     /// Clock offsets between hosts, bounded by causal pairs of lines.
     pub skew: Vec<SkewEstimate>,
+    /// Masakari recoveries rebuilt from the events and captures.
+    pub recoveries: Vec<Recovery>,
     /// What the hosts' clock captures say (`chronyc tracking`, `ntpq -p`, `timedatectl`).
     pub clocks: Vec<HostClock>,
     /// Counts.
@@ -201,6 +205,12 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The analysis with its [`Analysis::recoveries`] rebuilt from the rest.
+    pub fn with_recoveries(mut self) -> Analysis {
+        self.recoveries = crate::correlate::recovery::recoveries(&self);
+        self
+    }
+
     /// The file of an event.
     pub fn file(&self, id: FileId) -> Option<&FileInfo> {
         self.files.get(id as usize)

@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::correlate::analysis::{CaptureFile, FileInfo, Host, Missing, Skipped};
-use crate::correlate::ids::short_host;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::{Join, join_calls};
 use crate::correlate::keeper::FileOutcome;
@@ -81,16 +80,7 @@ pub fn assemble(
     // Untagged Nova lines take the instance of their request before calls are joined.
     attribute_request_instances(&mut events, captures, project_of);
     let joins = join_calls(&events, project_of);
-    let host_names: Vec<Vec<String>> = hosts
-        .iter()
-        .map(|h| {
-            let mut names = vec![short_host(&h.hostname)];
-            names.extend(h.aliases.iter().map(|a| short_host(a)));
-            names.dedup();
-            names
-        })
-        .collect();
-    let index = Indexes::build(&events, &host_names);
+    let index = Indexes::build(&events, &crate::correlate::index::host_names(hosts));
     Assembled {
         files,
         skipped,

@@ -3,7 +3,10 @@
 //! it; recoveries name calls by it.
 
 /// What a Masakari call to Nova does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum CallAction {
     /// `Call get server command` (`GET /servers/<id>`).
     GetServer,

@@ -138,6 +138,31 @@ fn watched(watch: &Watched, path: &str) -> bool {
     }
 }
 
+/// Loggers of Masakari's own recovery code: their DEBUG lines tell the recovery (flow
+/// and task transitions, Nova calls, status waits).
+const MASAKARI_STORY_LOGGERS: [&str; 2] = ["masakari.engine", "masakari.compute"];
+
+/// Whether a Masakari DEBUG line matters: it comes from the recovery code or names a
+/// notification. The rest (periodic tasks, locks, HTTP requests and bodies, libvirt
+/// and cluster polling of the monitors) is what DEBUG adds by the million, and nothing
+/// reads it.
+fn masakari_debug_matters(o: &evacdoc_parsers::oslo::OsloLine<'_>) -> bool {
+    MASAKARI_STORY_LOGGERS
+        .iter()
+        .any(|l| o.logger.starts_with(l))
+        || (names_notification(o.message)
+            && classified_uuids(o.message)
+                .iter()
+                .any(|(kind, _)| *kind == UuidKind::Notification))
+}
+
+/// A cheap test before classifying the UUIDs of a line: the word that makes one a
+/// notification's is there.
+fn names_notification(message: &str) -> bool {
+    let bytes = message.as_bytes();
+    memmem::find(bytes, b"otification").is_some() || memmem::find(bytes, b"OTIFICATION").is_some()
+}
+
 /// Whether a record of `service` is kept as an event.
 pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
     if record.kind == RecordKind::Unparsed {
@@ -147,10 +172,13 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
         return true;
     }
     if service.project() == Project::Masakari {
-        // All of the engine's and monitors' lines; of the API, what is not routine
-        // (debug lines and monitors' successful reads are polling).
+        // The engine's and monitors' lines but their routine DEBUG ones; of the API,
+        // what is not routine (debug lines and monitors' successful reads are polling).
         if !service.name().starts_with("masakari-api") {
-            return true;
+            return match &record.head.content {
+                Content::Oslo(o) if o.level == Level::Debug => masakari_debug_matters(o),
+                _ => true,
+            };
         }
         return match &record.head.content {
             Content::Oslo(o) => o.level != evacdoc_parsers::oslo::Level::Debug,
@@ -193,12 +221,6 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
 fn offset_in(outer: &str, inner: &str) -> u32 {
     let start = (inner.as_ptr() as usize).saturating_sub(outer.as_ptr() as usize);
     u32::try_from(start.min(outer.len())).unwrap_or(0)
-}
-
-fn push_unique<T: PartialEq>(list: &mut Vec<T>, item: T) {
-    if !list.contains(&item) {
-        list.push(item);
-    }
 }
 
 /// Records the time-zone evidence a record carries for its host.
@@ -260,49 +282,35 @@ fn generated_time(message: &str) -> Option<evacdoc_parsers::DateTime> {
 /// Builds the event of a kept record.
 pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
     let raw = record.head.raw;
-    let mut event = Event {
-        time: 0,
+    let mut event = Event::new(
         file,
-        line: u32::try_from(record.line).unwrap_or(u32::MAX),
+        u32::try_from(record.line).unwrap_or(u32::MAX),
         host,
-        kind: EventKind::Text,
-        level: None,
-        logger: None,
-        pid: None,
-        request_id: None,
-        global_request_id: None,
-        instances: Vec::new(),
-        notifications: Vec::new(),
-        volumes: Vec::new(),
-        mentioned_hosts: Vec::new(),
-        http: None,
-        text: raw.to_string(),
-        message_start: 0,
-        message_len: 0,
-        more: record
-            .continuation
-            .iter()
-            .chain(&record.traceback)
-            .map(|l| l.to_string())
-            .collect(),
-        second_precision: false,
-    };
+        EventKind::Text,
+    );
+    let more: Vec<&str> = record
+        .continuation
+        .iter()
+        .chain(&record.traceback)
+        .copied()
+        .collect();
+    event.set_text(raw, &more);
     let message;
     match &record.head.content {
         Content::Oslo(o) => {
             event.kind = EventKind::Log;
             event.level = Some(LogLevel::of(o.level));
-            event.logger = Some(o.logger.to_string());
+            event.set_logger(o.logger);
             event.pid = Some(o.pid);
             event.request_id = o.request_id().and_then(Uuid::parse_request_id);
             event.global_request_id = o.global_request_id().and_then(Uuid::parse_request_id);
             if let Some(instance) = o.instance.and_then(Uuid::parse) {
-                event.instances.push(instance);
+                event.instances.push_unique(instance);
             }
             message = o.message;
             if let Some(request) = record.nova_request() {
                 event.kind = EventKind::Request;
-                event.http = Some(HttpRequest {
+                event.set_http(HttpRequest {
                     method: request.method.to_string(),
                     path: request.uri.to_string(),
                     status: request.status,
@@ -313,7 +321,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         Content::Access(a) => {
             event.kind = EventKind::Request;
             event.second_precision = true;
-            event.http = Some(HttpRequest {
+            event.set_http(HttpRequest {
                 method: a.method.unwrap_or("-").to_string(),
                 path: a.path.unwrap_or(a.request).to_string(),
                 status: a.status,
@@ -326,7 +334,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         }
         Content::Uwsgi(u) => {
             event.kind = EventKind::Request;
-            event.http = Some(HttpRequest {
+            event.set_http(HttpRequest {
                 method: u.method.to_string(),
                 path: u.path.to_string(),
                 status: u.status,
@@ -350,15 +358,13 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
     for text in texts {
         for (kind, id) in classified_uuids(text) {
             match kind {
-                UuidKind::Instance => push_unique(&mut event.instances, id),
-                UuidKind::Notification => push_unique(&mut event.notifications, id),
-                UuidKind::Volume => push_unique(&mut event.volumes, id),
+                UuidKind::Instance => event.instances.push_unique(id),
+                UuidKind::Notification => event.notifications.push_unique(id),
+                UuidKind::Volume => event.volumes.push_unique(id),
             }
         }
     }
-    for host in mentioned_hosts(message) {
-        push_unique(&mut event.mentioned_hosts, host.to_string());
-    }
+    event.set_mentioned_hosts(mentioned_hosts(message));
     RawEvent {
         event,
         stamp: record.timestamp(),
@@ -404,7 +410,7 @@ mod tests {
         assert!(keep(&service, &post, &None));
         let e = event_of(&post, 0, 0).event;
         assert!(e.second_precision);
-        assert_eq!(e.http.as_ref().unwrap().status, 400);
+        assert_eq!(e.http().unwrap().status, 400);
         assert_eq!(e.instances.len(), 1);
         // The message of an access line is what follows the time: request and status.
         assert_eq!(
@@ -426,6 +432,33 @@ mod tests {
             "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET /v2/images HTTP/1.1\" 200 540 \"-\" \"x\"",
         );
         assert!(!keep(&service, &images, &None));
+    }
+
+    #[test]
+    fn masakari_debug_lines_are_kept_when_they_tell_the_recovery() {
+        let engine = Service::new("masakari-engine");
+        let kept = [
+            "2026-11-30 09:34:57.028 9133 DEBUG masakari.engine.drivers.taskflow.driver [req-6c1c1e4e-8d3b-4d68-a0c8-1f7a1d2b3c4d req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] Task 'EvacuateInstancesTask' (0b6f7a3e-1b2c-4d3e-8f4a-5b6c7d8e9f0a) transitioned into state 'RUNNING' from state 'PENDING' _task_receiver /usr/lib/python3/dist-packages/taskflow/listeners/logging.py:190",
+            "2023-03-06 10:13:12.001 5711 DEBUG masakari.compute.nova [req-a1fb1992-0cbc-4bb3-acb5-c3816d340e28 req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] Instance b32b66c9-f717-4d8c-9819-584bf8900519 status: ACTIVE _wait_for_server /usr/lib/python3/dist-packages/masakari/compute/nova.py:120",
+        ];
+        for line in kept {
+            assert!(keep(&engine, &first(line), &None), "{line}");
+        }
+        let dropped = [
+            "2023-03-15 00:00:08.966 571 DEBUG oslo_service.periodic_task [req-2198a667-318e-4440-b453-737541844630 - - - - -] Running periodic task MasakariManager._process_unfinished_notifications run_periodic_tasks /usr/lib/python3/dist-packages/oslo_service/periodic_task.py:210",
+            "2023-03-06 10:13:12.001 5711 DEBUG keystoneauth.session [req-a1fb1992-0cbc-4bb3-acb5-c3816d340e28 req-0f6a1b2c-3d4e-4f5a-8b6c-7d8e9f0a1b2c nova - - - - -] RESP BODY: {\"server\": {\"id\": \"b32b66c9-f717-4d8c-9819-584bf8900519\", \"status\": \"ACTIVE\"}} _http_log_response /usr/lib/python3/dist-packages/keystoneauth1/session.py:549",
+        ];
+        for line in dropped {
+            assert!(!keep(&engine, &first(line), &None), "{line}");
+        }
+        let monitor = Service::new("masakari-instancemonitor");
+        let libvirt = "2023-03-06 10:11:52.359 2202 DEBUG masakarimonitors.instancemonitor.libvirt_handler.callback [-] Libvirt Event: type=VM, hostname=node01ob100.maas, uuid=b32b66c9-f717-4d8c-9819-584bf8900519, time=2023-03-06 10:11:52.359, event_id=LIFECYCLE, detail=STARTED_BOOTED) _vir_event_callback /usr/lib/python3/dist-packages/masakarimonitors/instancemonitor/instance.py:95";
+        assert!(!keep(&monitor, &first(libvirt), &None));
+        let created = "2023-03-06 10:11:53.002 2101 DEBUG keystoneauth.session [-] RESP BODY: {\"notification\": {\"notification_uuid\": \"e0ef461f-2aa2-4d1b-9203-2450cebdf76a\", \"type\": \"COMPUTE_HOST\", \"status\": \"new\"}} _http_log_response /usr/lib/python3/dist-packages/keystoneauth1/session.py:549";
+        assert!(keep(&monitor, &first(created), &None));
+        // Not DEBUG: kept as before.
+        let sent = "2025-06-17 14:03:04.708 19 INFO masakarimonitors.ha.masakari [-] Send a notification. {'notification': {'type': 'COMPUTE_HOST', 'hostname': 'cmp02', 'generated_time': '2025-06-17T12:03:04.650321', 'payload': {'event': 'STOPPED'}}}";
+        assert!(keep(&monitor, &first(sent), &None));
     }
 
     #[test]

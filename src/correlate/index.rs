@@ -30,6 +30,20 @@ fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Vec<EventId>>, key: K, id: 
     }
 }
 
+/// The short names (lowercase) each host is known by, by host id: its hostname and
+/// aliases, which is how lines logged on it or naming it are found.
+pub fn host_names(hosts: &[crate::correlate::analysis::Host]) -> Vec<Vec<String>> {
+    hosts
+        .iter()
+        .map(|h| {
+            let mut names = vec![short_host(&h.hostname)];
+            names.extend(h.aliases.iter().map(|a| short_host(a)));
+            names.dedup();
+            names
+        })
+        .collect()
+}
+
 impl Indexes {
     /// Builds the indexes of `events`; `host_names[h]` lists the short names of host `h`.
     pub fn build(events: &[Event], host_names: &[Vec<String>]) -> Indexes {
@@ -54,7 +68,7 @@ impl Indexes {
             for name in host_names.get(event.host as usize).into_iter().flatten() {
                 add(&mut index.host, name.clone(), id);
             }
-            for name in &event.mentioned_hosts {
+            for name in event.mentioned_hosts() {
                 add(&mut index.host, short_host(name), id);
             }
         }

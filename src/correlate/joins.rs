@@ -5,20 +5,22 @@
 //! time window. Zed+ request-log lines also carry Masakari's global request id, which
 //! then must match.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::correlate::calls::{CallKind, PathShape};
 use crate::model::{Event, EventId, EventKind, Project, Uuid};
 
 /// A Masakari call and the Nova request that served it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Join {
     /// The `masakari.compute.nova` event (`Call evacuate command for instance ...`).
+    #[serde(with = "crate::correlate::document::stable")]
     pub call: EventId,
     /// The Nova request event (access-log or request-log line).
+    #[serde(with = "crate::correlate::document::stable")]
     pub request: EventId,
     /// The instance both name, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<Uuid>,
     /// Request time minus call time, in milliseconds (one-second stamps counted from the
     /// middle of their second).
@@ -75,7 +77,7 @@ fn expected_request(message: &str, instance: Option<Uuid>) -> Option<Expected> {
 }
 
 fn matches(expected: &Expected, request: &Event) -> bool {
-    let Some(http) = &request.http else {
+    let Some(http) = request.http() else {
         return false;
     };
     if http.method != expected.method
@@ -147,13 +149,13 @@ pub fn candidates(
         .iter()
         .enumerate()
         .filter(|(_, e)| {
-            e.kind == EventKind::Request && e.http.is_some() && project_of(e) == Project::Nova
+            e.kind == EventKind::Request && e.http().is_some() && project_of(e) == Project::Nova
         })
         .map(|(i, _)| i as EventId)
         .collect();
     let mut out = Vec::new();
     for (position, call) in events.iter().enumerate() {
-        if call.logger.as_deref() != Some("masakari.compute.nova") {
+        if call.logger() != Some("masakari.compute.nova") {
             continue;
         }
         let Some(expected) = expected_request(call.message(), call.instances.first().copied())
@@ -280,40 +282,33 @@ mod tests {
         text: &str,
         http: Option<(&str, &str, u16)>,
     ) -> Event {
-        Event {
-            time: (time_s * 1e9) as i64,
-            file: 0,
-            line: 1,
-            host: 0,
-            kind: if http.is_some() {
-                EventKind::Request
-            } else {
-                EventKind::Log
-            },
-            level: None,
-            logger: logger.map(str::to_string),
-            pid: None,
-            request_id: None,
-            global_request_id: None,
-            instances: crate::correlate::ids::classified_uuids(text)
-                .into_iter()
-                .map(|(_, u)| u)
-                .collect(),
-            notifications: vec![],
-            volumes: vec![],
-            mentioned_hosts: vec![],
-            http: http.map(|(m, p, s)| HttpRequest {
+        let kind = if http.is_some() {
+            EventKind::Request
+        } else {
+            EventKind::Log
+        };
+        let mut e = Event::new(0, 1, 0, kind);
+        e.time = (time_s * 1e9) as i64;
+        if let Some(logger) = logger {
+            e.set_logger(logger);
+        }
+        e.instances = crate::correlate::ids::classified_uuids(text)
+            .into_iter()
+            .map(|(_, u)| u)
+            .collect::<Vec<_>>()
+            .into();
+        if let Some((m, p, s)) = http {
+            e.set_http(HttpRequest {
                 method: m.into(),
                 path: p.into(),
                 status: s,
                 user_agent: None,
-            }),
-            text: text.into(),
-            message_start: 0,
-            message_len: text.len() as u32,
-            more: vec![],
-            second_precision: http.is_some(),
+            });
         }
+        e.set_text(text, &[]);
+        e.message_len = text.len() as u32;
+        e.second_precision = http.is_some();
+        e
     }
 
     const I: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
@@ -374,7 +369,7 @@ mod tests {
         let mut sorted = events.clone();
         sorted.sort_by_key(|e| e.time);
         let joins = join_calls(&sorted, |e| {
-            if e.http.is_some() {
+            if e.http().is_some() {
                 Project::Nova
             } else {
                 Project::Masakari
@@ -387,12 +382,12 @@ mod tests {
             .map(|j| {
                 (
                     sorted[j.call as usize]
-                        .text
+                        .text()
                         .split(" command")
                         .next()
                         .unwrap()
                         .to_string(),
-                    sorted[j.request as usize].http.as_ref().unwrap().status,
+                    sorted[j.request as usize].http().unwrap().status,
                 )
             })
             .collect();

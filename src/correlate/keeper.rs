@@ -47,7 +47,9 @@ impl<'w> EventKeeper<'w> {
     }
 
     /// The file's outcome, from what the reader said of it and what was kept.
-    pub fn into_outcome(self, info: FileInfo, skipped: Option<String>) -> FileOutcome {
+    pub fn into_outcome(mut self, info: FileInfo, skipped: Option<String>) -> FileOutcome {
+        // Held until every file is read: no growth slack.
+        self.events.shrink_to_fit();
         FileOutcome {
             info,
             events: self.events,

@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod assemble;
 pub mod calls;
+pub mod document;
 pub mod extract;
 pub mod ids;
 pub mod index;

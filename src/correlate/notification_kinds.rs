@@ -4,7 +4,10 @@
 use std::fmt;
 
 /// `NotificationStatus`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum RecoveryStatus {
     /// `new`: created, not yet processed.
     New,
@@ -67,7 +70,10 @@ impl fmt::Display for RecoveryStatus {
 }
 
 /// `NotificationType`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum NotificationType {
     /// `COMPUTE_HOST`: a host failed.
     ComputeHost,

@@ -6,6 +6,8 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
+
 use evacdoc_parsers::capture::{Capture, Notification, Vmove};
 
 use crate::correlate::Analysis;
@@ -19,15 +21,17 @@ use crate::correlate::calls::CallKind;
 pub use crate::correlate::notification_kinds::{NotificationType, RecoveryStatus};
 
 /// One Masakari call to Nova and the requests Nova logged for it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Call {
     /// The `masakari.compute.nova` event.
+    #[serde(with = "crate::correlate::document::stable")]
     pub event: EventId,
     /// What it does.
     pub action: CallAction,
     /// The instance it names.
     pub instance: Option<Uuid>,
     /// The Nova request events joined to it (access and request-log lines).
+    #[serde(with = "crate::correlate::document::stable")]
     pub requests: Vec<EventId>,
 }
 
@@ -36,26 +40,30 @@ impl Call {
     pub fn status(&self, analysis: &Analysis) -> Option<u16> {
         self.requests
             .iter()
-            .filter_map(|&r| analysis.events.get(r as usize)?.http.as_ref())
+            .filter_map(|&r| analysis.events.get(r as usize)?.http())
             .map(|h| h.status)
             .next()
     }
 }
 
 /// One run of a notification's recovery flow.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Attempt {
     /// `Processing notification <id> of type: <type>`.
+    #[serde(with = "crate::correlate::document::stable")]
     pub start: Option<EventId>,
     /// The line that ended it (`exits with status`), if logged.
+    #[serde(with = "crate::correlate::document::stable")]
     pub end: Option<EventId>,
     /// The status it ended with: `finished`, `error`, `failed`, `ignored`.
     pub status: Option<RecoveryStatus>,
     /// Every Masakari event of the attempt, in time order.
+    #[serde(with = "crate::correlate::document::stable")]
     pub events: Vec<EventId>,
     /// The Nova calls.
     pub calls: Vec<Call>,
     /// `Sleeping <n> sec before starting recovery thread`: the event and `n`.
+    #[serde(with = "crate::correlate::document::stable")]
     pub sleep: Option<(EventId, u64)>,
     /// The request ids (global and local) its lines were logged under: Nova's and
     /// Cinder's lines under one of them belong to this run.
@@ -89,7 +97,7 @@ impl Attempt {
 }
 
 /// A Masakari notification and everything known of its recovery.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Recovery {
     /// The notification UUID.
     pub notification: Uuid,
@@ -102,6 +110,7 @@ pub struct Recovery {
     /// The runs, in order.
     pub attempts: Vec<Attempt>,
     /// Every event naming the notification.
+    #[serde(with = "crate::correlate::document::stable")]
     pub mentions: Vec<EventId>,
     /// `openstack notification show` captures of it: (file, capture).
     pub captured: Vec<(String, Notification)>,

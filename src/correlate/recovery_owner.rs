@@ -150,12 +150,8 @@ impl Owners {
         {
             return Some(*n);
         }
-        if !event.mentioned_hosts.is_empty() {
-            let named: Vec<String> = event
-                .mentioned_hosts
-                .iter()
-                .map(|h| short_host(h))
-                .collect();
+        if event.mentioned_hosts().next().is_some() {
+            let named: Vec<String> = event.mentioned_hosts().map(short_host).collect();
             if let Some(run) = on_engine
                 .iter()
                 .find(|r| r.failed_host.as_ref().is_some_and(|h| named.contains(h)))
@@ -189,5 +185,5 @@ impl Owners {
 
 /// A `masakari.compute.nova` line: a call to Nova, logged in the context the call made.
 fn is_call(event: &Event) -> bool {
-    event.logger.as_deref() == Some("masakari.compute.nova")
+    event.logger() == Some("masakari.compute.nova")
 }

@@ -52,7 +52,7 @@ fn server_of_path(path: &str) -> Option<Uuid> {
 /// The instance an event is about, when it names exactly one (`Some(None)` when it is
 /// about none or several, `None` when it says nothing either way).
 fn instance_of(event: &Event) -> Option<Option<Uuid>> {
-    if let Some(http) = &event.http {
+    if let Some(http) = event.http() {
         return Some(server_of_path(&http.path));
     }
     match event.instances.as_slice() {
@@ -140,33 +140,22 @@ mod tests {
     const J: &str = "89606586-ae8d-49a4-aa24-fdaec2e518bb";
 
     fn event(request: &str, global: Option<&str>, instances: &[&str], path: Option<&str>) -> Event {
-        Event {
-            time: 0,
-            file: 0,
-            line: 1,
-            host: 0,
-            kind: EventKind::Log,
-            level: None,
-            logger: Some("nova.compute.manager".into()),
-            pid: None,
-            request_id: Uuid::parse_request_id(request),
-            global_request_id: global.and_then(Uuid::parse_request_id),
-            instances: instances.iter().filter_map(|i| Uuid::parse(i)).collect(),
-            notifications: vec![],
-            volumes: vec![],
-            mentioned_hosts: vec![],
-            http: path.map(|p| HttpRequest {
+        let mut e = Event::new(0, 1, 0, EventKind::Log);
+        e.set_logger("nova.compute.manager");
+        e.request_id = Uuid::parse_request_id(request);
+        e.global_request_id = global.and_then(Uuid::parse_request_id);
+        e.instances = instances.iter().filter_map(|i| Uuid::parse(i)).collect();
+        if let Some(p) = path {
+            e.set_http(HttpRequest {
                 method: "POST".into(),
                 path: p.into(),
                 status: 200,
                 user_agent: None,
-            }),
-            text: "disk on volume, evacuating using existing volume".into(),
-            message_start: 0,
-            message_len: 48,
-            more: vec![],
-            second_precision: false,
+            });
         }
+        e.set_text("disk on volume, evacuating using existing volume", &[]);
+        e.message_len = 48;
+        e
     }
 
     const L: &str = "req-995253fd-49c7-46e5-b38d-3bb4294c4ea3";

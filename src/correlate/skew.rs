@@ -177,7 +177,7 @@ fn edge_key(a: HostId, b: HostId) -> (HostId, HostId) {
 fn calls_per_host(events: &[Event]) -> HashMap<HostId, usize> {
     let mut calls: HashMap<HostId, usize> = HashMap::new();
     for e in events {
-        if e.logger.as_deref() == Some("masakari.compute.nova") {
+        if e.logger() == Some("masakari.compute.nova") {
             *calls.entry(e.host).or_default() += 1;
         }
     }

@@ -183,7 +183,7 @@ impl BfvEvacuationDelay {
                 analysis
                     .events
                     .get(i as usize)
-                    .is_some_and(|e| e.http.as_ref().is_none_or(|h| h.method != "GET"))
+                    .is_some_and(|e| e.http().is_none_or(|h| h.method != "GET"))
             }));
             let from = m
                 .started

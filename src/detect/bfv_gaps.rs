@@ -201,11 +201,7 @@ fn captured_acceptance(ctx: &DetectContext<'_>, instance: Uuid, after: i64) -> O
                     let Some(ev) = analysis.events.get(i as usize) else {
                         continue;
                     };
-                    if ev
-                        .http
-                        .as_ref()
-                        .is_some_and(|h| (200..300).contains(&h.status))
-                    {
+                    if ev.http().is_some_and(|h| (200..300).contains(&h.status)) {
                         marks.push(Some(Mark {
                             time: request_midpoint(ev),
                             what: "Nova's answer to the evacuate request",
@@ -277,8 +273,7 @@ fn one_move(ctx: &DetectContext<'_>, recovery: &Recovery, instance: Uuid) -> Opt
                 continue;
             };
             if request
-                .http
-                .as_ref()
+                .http()
                 .is_some_and(|h| (200..300).contains(&h.status))
             {
                 accepted = earliest([

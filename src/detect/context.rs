@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::correlate::Analysis;
-use crate::correlate::recovery::{Recovery, recoveries};
+use crate::correlate::recovery::Recovery;
 use crate::detect::{DETECTORS, Finding};
 use crate::model::{Event, Uuid};
 
@@ -65,7 +65,9 @@ impl Ownership {
 impl<'a> DetectContext<'a> {
     /// The context of `analysis`.
     pub fn new(analysis: &'a Analysis, options: DetectOptions) -> DetectContext<'a> {
-        let recoveries = recoveries(analysis);
+        // Rebuilt with the analysis (and stored with it): a reloaded document detects
+        // on the recoveries it was saved with.
+        let recoveries = analysis.recoveries.clone();
         DetectContext {
             analysis,
             owners: Ownership::of(&recoveries),

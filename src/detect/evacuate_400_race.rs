@@ -59,7 +59,7 @@ fn texts_in(ctx: &DetectContext<'_>, ids: &[EventId], needles: &[&str]) -> Vec<E
             ctx.analysis.events.get(i as usize).is_some_and(|e| {
                 needles
                     .iter()
-                    .any(|n| e.text.contains(n) || e.more.iter().any(|l| l.contains(n)))
+                    .any(|n| e.text().contains(n) || e.more().any(|l| l.contains(n)))
             })
         })
         .collect()

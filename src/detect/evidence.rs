@@ -15,7 +15,7 @@ pub fn of_event(analysis: &Analysis, id: EventId) -> Option<Evidence> {
         line: event.line as usize,
         host: host_name(analysis, event),
         timestamp: Some(utc(event.time)),
-        text: event.text.clone(),
+        text: event.text().to_string(),
     })
 }
 

@@ -76,7 +76,7 @@ fn api_failures(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Vec<
         .filter(|(_, e)| {
             let project = evidence::project(analysis, e);
             let traceback = e.kind == EventKind::Traceback && Some(e.host) == engine_host;
-            let server_error = e.http.as_ref().is_some_and(|h| h.status >= 500)
+            let server_error = e.http().is_some_and(|h| h.status >= 500)
                 && matches!(project, Project::Nova | Project::Keystone);
             let service_error = e.level >= Some(LogLevel::Error)
                 && matches!(project, Project::Nova | Project::Keystone)
@@ -166,15 +166,13 @@ impl PendingAfterFinished {
         let causes: Vec<String> = failure_ids
             .iter()
             .filter_map(|&i| analysis.events.get(i as usize))
-            .map(|e| match (&e.http, e.kind) {
+            .map(|e| match (e.http(), e.kind) {
                 (Some(h), _) => format!("{} {} answered {}", h.method, h.path, h.status),
                 (None, EventKind::Traceback) => e
-                    .more
-                    .iter()
+                    .more()
                     .rev()
                     .find(|l| !l.trim().is_empty())
-                    .cloned()
-                    .unwrap_or_else(|| "a traceback".into()),
+                    .map_or_else(|| "a traceback".into(), str::to_string),
                 _ => e.message().chars().take(160).collect(),
             })
             .take(4)

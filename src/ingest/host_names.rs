@@ -186,13 +186,13 @@ impl HostNames {
 
     /// Renames host `id`, if only its machine id named it and its lines or configs give
     /// a name. The machine id stays among its aliases (the layout put it there).
-    pub fn rename(&self, id: u32, hostname: &mut String, source: &mut &'static str) {
+    pub fn rename(&self, id: u32, hostname: &mut String, source: &mut String) {
         if *source != MACHINE_ID {
             return;
         }
         if let Some((name, from)) = self.by_host.get(&id).and_then(HostNameVotes::winner) {
             *hostname = name.to_string();
-            *source = from;
+            *source = from.to_string();
         }
     }
 }
@@ -272,20 +272,20 @@ mod tests {
             [(4, &file), (5, &file)],
             [(6, "nova", "DEFAULT", "host", "cmp9")],
         );
-        let (mut name, mut source) = ("3/lxd/4".to_string(), MACHINE_ID);
+        let (mut name, mut source) = ("3/lxd/4".to_string(), MACHINE_ID.to_string());
         names.rename(4, &mut name, &mut source);
         assert_eq!(
-            (name.as_str(), source),
+            (name.as_str(), source.as_str()),
             ("juju-4f2a1c-3-lxd-4", "journal host field")
         );
-        let (mut name, mut source) = ("ctl01".to_string(), "etc/hostname");
+        let (mut name, mut source) = ("ctl01".to_string(), "etc/hostname".to_string());
         names.rename(5, &mut name, &mut source);
         assert_eq!(name, "ctl01");
-        let (mut name, mut source) = ("2".to_string(), MACHINE_ID);
+        let (mut name, mut source) = ("2".to_string(), MACHINE_ID.to_string());
         names.rename(6, &mut name, &mut source);
         assert_eq!(name, "cmp9");
-        let (mut name, mut source) = ("7".to_string(), MACHINE_ID);
+        let (mut name, mut source) = ("7".to_string(), MACHINE_ID.to_string());
         names.rename(7, &mut name, &mut source);
-        assert_eq!((name.as_str(), source), ("7", MACHINE_ID));
+        assert_eq!((name.as_str(), source.as_str()), ("7", MACHINE_ID));
     }
 }

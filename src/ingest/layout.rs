@@ -12,7 +12,9 @@ use super::discover::Found;
 use super::sos_name::host_of_sos_name;
 
 /// A deployment layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Layout {
     /// juju-crashdump: `N/baremetal/`, `N/lxd/M/`, `juju_status.yaml`.

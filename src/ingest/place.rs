@@ -48,7 +48,7 @@ pub(crate) fn new_host(id: u32, hostname: &str, source: &'static str, layout: La
     Host {
         id,
         hostname: hostname.to_string(),
-        hostname_source: source,
+        hostname_source: source.to_string(),
         aliases: Vec::new(),
         roots: Vec::new(),
         layout,

@@ -207,7 +207,7 @@ pub(crate) fn read_packages(
                 host: p.host,
                 name: package.name.to_string(),
                 version: package.version.to_string(),
-                kind: package.kind,
+                kind: package.kind.to_string(),
                 file: p.file.rel.clone(),
             });
         }

@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 
 use evacdoc_parsers::DateTime;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// How the zone of a host was decided.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
 pub enum ZoneSource {
     /// `--tz` on the command line.

@@ -197,9 +197,11 @@ pub fn analyze_with(
         index,
         joins,
         skew,
+        recoveries: Vec::new(),
         clocks: small.clocks,
         stats,
-    })
+    }
+    .with_recoveries())
 }
 
 /// Reads every log into its event keeper (and the extra sinks), Masakari's first: the

@@ -3,65 +3,210 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::correlate::Analysis;
+use crate::correlate::analysis::{Missing, Skipped};
+use crate::correlate::skew::SkewEstimate;
+use crate::correlate::skew::clock::HostClock;
 use crate::correlate::timeline::utc;
 use crate::detect::{Finding, Severity};
+use crate::ingest::timezone::ZoneSource;
+use crate::model::{HostId, Service};
 
 /// The schema name written in every JSON document.
 pub const SCHEMA: &str = "evacdoc.analysis/v1";
 
-/// The JSON document of an analysis (`evacdoc analyze --format json`).
+/// The `evacdoc.analysis/v1` report of an analysis and its findings: what
+/// `evacdoc analyze --format json` prints. A view of the [`Analysis`] (the document that
+/// round-trips is [`crate::correlate::document`]), typed so that its shape is one place.
+#[derive(Debug, Serialize)]
+pub struct Report<'a> {
+    /// Always [`SCHEMA`].
+    pub schema: &'static str,
+    /// What was read.
+    pub analysis: AnalysisSummary<'a>,
+    /// The findings.
+    pub findings: &'a [Finding],
+    /// Counts.
+    pub stats: StatsSummary,
+}
+
+/// The analysis part of a [`Report`].
+#[derive(Debug, Serialize)]
+pub struct AnalysisSummary<'a> {
+    /// The inputs as given.
+    pub inputs: &'a [String],
+    /// The deployment layout.
+    pub layout: &'static str,
+    /// Hosts.
+    pub hosts: Vec<HostSummary<'a>>,
+    /// Files read.
+    pub files: Vec<FileSummary<'a>>,
+    /// Configuration values.
+    pub config: Vec<ConfigSummary<'a>>,
+    /// First and last event (`null` without events).
+    pub time_range: Option<TimeRange>,
+    /// Files not read, with the reason.
+    pub skipped: &'a [Skipped],
+    /// Files a collector dropped.
+    pub missing: &'a [Missing],
+    /// Clock offsets between hosts.
+    pub skew: &'a [SkewEstimate],
+    /// What the hosts' clock captures say.
+    pub clocks: &'a [HostClock],
+}
+
+/// A host in a [`Report`].
+#[derive(Debug, Serialize)]
+pub struct HostSummary<'a> {
+    /// Index in the analysis' hosts.
+    pub id: HostId,
+    /// The name the bundle gives.
+    pub hostname: &'a str,
+    /// Services found.
+    pub services: &'a [String],
+    /// Other names.
+    pub aliases: &'a [String],
+    /// The time zone its local times are read in.
+    pub zone: &'a str,
+    /// How that zone was decided.
+    pub zone_source: &'a ZoneSource,
+}
+
+/// A file in a [`Report`].
+#[derive(Debug, Serialize)]
+pub struct FileSummary<'a> {
+    /// Path relative to the input root.
+    pub path: &'a str,
+    /// The host.
+    pub host: HostId,
+    /// The service.
+    pub service: &'a Service,
+    /// The format most of its records had.
+    pub format: &'a str,
+    /// Records read.
+    pub records: u64,
+    /// Records no format fitted.
+    pub unparsed: u64,
+}
+
+/// A configuration value in a [`Report`].
+#[derive(Debug, Serialize)]
+pub struct ConfigSummary<'a> {
+    /// The file.
+    pub file: &'a str,
+    /// INI section.
+    pub section: &'a str,
+    /// Option name.
+    pub option: &'a str,
+    /// Value as written.
+    pub value: &'a str,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// A span of time, RFC 3339 in UTC.
+#[derive(Debug, Serialize)]
+pub struct TimeRange {
+    /// First event.
+    pub start: String,
+    /// Last event.
+    pub end: String,
+}
+
+/// The counts of a [`Report`].
+#[derive(Debug, Serialize)]
+pub struct StatsSummary {
+    /// Bytes of text read.
+    pub bytes: u64,
+    /// Files read.
+    pub files: u64,
+    /// Records read.
+    pub records: u64,
+    /// Records no format fitted.
+    pub unparsed: u64,
+    /// Wall time of the analysis.
+    pub elapsed_ms: u64,
+}
+
+impl<'a> Report<'a> {
+    /// The report of `analysis` and its `findings`.
+    pub fn new(analysis: &'a Analysis, findings: &'a [Finding]) -> Report<'a> {
+        let hosts = analysis
+            .hosts
+            .iter()
+            .map(|h| HostSummary {
+                id: h.id,
+                hostname: &h.hostname,
+                services: &h.services,
+                aliases: &h.aliases,
+                zone: &h.zone,
+                zone_source: &h.zone_source,
+            })
+            .collect();
+        let files = analysis
+            .files
+            .iter()
+            .map(|f| FileSummary {
+                path: &f.path,
+                host: f.host,
+                service: &f.service,
+                format: &f.format,
+                records: f.records,
+                unparsed: f.unparsed,
+            })
+            .collect();
+        let config = analysis
+            .config
+            .iter()
+            .map(|c| ConfigSummary {
+                file: &c.file,
+                section: &c.section,
+                option: &c.option,
+                value: &c.value,
+                line: c.line,
+            })
+            .collect();
+        let time_range = match (analysis.events.first(), analysis.events.last()) {
+            (Some(first), Some(last)) => Some(TimeRange {
+                start: utc(first.time),
+                end: utc(last.time),
+            }),
+            _ => None,
+        };
+        let stats = &analysis.stats;
+        Report {
+            schema: SCHEMA,
+            analysis: AnalysisSummary {
+                inputs: &analysis.inputs,
+                layout: analysis.layout.as_str(),
+                hosts,
+                files,
+                config,
+                time_range,
+                skipped: &analysis.skipped,
+                missing: &analysis.missing,
+                skew: &analysis.skew,
+                clocks: &analysis.clocks,
+            },
+            findings,
+            stats: StatsSummary {
+                bytes: stats.bytes,
+                files: stats.files,
+                records: stats.records,
+                unparsed: stats.unparsed,
+                elapsed_ms: stats.elapsed_ms,
+            },
+        }
+    }
+}
+
+/// The JSON document of an analysis (`evacdoc analyze --format json`): the [`Report`]
+/// as a JSON value (keys in sorted order).
 pub fn json_document(analysis: &Analysis, findings: &[Finding]) -> Value {
-    let hosts: Vec<Value> = analysis
-        .hosts
-        .iter()
-        .map(|h| {
-            json!({ "id": h.id, "hostname": h.hostname, "services": h.services,
-                    "aliases": h.aliases, "zone": h.zone, "zone_source": h.zone_source })
-        })
-        .collect();
-    let files: Vec<Value> = analysis
-        .files
-        .iter()
-        .map(|f| {
-            json!({ "path": f.path, "host": f.host, "service": f.service, "format": f.format,
-                    "records": f.records, "unparsed": f.unparsed })
-        })
-        .collect();
-    let config: Vec<Value> = analysis
-        .config
-        .iter()
-        .map(|c| json!({ "file": c.file, "section": c.section, "option": c.option, "value": c.value, "line": c.line }))
-        .collect();
-    let time_range = match (analysis.events.first(), analysis.events.last()) {
-        (Some(first), Some(last)) => json!({ "start": utc(first.time), "end": utc(last.time) }),
-        _ => Value::Null,
-    };
-    json!({
-        "schema": SCHEMA,
-        "analysis": {
-            "inputs": analysis.inputs,
-            "layout": analysis.layout.as_str(),
-            "hosts": hosts,
-            "files": files,
-            "config": config,
-            "time_range": time_range,
-            "skipped": analysis.skipped,
-            "missing": analysis.missing,
-            "skew": analysis.skew,
-            "clocks": analysis.clocks,
-        },
-        "findings": findings,
-        "stats": {
-            "bytes": analysis.stats.bytes,
-            "files": analysis.stats.files,
-            "records": analysis.stats.records,
-            "unparsed": analysis.stats.unparsed,
-            "elapsed_ms": analysis.stats.elapsed_ms,
-        },
-    })
+    serde_json::to_value(Report::new(analysis, findings)).unwrap_or(Value::Null)
 }
 
 /// Colours for a terminal (empty strings when not one).

@@ -33,7 +33,7 @@ pub use vmove::Vmove;
 pub use volume::{Volume, VolumeAttachment};
 
 /// One recognised CLI capture.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum Capture {
     /// `openstack notification show <id>`.

@@ -5,14 +5,14 @@
 //! newer releases). List columns: `notification_uuid, generated_time, status, type,
 //! source_host_uuid, payload`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::fields::{Obj, get, number_of, objects_of, structured, text, text_of};
 use crate::time::{oslo_timestamp, rfc3339};
 
 /// A Masakari notification, as `notification show` prints it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Notification {
     /// `notification_uuid` (or the command line's id when the output lacks it).
     pub notification_uuid: String,
@@ -39,7 +39,7 @@ pub struct Notification {
 }
 
 /// One task of `recovery_workflow_details`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkflowTask {
     /// `name`, e.g. `EvacuateInstancesTask`.
     pub name: String,
@@ -52,7 +52,7 @@ pub struct WorkflowTask {
 }
 
 /// One entry of a task's `progress_details`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProgressDetail {
     /// UTC, `YYYY-MM-DD HH:MM:SS.ffffff` (converted from `T`/offset forms; kept as
     /// written when it is not a time; empty when missing).
@@ -64,7 +64,7 @@ pub struct ProgressDetail {
 }
 
 /// One row of `notification list`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NotificationRow {
     /// `notification_uuid`.
     pub notification_uuid: String,

@@ -4,14 +4,14 @@
 //! updated, …`. A boot-from-volume server shows `image` as `""` (older clients) or
 //! `N/A (booted from volume)`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::fields::{Obj, flag, get, has, is_absent, text, text_of};
 use crate::text::uuids_in;
 
 /// A Nova server, as `server show` prints it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Server {
     /// `id` (or the command line's argument when the output lacks it; may be a name).
     pub id: String,

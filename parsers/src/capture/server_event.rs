@@ -3,12 +3,12 @@
 //! `instanceActions` JSON (`request_id, instance_uuid, action, start_time, …`) is read
 //! too.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::fields::{Obj, has, text};
 
 /// One instance action (`evacuate`, `lock`, `stop`, `rebuild`, …).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ServerEvent {
     /// `Request ID` (`req-…`).
     pub request_id: String,

@@ -4,12 +4,12 @@
 //! show adds `created_at, updated_at, message`. JSON from the API itself names the
 //! server `instance_uuid` / `instance_name`.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::fields::{Obj, has, text};
 
 /// One VM move of a host-failure notification.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Vmove {
     /// `uuid` of the move (absent from the API sample and some outputs).
     pub uuid: Option<String>,

@@ -3,12 +3,12 @@
 //! dicts with `server_id, host_name, attachment_id, device, …`) and `openstack volume
 //! attachment list` (`ID, Volume ID, Server ID, Status`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::fields::{Obj, flag, get, has, objects_of, text};
 
 /// A Cinder volume, as `volume show` prints it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Volume {
     /// `id` (or the command line's argument when the output lacks it, as after
     /// `| grep multiattach`; may then be a name).
@@ -30,7 +30,7 @@ pub struct Volume {
 }
 
 /// One attachment of a volume, or one row of `volume attachment list`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VolumeAttachment {
     /// `attachment_id` / `ID`.
     pub attachment_id: Option<String>,

@@ -153,7 +153,7 @@ impl<'a> Ctx<'a> {
                     if let Some(r) = e.request_id {
                         ctx.nova_by_request.entry(r).or_default().push(i);
                     }
-                    if e.http.is_some() && ctx.is_api(e) {
+                    if e.http().is_some() && ctx.is_api(e) {
                         ctx.requests_by_host.entry(e.host).or_default().push(i);
                     }
                 }
@@ -282,7 +282,7 @@ fn during_call(e: &Event) -> bool {
 }
 
 fn is_call(e: &Event) -> bool {
-    e.logger.as_deref() == Some("masakari.compute.nova") && call_key(e).is_some()
+    e.logger() == Some("masakari.compute.nova") && call_key(e).is_some()
 }
 
 /// Every request id of Nova's answer a message names: `Request-ID: req-…` (an error
@@ -367,7 +367,7 @@ fn call_of(ctx: &Ctx<'_>, answer: usize, lines: &[usize]) -> Option<usize> {
     let http: Vec<&Event> = lines
         .iter()
         .map(|&p| &ctx.events[p])
-        .filter(|l| l.http.is_some())
+        .filter(|l| l.http().is_some())
         .collect();
     let named: HashSet<Uuid> = lines
         .iter()
@@ -402,7 +402,7 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     // path names: polls of a hundred instances stay a hundred small groups.
     let mut requests: HashMap<(Uuid, Option<Uuid>), Vec<usize>> = HashMap::new();
     for (pos, e) in ctx.events.iter().enumerate() {
-        if let (Some(g), Some(_), Some(_)) = (e.global_request_id, e.request_id, &e.http)
+        if let (Some(g), Some(_), Some(_)) = (e.global_request_id, e.request_id, e.http())
             && ctx.is_api(e)
             && Some(g) != e.request_id
         {
@@ -620,7 +620,7 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     for lines in ctx.nova_by_request.values() {
         let Some((anchor, start)) = lines.iter().find_map(|&p| {
             let e = &ctx.events[p];
-            (e.http.is_some() && ctx.is_api(e))
+            (e.http().is_some() && ctx.is_api(e))
                 .then(|| stated_duration(e).map(|d| (p, e.time - d)))
                 .flatten()
         }) else {
@@ -726,35 +726,26 @@ mod tests {
                 user_agent: None,
             }
         });
-        Event {
-            time: ms * 1_000_000,
-            file,
-            line: 1,
-            host: file,
-            kind: if http.is_some() {
-                EventKind::Request
-            } else {
-                EventKind::Log
-            },
-            level: None,
-            logger: Some(logger.into()),
-            pid: None,
-            request_id: Uuid::parse_request_id(req),
-            global_request_id: None,
-            instances: crate::correlate::ids::classified_uuids(message)
-                .into_iter()
-                .map(|(_, u)| u)
-                .collect(),
-            notifications: vec![],
-            volumes: vec![],
-            mentioned_hosts: vec![],
-            http,
-            message_start: (req.len() + 3) as u32,
-            message_len: message.len() as u32,
-            text,
-            more: vec![],
-            second_precision: false,
+        let kind = if http.is_some() {
+            EventKind::Request
+        } else {
+            EventKind::Log
+        };
+        let mut e = Event::new(file, 1, file, kind);
+        e.time = ms * 1_000_000;
+        e.set_logger(logger);
+        e.request_id = Uuid::parse_request_id(req);
+        e.instances = crate::correlate::ids::classified_uuids(message)
+            .into_iter()
+            .map(|(_, u)| u)
+            .collect();
+        if let Some(http) = http {
+            e.set_http(http);
         }
+        e.set_text(&text, &[]);
+        e.message_start = (req.len() + 3) as u32;
+        e.message_len = message.len() as u32;
+        e
     }
 
     const A: &str = "ea113f7d-32f7-422f-a8a7-c979958d7f19";

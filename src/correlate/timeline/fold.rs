@@ -51,12 +51,12 @@ struct Stream<'a> {
 
 impl<'a> Stream<'a> {
     fn of(event: &'a Event) -> Self {
-        let mut instances = event.instances.clone();
+        let mut instances = event.instances.to_vec();
         instances.sort_unstable();
         Stream {
             file: event.file,
             kind: event.kind,
-            logger: event.logger.as_deref(),
+            logger: event.logger(),
             level: event.level,
             instances,
         }
@@ -66,7 +66,7 @@ impl<'a> Stream<'a> {
 /// What must be equal for two lines of a stream to fold.
 fn shape(event: &Event) -> String {
     let mut out = normalised(event.message());
-    if let Some(http) = &event.http {
+    if let Some(http) = event.http() {
         // Another client asking the same is another line.
         out.push_str(&format!(
             "\u{1f}{} {} {} {}",
@@ -76,7 +76,7 @@ fn shape(event: &Event) -> String {
             http.user_agent.as_deref().unwrap_or("-")
         ));
     }
-    for line in &event.more {
+    for line in event.more() {
         out.push('\u{1f}');
         out.push_str(&normalised(line));
     }

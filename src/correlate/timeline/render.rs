@@ -30,8 +30,8 @@ pub struct TimelineEntry<'a> {
     /// The record's first line as written.
     pub text: &'a str,
     /// Its further lines.
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
-    pub more: &'a [String],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub more: Vec<&'a str>,
     /// The lines of the same shape folded into this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeated: Option<Repeated>,
@@ -69,8 +69,8 @@ pub fn entries<'a>(analysis: &'a Analysis, rows: &[Row]) -> Vec<TimelineEntry<'a
                 service: file.map(|f| f.service.name()).unwrap_or("?"),
                 path: file.map(|f| f.path.as_str()).unwrap_or("?"),
                 line: e.line,
-                text: &e.text,
-                more: &e.more,
+                text: e.text(),
+                more: e.more().collect(),
                 repeated,
             })
         })
@@ -111,8 +111,8 @@ pub fn render_text(analysis: &Analysis, rows: &[Row]) -> String {
             .file(event.file)
             .map(|f| f.path.as_str())
             .unwrap_or("?");
-        out.push_str(&format!("{path}:{}:{}\n", event.line, event.text));
-        for line in &event.more {
+        out.push_str(&format!("{path}:{}:{}\n", event.line, event.text()));
+        for line in event.more() {
             out.push_str(&format!("    {line}\n"));
         }
         if let Some(repeat) = &row.repeated

@@ -251,7 +251,7 @@ fn events<'a>(analysis: &'a Analysis, ids: &[u32]) -> Vec<&'a Event> {
 }
 
 fn has(events: &[&Event], needle: &str) -> bool {
-    events.iter().any(|e| e.text.contains(needle))
+    events.iter().any(|e| e.text().contains(needle))
 }
 
 #[test]
@@ -264,7 +264,7 @@ fn an_instance_keeps_its_lines_and_the_recoverys_not_the_other_instances() {
         assert!(
             e.instances.is_empty() || e.instances.contains(&uuid(A)) || !e.notifications.is_empty(),
             "{}",
-            e.text
+            e.text()
         );
     }
     assert!(!has(&a, "HTTP exception thrown"));
@@ -348,7 +348,7 @@ fn a_poll_loop_folds_into_one_row_and_a_different_answer_stays() {
     let analysis = analysis_of(&recovery(polls, true));
     let ids = select(&analysis, &Subject::Instance(uuid(A)));
     let rows = fold(&analysis, &ids);
-    let text_of = |row: &Row| analysis.events[row.event as usize].text.as_str();
+    let text_of = |row: &Row| analysis.events[row.event as usize].text();
     let runs: Vec<&Row> = rows.iter().filter(|r| r.repeated.is_some()).collect();
     // The engine's poll lines are one run: 120 calls, 1.13 s apart.
     let calls = runs
@@ -419,7 +419,7 @@ fn two_gets_and_a_lock_are_not_a_poll() {
         .iter()
         .filter(|r| {
             analysis.events[r.event as usize]
-                .text
+                .text()
                 .ends_with(&format!("Call get server command for instance {A}"))
         })
         .collect::<Vec<_>>();
@@ -442,7 +442,7 @@ fn rows_come_in_time_order_with_apache_seconds_at_their_end() {
     // Nova's request-log line at 10:03:18.580, and precedes the first poll at 10:03:19.5.
     let position = |needle: &str| {
         ids.iter()
-            .position(|&i| analysis.events[i as usize].text.contains(needle))
+            .position(|&i| analysis.events[i as usize].text().contains(needle))
             .unwrap()
     };
     let access = position(&format!("\"POST /v2.1/servers/{A}/action HTTP/1.1\" 200"));
@@ -503,7 +503,7 @@ fn two_instances_polled_together_fold_apart() {
             let count = r.repeated.as_ref()?.count;
             e.message()
                 .starts_with("Call get server")
-                .then(|| (e.instances.clone(), count))
+                .then(|| (e.instances.to_vec(), count))
         })
         .collect();
     assert_eq!(engine_runs, vec![(vec![uuid(A)], 5), (vec![uuid(B)], 5)]);
