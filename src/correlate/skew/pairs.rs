@@ -274,7 +274,7 @@ fn may_make(call: &Event, request: &Event) -> bool {
 /// request itself, and Masakari's Nova module logs the client it creates. Only its
 /// next call line comes after the answer (the calls of a thread are sequential).
 fn during_call(e: &Event) -> bool {
-    let logger = e.logger.as_deref().unwrap_or("");
+    let logger = e.logger().unwrap_or("");
     ["keystoneauth", "urllib3", "novaclient", "requests"]
         .iter()
         .any(|l| logger.starts_with(l))
