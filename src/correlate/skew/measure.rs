@@ -153,18 +153,29 @@ pub(crate) fn measure(
             out.push(m);
             continue;
         }
-        let Some((&(a, b), edge)) = edges
+        // Its best-supported neighbour not already reported against it (the more
+        // client-like on a tie).
+        let Some((other, edge)) = edges
             .iter()
-            .filter(|((a, b), _)| *a == h || *b == h)
-            .max_by_key(|((a, b), e)| (e.usable(), e.members.len(), std::cmp::Reverse((*a, *b))))
+            .filter_map(|(&(a, b), e)| {
+                let other = match (a == h, b == h) {
+                    (true, _) => b,
+                    (_, true) => a,
+                    _ => return None,
+                };
+                (against.get(&other) != Some(&h)).then_some((other, e))
+            })
+            .max_by_key(|&(other, e)| {
+                (
+                    e.usable(),
+                    e.members.len(),
+                    rank(other),
+                    std::cmp::Reverse(other),
+                )
+            })
         else {
             continue;
         };
-        let other = if a == h { b } else { a };
-        if against.get(&other) == Some(&h) {
-            // Already reported the other way round.
-            continue;
-        }
         against.insert(h, other);
         let total = edge.of(h, other);
         out.push(Measured {

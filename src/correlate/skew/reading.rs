@@ -26,16 +26,25 @@ fn bounds(total: Interval) -> String {
         }
         (Some(lo), None) => format!("clock at least {:.1} s ahead ({ONE_SIDED})", secs(lo)),
         (Some(lo), Some(hi)) if lo > hi => "the agreeing pairs allow no offset".to_string(),
-        (Some(lo), Some(hi)) => format!(
-            "clock between {:.1} s and {:.1} s ahead{}",
-            secs(lo),
-            secs(hi),
-            if pinned(total) {
+        (Some(lo), Some(hi)) => {
+            let span = if lo >= 0 {
+                format!("between {:.1} s and {:.1} s ahead", secs(lo), secs(hi))
+            } else if hi <= 0 {
+                format!("between {:.1} s and {:.1} s behind", -secs(hi), -secs(lo))
+            } else {
+                format!(
+                    "between {:.1} s behind and {:.1} s ahead",
+                    -secs(lo),
+                    secs(hi)
+                )
+            };
+            let wide = if pinned(total) {
                 ""
             } else {
                 ": too wide to pin"
-            }
-        ),
+            };
+            format!("clock {span}{wide}")
+        }
         (None, None) => "no bound".to_string(),
     }
 }
@@ -108,6 +117,13 @@ mod tests {
                 hi: Some(600_000_000_000)
             }),
             "clock between 5.0 s and 600.0 s ahead: too wide to pin"
+        );
+        assert_eq!(
+            bounds(Interval {
+                lo: Some(-298_000_000),
+                hi: Some(-163_000_000)
+            }),
+            "clock between 0.2 s and 0.3 s behind"
         );
     }
 }
