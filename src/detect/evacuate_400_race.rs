@@ -101,6 +101,7 @@ fn masakari_warnings(
         .iter()
         .filter_map(|&i| events.get(i as usize)?.request_id)
         .collect();
+    let call_context = events.get(call.event as usize).and_then(|e| e.request_id);
     attempt_events
         .iter()
         .copied()
@@ -110,35 +111,71 @@ fn masakari_warnings(
                 let other_instance = call
                     .instance
                     .is_some_and(|c| !e.instances.is_empty() && !e.instances.contains(&c));
-                let other_request = quoted_request_id(e.message())
-                    .is_some_and(|q| !nova_ids.is_empty() && !nova_ids.contains(&q));
+                // Logged under the call's own context, the Request-ID it quotes is Nova's
+                // answer to this call, whatever a join by time (off under clock skew) says.
+                let same_context = call_context.is_some() && e.request_id == call_context;
+                let other_request = !same_context
+                    && quoted_request_id(e.message())
+                        .is_some_and(|q| !nova_ids.is_empty() && !nova_ids.contains(&q));
                 e.message().contains("(HTTP 400)") && !other_instance && !other_request
             })
         })
         .collect()
 }
 
-fn refusal(ctx: &DetectContext<'_>, attempt_events: &[EventId], call: &Call) -> Option<Refusal> {
-    let nova = nova_request_lines(ctx, call);
-    let warnings = masakari_warnings(ctx, attempt_events, call, &nova);
-    let mut evidence = nova.clone();
-    evidence.extend(&warnings);
-    // Nova's lines of the request Masakari's warning quotes (`Request-ID: req-…`).
-    for &w in &warnings {
+/// Nova's lines of the requests Masakari's warnings quote (`Request-ID: req-…`).
+fn quoted_request_lines(ctx: &DetectContext<'_>, warnings: &[EventId]) -> Vec<EventId> {
+    let mut out = Vec::new();
+    for &w in warnings {
         let quoted = ctx
             .analysis
             .events
             .get(w as usize)
             .and_then(|e| quoted_request_id(e.message()));
         if let Some(q) = quoted {
-            evidence.extend(ctx.analysis.index.request.get(&q).into_iter().flatten());
+            out.extend(ctx.analysis.index.request.get(&q).into_iter().flatten());
         }
     }
+    out
+}
+
+fn refusal(ctx: &DetectContext<'_>, attempt_events: &[EventId], call: &Call) -> Option<Refusal> {
+    let joined = nova_request_lines(ctx, call);
+    let warnings = masakari_warnings(ctx, attempt_events, call, &joined);
+    // The request Masakari's warning quotes is Nova's answer: its lines replace what a
+    // join by time found (another request, when a clock is off).
+    let quoted = quoted_request_lines(ctx, &warnings);
+    let nova = if quoted.is_empty() {
+        joined
+    } else {
+        // Of the joined lines, those without a request id (Apache's) stay when they
+        // agree with the answer (a 400); a line of another request goes.
+        let events = &ctx.analysis.events;
+        let mut nova: Vec<EventId> = joined
+            .into_iter()
+            .filter(|&j| {
+                events.get(j as usize).is_some_and(|e| {
+                    e.request_id.is_none() && e.http().is_some_and(|h| h.status == 400)
+                })
+            })
+            .collect();
+        nova.extend(quoted);
+        nova
+    };
+    let quoted_400 = nova.iter().any(|&i| {
+        ctx.analysis
+            .events
+            .get(i as usize)
+            .and_then(|e| e.http())
+            .is_some_and(|h| h.status == 400)
+    });
+    let mut evidence = nova;
+    evidence.extend(&warnings);
     evidence.sort_unstable();
     evidence.dedup();
     let race_words = texts_in(ctx, &evidence, &RACE_TEXTS);
     let other_words = texts_in(ctx, &evidence, &OTHER_400_TEXTS);
-    let status_400 = call.status(ctx.analysis) == Some(400);
+    let status_400 = call.status(ctx.analysis) == Some(400) || quoted_400;
     if !other_words.is_empty() && race_words.is_empty() {
         return None;
     }
@@ -469,6 +506,46 @@ mod race_tests {
                 .iter()
                 .any(|a| matches!(a, crate::detect::finding::Action::Evacuate { .. }))
         );
+    }
+
+    /// Pre-Zed lines: Masakari's warning quotes the Request-ID of Nova's 400, logged by a
+    /// nova-api whose clock is 95 s ahead, while another client's 202 for the same server
+    /// lands right after the call: the quoted request, not the join by time, answers it.
+    #[test]
+    fn the_quoted_request_id_answers_the_call_whatever_the_clocks() {
+        const OLD_N: &str = "9ace2da7-97d1-48cb-a96a-08ad4624481b";
+        const OLD_I: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
+        let ctx = "[req-5c2e8f14-7b3a-4d90-a6e1-0f9d8c7b2a35 masakari - - - -]";
+        let nova_user = "8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - 3d9c6f1a2b5e4c7d8e0f1a2b3c4d5e6f 3d9c6f1a2b5e4c7d8e0f1a2b3c4d5e6f";
+        let engine = format!(
+            "2020-12-08 19:48:43.781 1181 INFO masakari.engine.manager [req-0e4b7c1d-8a2f-4d36-b9e5-3f1a6c7d2e80 - - - - -] Processing notification {OLD_N} of type: COMPUTE_HOST\n\
+             2020-12-08 19:48:43.947 1181 INFO masakari.compute.nova [req-0e4b7c1d-8a2f-4d36-b9e5-3f1a6c7d2e80 - - - - -] Disable nova-compute on node02.maas\n\
+             2020-12-08 19:48:44.040 1181 INFO masakari.engine.drivers.taskflow.host_failure [req-0e4b7c1d-8a2f-4d36-b9e5-3f1a6c7d2e80 - - - - -] Sleeping 30 sec before starting recovery thread until nova recognizes the node down.\n\
+             2020-12-08 19:49:14.100 1181 INFO masakari.compute.nova {ctx} Call lock server command for instance {OLD_I}\n\
+             2020-12-08 19:49:14.300 1181 INFO masakari.compute.nova {ctx} Call evacuate command for instance {OLD_I} on host None\n\
+             2020-12-08 19:49:14.700 1181 WARNING masakari.engine.drivers.taskflow.host_failure {ctx} Invalid input received: Compute service of node02.maas is still in use. (HTTP 400) (Request-ID: req-318cec6c-205b-4136-8bf2-69930e004b70)\n\
+             2020-12-08 19:49:15.000 1181 INFO masakari.engine.manager [req-0e4b7c1d-8a2f-4d36-b9e5-3f1a6c7d2e80 - - - - -] Notification {OLD_N} exits with status: error.\n"
+        );
+        // nova-api on ctl02, 95 s ahead: the lock's 202 and the evacuate's 400.
+        let skewed = format!(
+            "2020-12-08 19:50:49.200 2280 INFO nova.api.openstack.requestlog [req-2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e {nova_user}] 10.0.0.5 \"POST /v2.1/servers/{OLD_I}/action\" status: 202 len: 0 microversion: 2.1 time: 0.12\n\
+             2020-12-08 19:50:49.650 2280 INFO nova.api.openstack.wsgi [req-318cec6c-205b-4136-8bf2-69930e004b70 {nova_user}] HTTP exception thrown: Compute service of node02.maas is still in use.\n\
+             2020-12-08 19:50:49.660 2280 INFO nova.api.openstack.requestlog [req-318cec6c-205b-4136-8bf2-69930e004b70 {nova_user}] 10.0.0.5 \"POST /v2.1/servers/{OLD_I}/action\" status: 400 len: 96 microversion: 2.1 time: 0.05\n"
+        );
+        // nova-api on ctl03, on time: another client's action on the server.
+        let other = format!(
+            "2020-12-08 19:49:14.380 3310 INFO nova.api.openstack.requestlog [req-7d1c2b3a-4e5f-4a6b-9c8d-0e1f2a3b4c5d {nova_user}] 10.0.0.9 \"POST /v2.1/servers/{OLD_I}/action\" status: 202 len: 0 microversion: 2.1 time: 0.08\n"
+        );
+        let found = run(&[
+            ("ctl01/var/log/masakari/masakari-engine.log", engine),
+            ("ctl02/var/log/nova/nova-api-wsgi.log", skewed),
+            ("ctl03/var/log/nova/nova-api-wsgi.log", other),
+        ]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = &found[0];
+        assert_eq!(f.instance_uuids, [OLD_I]);
+        assert!(f.evidence.iter().any(|e| e.text.contains("status: 400")));
+        assert!(!f.evidence.iter().any(|e| e.text.contains("req-7d1c2b3a")));
     }
 
     #[test]
