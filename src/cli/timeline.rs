@@ -94,7 +94,7 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
             "note: {} against {}: {} ms over {} call pairs: {}",
             name(skew.host),
             name(skew.reference),
-            skew.offset_ms,
+            skew.offset_ms.unwrap_or_default(),
             skew.pairs,
             skew.note
         );

@@ -142,14 +142,16 @@ fn watched(watch: &Watched, path: &str) -> bool {
 /// and task transitions, Nova calls, status waits).
 const MASAKARI_STORY_LOGGERS: [&str; 2] = ["masakari.engine", "masakari.compute"];
 
-/// Whether a Masakari DEBUG line matters: it comes from the recovery code or names a
-/// notification. The rest (periodic tasks, locks, HTTP requests and bodies, libvirt
-/// and cluster polling of the monitors) is what DEBUG adds by the million, and nothing
-/// reads it.
+/// Whether a Masakari DEBUG line matters: it comes from the recovery code, names a
+/// notification, or is novaclient's line naming the request id Nova answered a call
+/// with (one per call; it pairs the call with Nova's request for the clock skew). The
+/// rest (periodic tasks, locks, HTTP requests and bodies, libvirt and cluster polling
+/// of the monitors) is what DEBUG adds by the million, and nothing reads it.
 fn masakari_debug_matters(o: &evacdoc_parsers::oslo::OsloLine<'_>) -> bool {
     MASAKARI_STORY_LOGGERS
         .iter()
         .any(|l| o.logger.starts_with(l))
+        || memmem::find(o.message.as_bytes(), b" used request id req-").is_some()
         || (names_notification(o.message)
             && classified_uuids(o.message)
                 .iter()

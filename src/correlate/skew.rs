@@ -3,14 +3,19 @@
 //!
 //! Each pair (see [`pairs`]) bounds how far the server's clock is ahead of the
 //! client's. Per two hosts, the offset most pairs allow is found and the pairs that
-//! allow it are intersected. One reference host (Masakari's engine, else the host with
-//! most pairs) keeps its clock; every other host is measured against it directly or
-//! through one host measured directly; a host in no pair is left as it is.
+//! allow it are intersected. Hosts joined by pinned intervals (two-sided, narrow, well
+//! supported) form groups; each group keeps one reference clock (the Masakari engine
+//! that calls Nova most, else its host in most pairs) and every other host of the
+//! group is measured against it along the best-supported path of pinned intervals
+//! (see [`measure`]). A host with pairs but no pinned interval is reported against
+//! its best-supported neighbour with the bounds it has, and never corrected.
 
 pub mod clock;
 pub mod interval;
+pub mod measure;
 pub mod notes;
 pub mod pairs;
+pub mod reading;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -26,9 +31,9 @@ use pairs::{Pair, PairKind, causal_pairs, precision};
 pub const TOLERANCE_MS: i64 = 2_000;
 /// How many pairs must agree before a host's clock is corrected.
 pub const MIN_PAIRS: usize = 3;
-/// An interval up to this wide is read as its midpoint; a wider (or one-sided) one as
-/// its bound nearest zero, the least correction that keeps every pair causal.
-const TIGHT_NS: i64 = 10_000_000_000;
+/// An interval up to this wide pins the offset (read as its midpoint, or zero when it
+/// allows zero); a wider or one-sided one only bounds it.
+pub const TIGHT_NS: i64 = 10_000_000_000;
 
 /// How many pairs of one kind an estimate rests on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,22 +49,23 @@ pub struct KindCount {
 pub struct SkewEstimate {
     /// The host whose clock is measured.
     pub host: HostId,
-    /// The host it is measured against (the reference, or the host it shares pairs
-    /// with when it could not be measured).
+    /// The host it is measured against (its group's reference, or the host it shares
+    /// most pairs with when no pinned interval joins it to a group).
     pub reference: HostId,
-    /// The host measured directly that the estimate goes through, if any.
+    /// The host measured against the reference that the estimate goes through, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<HostId>,
-    /// How far `host`'s clock is ahead of `reference`'s, in milliseconds: the value
-    /// chosen inside the interval (subtracted from `host`'s times when applied).
-    pub offset_ms: i64,
+    /// How far `host`'s clock is ahead of `reference`'s, in milliseconds, when the
+    /// interval pins it (subtracted from `host`'s times when applied); `None` when the
+    /// pairs only bound it (one-sided or wide interval).
+    pub offset_ms: Option<i64>,
     /// Lowest offset the agreeing pairs allow (ms); `None`: unbounded.
     pub low_ms: Option<i64>,
     /// Highest offset the agreeing pairs allow (ms); `None`: unbounded.
     pub high_ms: Option<i64>,
-    /// How many causal pairs agree on the interval.
+    /// How many causal pairs agree on the interval (of the last step of the path).
     pub pairs: usize,
-    /// How many causal pairs were measured between the hosts.
+    /// How many causal pairs were measured between the hosts of that step.
     pub total_pairs: usize,
     /// The agreeing pairs by kind.
     pub kinds: Vec<KindCount>,
@@ -70,7 +76,8 @@ pub struct SkewEstimate {
 }
 
 /// The pairs between two hosts `(a, b)`, `a < b`, as offsets of `b` against `a`.
-struct Edge {
+#[derive(Debug)]
+pub struct Edge {
     /// Every pair's interval, and the pair's index.
     intervals: Vec<(Interval, usize)>,
     /// The intersection of the agreeing pairs.
@@ -80,9 +87,15 @@ struct Edge {
 }
 
 impl Edge {
+    /// Enough pairs, and most of them agree.
     fn usable(&self) -> bool {
         let n = self.members.len();
         n >= MIN_PAIRS && n * 4 >= self.intervals.len() * 3
+    }
+
+    /// Usable, and the agreed interval pins the offset.
+    fn pinned(&self) -> bool {
+        self.usable() && pinned(self.agreed)
     }
 
     /// The agreed interval as the offset of `host` against `other`.
@@ -93,6 +106,36 @@ impl Edge {
             self.agreed.negated()
         }
     }
+
+    /// The agreeing pairs by kind.
+    fn kinds(&self, pairs: &[Pair]) -> Vec<KindCount> {
+        let mut kinds: BTreeMap<PairKind, usize> = BTreeMap::new();
+        for &m in &self.members {
+            *kinds.entry(pairs[self.intervals[m].1].kind).or_default() += 1;
+        }
+        kinds
+            .into_iter()
+            .map(|(kind, pairs)| KindCount { kind, pairs })
+            .collect()
+    }
+}
+
+/// Two-sided, not empty, and at most [`TIGHT_NS`] wide.
+fn pinned(iv: Interval) -> bool {
+    iv.width().is_some_and(|w| (0..=TIGHT_NS).contains(&w))
+}
+
+/// The offset a pinned interval reads as: zero when it allows zero, else its
+/// midpoint; `None` for an interval that only bounds the offset.
+fn value(iv: Interval) -> Option<i64> {
+    if !pinned(iv) {
+        return None;
+    }
+    if iv.contains(0) {
+        return Some(0);
+    }
+    let (lo, hi) = iv.lo.zip(iv.hi)?;
+    Some(lo + (hi - lo) / 2)
 }
 
 fn edges(pairs: &[Pair]) -> BTreeMap<(HostId, HostId), Edge> {
@@ -130,65 +173,29 @@ fn edge_key(a: HostId, b: HostId) -> (HostId, HostId) {
     (a.min(b), a.max(b))
 }
 
-/// The offset to read an interval as: zero when it allows zero, its midpoint when it
-/// is narrow, else its bound nearest zero.
-fn pick(iv: Interval) -> i64 {
-    if iv.contains(0) {
-        return 0;
-    }
-    match (iv.lo, iv.hi, iv.width()) {
-        (Some(lo), Some(hi), Some(w)) if w <= TIGHT_NS => lo + (hi - lo) / 2,
-        (Some(lo), _, _) if lo > 0 => lo,
-        (_, Some(hi), _) => hi,
-        (lo, _, _) => lo.unwrap_or(0),
-    }
-}
-
-/// The reference host: the one that logs Masakari's Nova calls most, else the one in
-/// most pairs.
-fn reference_host(events: &[Event], pairs: &[Pair]) -> Option<HostId> {
+/// How many of Masakari's Nova calls each host logs (the engines).
+fn calls_per_host(events: &[Event]) -> HashMap<HostId, usize> {
     let mut calls: HashMap<HostId, usize> = HashMap::new();
     for e in events {
         if e.logger() == Some("masakari.compute.nova") {
             *calls.entry(e.host).or_default() += 1;
         }
     }
-    let most = |counts: HashMap<HostId, usize>| {
-        counts
-            .into_iter()
-            .max_by_key(|&(h, n)| (n, std::cmp::Reverse(h)))
-            .map(|(h, _)| h)
-    };
-    most(calls).or_else(|| {
-        let mut in_pairs: HashMap<HostId, usize> = HashMap::new();
-        for p in pairs {
-            *in_pairs.entry(p.server).or_default() += 1;
-            *in_pairs.entry(p.client).or_default() += 1;
-        }
-        most(in_pairs)
-    })
+    calls
 }
 
-/// A measurement chosen for one host.
-struct Measured {
-    estimate: SkewEstimate,
-    /// Shift applied, in ns (0 when not applied).
-    shift: i64,
-    /// The edge it rests on, when applied.
-    edge: (HostId, HostId),
-}
-
-/// Estimates every host's clock offset against the reference host, corrects the
-/// events of the hosts where enough causal pairs agree, and returns the estimates.
-/// `events` must be in time order; they are no longer sorted afterwards when a
-/// correction was applied. `files` are the analysis' files (by file id).
+/// Estimates every host's clock offset against its group's reference host, corrects
+/// the events of the hosts whose offset is pinned by enough agreeing causal pairs, and
+/// returns the estimates. `events` must be in time order; they are no longer sorted
+/// afterwards when a correction was applied. `files` are the analysis' files (by file
+/// id).
 pub fn correct(events: &mut [Event], files: &[FileInfo]) -> Vec<SkewEstimate> {
     let pairs = causal_pairs(events, files);
-    let edges = edges(&pairs);
-    let Some(reference) = reference_host(events, &pairs) else {
+    if pairs.is_empty() {
         return Vec::new();
-    };
-    let measured = measure(reference, &edges, &pairs);
+    }
+    let edges = edges(&pairs);
+    let measured = measure::measure(&edges, &pairs, &calls_per_host(events));
     let shifts: HashMap<HostId, i64> = measured
         .iter()
         .filter(|m| m.shift != 0)
@@ -243,155 +250,8 @@ fn violations(events: &[Event], pairs: &[Pair], edge: &Edge) -> Vec<String> {
     out
 }
 
-fn measure(
-    reference: HostId,
-    edges: &BTreeMap<(HostId, HostId), Edge>,
-    pairs: &[Pair],
-) -> Vec<Measured> {
-    let mut hosts: Vec<HostId> = edges
-        .keys()
-        .flat_map(|&(a, b)| [a, b])
-        .filter(|&h| h != reference)
-        .collect();
-    hosts.sort_unstable();
-    hosts.dedup();
-    let mut out: Vec<Measured> = Vec::new();
-    let mut direct: HashMap<HostId, i64> = HashMap::new();
-    // Hosts measured directly against the reference.
-    for &h in &hosts {
-        if let Some(edge) = edges.get(&edge_key(h, reference))
-            && edge.usable()
-        {
-            let iv = edge.of(h, reference);
-            let m = measured(h, reference, None, iv, 0, edge, pairs);
-            direct.insert(h, m.shift);
-            out.push(m);
-        }
-    }
-    // Then through one host measured directly, the best-supported path.
-    for &h in &hosts {
-        if direct.contains_key(&h) {
-            continue;
-        }
-        let via = direct
-            .iter()
-            .filter_map(|(&x, &shift)| {
-                let edge = edges.get(&edge_key(h, x)).filter(|e| e.usable())?;
-                let to_ref = edges.get(&edge_key(x, reference))?;
-                let support = edge.members.len().min(to_ref.members.len());
-                Some((support, std::cmp::Reverse(x), x, shift, edge, to_ref))
-            })
-            .max_by_key(|t| (t.0, t.1));
-        if let Some((_, _, x, shift, edge, to_ref)) = via {
-            let iv = edge.of(h, x);
-            let mut m = measured(h, reference, Some(x), iv, shift, edge, pairs);
-            let total = iv.plus(to_ref.of(x, reference));
-            m.estimate.low_ms = total.lo.map(ms);
-            m.estimate.high_ms = total.hi.map(ms);
-            out.push(m);
-            continue;
-        }
-        // Not measured: say what its best-supported pairs show.
-        if let Some((&(a, b), edge)) = edges
-            .iter()
-            .filter(|((a, b), _)| *a == h || *b == h)
-            .max_by_key(|(_, e)| e.members.len())
-        {
-            let other = if a == h { b } else { a };
-            let mut m = measured(h, other, None, edge.of(h, other), 0, edge, pairs);
-            m.shift = 0;
-            m.estimate.applied = false;
-            out.push(m);
-        }
-    }
-    out.sort_by_key(|m| m.estimate.host);
-    out
-}
-
 fn ms(ns: i64) -> i64 {
     ns.div_euclid(1_000_000)
-}
-
-/// The estimate of `host` against `reference` from `iv` (offset of `host` against the
-/// host it was measured from, which is shifted by `base`).
-fn measured(
-    host: HostId,
-    reference: HostId,
-    via: Option<HostId>,
-    iv: Interval,
-    base: i64,
-    edge: &Edge,
-    pairs: &[Pair],
-) -> Measured {
-    let total = iv.shifted(base);
-    let value = pick(total);
-    let applied = edge.usable() && ms(value).abs() > TOLERANCE_MS;
-    let mut kinds: BTreeMap<PairKind, usize> = BTreeMap::new();
-    for &m in &edge.members {
-        *kinds.entry(pairs[edge.intervals[m].1].kind).or_default() += 1;
-    }
-    let note = describe(edge, total, value, applied);
-    let parent = via.unwrap_or(reference);
-    Measured {
-        estimate: SkewEstimate {
-            host,
-            reference,
-            via,
-            offset_ms: ms(value),
-            low_ms: total.lo.map(ms),
-            high_ms: total.hi.map(ms),
-            pairs: edge.members.len(),
-            total_pairs: edge.intervals.len(),
-            kinds: kinds
-                .into_iter()
-                .map(|(kind, pairs)| KindCount { kind, pairs })
-                .collect(),
-            applied,
-            note,
-        },
-        shift: if applied { value } else { 0 },
-        edge: edge_key(host, parent),
-    }
-}
-
-fn describe(edge: &Edge, total: Interval, value: i64, applied: bool) -> String {
-    let n = edge.members.len();
-    if n < MIN_PAIRS {
-        return format!("only {n} causal pair(s) agree ({MIN_PAIRS} needed); not applied");
-    }
-    if !edge.usable() {
-        return format!(
-            "causal pairs disagree ({n} of {} agree); not applied",
-            edge.intervals.len()
-        );
-    }
-    if total.contains(0) {
-        return "clocks agree within the bounds of the causal pairs".to_string();
-    }
-    if !applied {
-        return format!(
-            "clocks differ by {:.3} s, within tolerance; not applied",
-            value as f64 / 1e9
-        );
-    }
-    let quarter_hours = (value as f64 / 900e9).round();
-    if quarter_hours != 0.0 && (value - quarter_hours as i64 * 900_000_000_000).abs() < 60e9 as i64
-    {
-        return format!(
-            "clocks differ by {:.2} h: looks like a time-zone difference; timeline corrected, pass --tz if a host's zone was guessed wrong",
-            value as f64 / 3.6e12
-        );
-    }
-    let bound = if total.width().is_none_or(|w| w > TIGHT_NS) {
-        "at least "
-    } else {
-        ""
-    };
-    format!(
-        "clock {bound}{:.1} s {}; timeline corrected",
-        (value as f64 / 1e9).abs(),
-        if value > 0 { "ahead" } else { "behind" }
-    )
 }
 
 #[cfg(test)]
@@ -406,17 +266,21 @@ mod tests {
     }
 
     #[test]
-    fn picks_inside_the_interval() {
-        assert_eq!(pick(iv(-1_000, 5_000)), 0);
-        assert_eq!(pick(iv(94_900_000_000, 95_100_000_000)), 95_000_000_000);
-        // Wide or one-sided: the least correction.
-        assert_eq!(pick(iv(5_000_000_000, 600_000_000_000)), 5_000_000_000);
+    fn only_a_pinned_interval_has_a_value() {
+        assert_eq!(value(iv(-1_000, 5_000)), Some(0));
         assert_eq!(
-            pick(Interval {
+            value(iv(94_900_000_000, 95_100_000_000)),
+            Some(95_000_000_000)
+        );
+        // Wide, one-sided or empty: bounds only.
+        assert_eq!(value(iv(5_000_000_000, 600_000_000_000)), None);
+        assert_eq!(
+            value(Interval {
                 lo: None,
                 hi: Some(-95_000_000_000)
             }),
-            -95_000_000_000
+            None
         );
+        assert_eq!(value(iv(3, 1)), None);
     }
 }

@@ -22,9 +22,12 @@ fn measured(analysis: &Analysis, s: &SkewEstimate) -> String {
         .via
         .map(|v| format!(" via {}", name(v)))
         .unwrap_or_default();
+    // Only a pinned offset is stated as a number; bounds are in the interval.
+    let offset = s.offset_ms.map_or("offset not pinned".to_string(), |v| {
+        format!("{:+.3} s", v as f64 / 1000.0)
+    });
     format!(
-        "{:+.3} s against {} (from {} of {} causal pairs{via}, interval {}): {}",
-        s.offset_ms as f64 / 1000.0,
+        "{offset} against {} (from {} of {} causal pairs{via}, interval {}): {}",
         name(s.reference),
         s.pairs,
         s.total_pairs,

@@ -253,7 +253,8 @@ impl<'a> Ctx<'a> {
 
     /// The time of the client's next line of the call at `pos`: the next line of its
     /// green thread (same local request id, the id not shared by several instances)
-    /// or the next line about its instance in the same request.
+    /// or the next line about its instance in the same request, not counting the lines
+    /// the HTTP client logs while the call is still out.
     fn next_time(&self, pos: usize) -> Option<i64> {
         let call = &self.events[pos];
         let after = |list: Option<&Vec<usize>>, ok: &dyn Fn(&Event) -> bool| {
@@ -262,7 +263,7 @@ impl<'a> Ctx<'a> {
                 l[start..]
                     .iter()
                     .map(|&p| &self.events[p])
-                    .find(|e| ok(e))
+                    .find(|e| !during_call(e) && ok(e))
                     .map(|e| e.time)
             })
         };
@@ -350,16 +351,35 @@ fn call_expected(e: &Event) -> Option<Expected> {
     Expected::of(e)
 }
 
-/// Every `Request-ID: req-…` a message names.
+/// A line the client may log before Nova has answered the call: at DEBUG, novaclient,
+/// keystoneauth, urllib3 and requests log the session, the token request and the
+/// request itself, and Masakari's Nova module logs the client it creates. Only its
+/// next call line comes after the answer (the calls of a thread are sequential).
+fn during_call(e: &Event) -> bool {
+    let logger = e.logger().unwrap_or("");
+    ["keystoneauth", "urllib3", "novaclient", "requests"]
+        .iter()
+        .any(|l| logger.starts_with(l))
+        || (logger == "masakari.compute.nova" && !is_call(e))
+}
+
+fn is_call(e: &Event) -> bool {
+    call_expected(e).is_some()
+}
+
+/// Every request id of Nova's answer a message names: `Request-ID: req-…` (an error
+/// novaclient raised) and `… used request id req-…` (novaclient's DEBUG line after
+/// every answer).
 fn returned_ids(message: &str) -> Vec<Uuid> {
-    const TAG: &str = "Request-ID: ";
-    message
-        .match_indices(TAG)
-        .filter_map(|(i, _)| {
-            let start = i + TAG.len();
-            message
-                .get(start..start + 40)
-                .and_then(Uuid::parse_request_id)
+    const TAGS: [&str; 2] = ["Request-ID: ", "used request id "];
+    TAGS.iter()
+        .flat_map(|tag| {
+            message.match_indices(tag).filter_map(|(i, _)| {
+                let start = i + tag.len();
+                message
+                    .get(start..start + 40)
+                    .and_then(Uuid::parse_request_id)
+            })
         })
         .collect()
 }
@@ -879,6 +899,68 @@ mod tests {
             "req-3789b55f-48f9-4542-b52a-4f6310204c52"
         );
         assert!(returned_ids("Request-ID: req-short").is_empty());
+        let used = "POST call to compute for http://172.27.102.140:8774/v2.1/servers/\
+                    e0ef461f-2aa2-4d1b-9203-2450cebdf76a/action used request id \
+                    req-a403f793-2a8e-4f4b-9a33-0c6d3f1e2b11";
+        assert_eq!(
+            returned_ids(used)[0].request_id(),
+            "req-a403f793-2a8e-4f4b-9a33-0c6d3f1e2b11"
+        );
+    }
+
+    #[test]
+    fn the_http_client_lines_of_a_call_do_not_close_it() {
+        // At DEBUG the engine's thread logs the client it creates, the token and the
+        // request before Nova answers; novaclient's line naming the answer closes it.
+        let events = vec![
+            line(
+                1_000,
+                0,
+                "masakari.compute.nova",
+                SHARED,
+                &format!("Call evacuate command for instance {A} on host None"),
+            ),
+            line(
+                1_006,
+                0,
+                "masakari.compute.nova",
+                SHARED,
+                "Creating a Nova client using \"masakari\" user novaclient",
+            ),
+            line(
+                1_019,
+                0,
+                "keystoneauth.session",
+                SHARED,
+                &format!("REQ: curl -g -i -X POST http://10.0.0.2:8774/v2.1/servers/{A}/action"),
+            ),
+            line(
+                1_700,
+                1,
+                "nova.api.openstack.requestlog",
+                NOVA_A,
+                &format!(
+                    "10.0.0.1 \"POST /v2.1/servers/{A}/action\" status: 200 len: 0 microversion: 2.53 time: 0.600000"
+                ),
+            ),
+            line(
+                1_722,
+                0,
+                "novaclient.v2.client",
+                SHARED,
+                &format!(
+                    "POST call to compute for http://10.0.0.2:8774/v2.1/servers/{A}/action used request id {NOVA_A}"
+                ),
+            ),
+        ];
+        let files = [file("masakari-engine", 0), file("nova-api", 1)];
+        let pairs = causal_pairs(&events, &files);
+        let p = pairs
+            .iter()
+            .find(|p| p.kind == PairKind::ReturnedRequestId)
+            .unwrap_or_else(|| panic!("{pairs:?}"));
+        assert_eq!(p.end, Some(1_722_000_000));
+        assert_eq!((p.lo, p.hi), (Some(-22_000_000), Some(700_000_000)));
     }
 
     #[test]
