@@ -141,6 +141,16 @@ impl Expected {
     }
 }
 
+/// Whether the message of a `masakari.compute.nova` line is a Nova call [`call_key`]
+/// knows (without building what it makes): a call kind, naming its instance when the
+/// path needs one.
+pub(crate) fn is_call_line(call: &Event) -> bool {
+    CallKind::of(call.message()).is_some_and(|kind| {
+        !matches!(kind.path, PathShape::Server | PathShape::ServerAction)
+            || !call.instances.is_empty()
+    })
+}
+
 /// Whether `request` is the kind of request the Masakari `call` makes (method, path,
 /// instance), whatever their times and ids.
 pub fn makes(call: &Event, request: &Event) -> bool {
@@ -694,6 +704,24 @@ mod tests {
                 }
             }
             assert_eq!(pair_in_order(&group), pair_whole(&group), "round {round}");
+        }
+    }
+
+    #[test]
+    fn is_call_line_agrees_with_call_key() {
+        let nova = Some("masakari.compute.nova");
+        for text in [
+            format!("Call get server command for instance {I}"),
+            "Call get server command for instance".to_string(),
+            format!("Call evacuate command for instance {I} on host None"),
+            "Call evacuate command for instance None".to_string(),
+            "Fetch Server list on node02.maas".to_string(),
+            "Disable nova-compute on node02.maas".to_string(),
+            "Call aggregate-list command".to_string(),
+            "Creating a Nova client using \"nova\" user".to_string(),
+        ] {
+            let e = event(1.0, nova, &text, None);
+            assert_eq!(is_call_line(&e), call_key(&e).is_some(), "{text}");
         }
     }
 }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::correlate::analysis::FileInfo;
-use crate::correlate::joins::Expected;
+use crate::correlate::joins::{Expected, is_call_line};
 use crate::correlate::skew::interval::{Interval, consensus};
 use crate::correlate::window::{Times, within};
 use crate::model::{Event, EventId, HostId, Project, Uuid};
@@ -364,7 +364,7 @@ fn during_call(e: &Event) -> bool {
 }
 
 fn is_call(e: &Event) -> bool {
-    call_expected(e).is_some()
+    e.logger() == Some("masakari.compute.nova") && is_call_line(e)
 }
 
 /// Every request id of Nova's answer a message names: `Request-ID: req-…` (an error
