@@ -88,11 +88,11 @@ fn quoted_request_id(text: &str) -> Option<Uuid> {
     Uuid::parse_request_id(rest.get(..40)?)
 }
 
-/// Masakari's warnings of the attempt after the call (newer releases log the 400 text):
+/// Of the attempt's 400 warnings, those after the call (newer releases log the 400 text):
 /// not one about another instance, nor one quoting another Nova request than the call's.
 fn masakari_warnings(
     ctx: &DetectContext<'_>,
-    attempt_events: &[EventId],
+    warnings_400: &[EventId],
     call: &Call,
     nova: &[EventId],
 ) -> Vec<EventId> {
@@ -102,7 +102,7 @@ fn masakari_warnings(
         .filter_map(|&i| events.get(i as usize)?.request_id)
         .collect();
     let call_context = events.get(call.event as usize).and_then(|e| e.request_id);
-    attempt_events
+    warnings_400
         .iter()
         .copied()
         .filter(|&i| i > call.event)
@@ -139,9 +139,9 @@ fn quoted_request_lines(ctx: &DetectContext<'_>, warnings: &[EventId]) -> Vec<Ev
     out
 }
 
-fn refusal(ctx: &DetectContext<'_>, attempt_events: &[EventId], call: &Call) -> Option<Refusal> {
+fn refusal(ctx: &DetectContext<'_>, warnings_400: &[EventId], call: &Call) -> Option<Refusal> {
     let joined = nova_request_lines(ctx, call);
-    let warnings = masakari_warnings(ctx, attempt_events, call, &joined);
+    let warnings = masakari_warnings(ctx, warnings_400, call, &joined);
     // The request Masakari's warning quotes is Nova's answer: its lines replace what a
     // join by time found (another request, when a clock is off).
     let quoted = quoted_request_lines(ctx, &warnings);
@@ -227,8 +227,21 @@ impl Evacuate400Race {
         let analysis = ctx.analysis;
         let mut refusals = Vec::new();
         for attempt in &recovery.attempts {
+            // The attempt's 400 warnings, found once: an attempt of a hundred instances
+            // has thousands of lines and a hundred calls.
+            let warnings_400: Vec<EventId> = attempt
+                .events
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    analysis
+                        .events
+                        .get(i as usize)
+                        .is_some_and(|e| e.message().contains("(HTTP 400)"))
+                })
+                .collect();
             for call in attempt.calls_of(CallAction::Evacuate, None) {
-                if let Some(r) = refusal(ctx, &attempt.events, call) {
+                if let Some(r) = refusal(ctx, &warnings_400, call) {
                     refusals.push((attempt, r));
                 }
             }
