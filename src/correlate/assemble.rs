@@ -112,7 +112,9 @@ pub(crate) fn drop_copies(events: &mut Vec<Event>) {
 }
 
 pub(crate) fn sort_events(events: &mut [Event]) {
-    events.sort_by_key(|e| (e.sort_key(), e.file, e.line));
+    // The key is unique (file and line name an event): an unstable sort gives the same
+    // order without the stable sort's buffer of half the events.
+    events.sort_unstable_by_key(|e| (e.sort_key(), e.file, e.line));
 }
 
 /// Rotations that should be there and are not: `x.log.3.gz` present and `x.log.2`

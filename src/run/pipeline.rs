@@ -57,6 +57,15 @@ fn ms(since: Instant) -> u64 {
     since.elapsed().as_millis() as u64
 }
 
+/// The process's peak resident memory so far in MB (Linux `VmHWM`), for the stage logs:
+/// where the peak is reached tells what to make smaller.
+fn peak_rss_mb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
+
 /// Runs the whole analysis of `inputs`, feeding every record of every log also to the
 /// sinks `extra` makes (one per file, in the same pass as the event keeper).
 pub fn analyze_with(
@@ -170,6 +179,7 @@ pub fn analyze_with(
         skew_applied = skew.iter().filter(|s| s.applied).count(),
         joins = joins.len(),
         ms = stats.stages.assemble_ms,
+        peak_rss_mb = peak_rss_mb(),
         "assembled events"
     );
     stats.elapsed_ms = ms(started);
@@ -180,6 +190,7 @@ pub fn analyze_with(
         events = stats.events,
         skipped = skipped.len(),
         ms = stats.elapsed_ms,
+        peak_rss_mb = peak_rss_mb(),
         "analysis done"
     );
     drop(work);
@@ -246,6 +257,7 @@ fn read_all_logs(
             kept = outcomes.iter().map(|o| o.events.len()).sum::<usize>(),
             watched = watch.as_ref().map(|w| w.len()),
             ms = ms(stage),
+            peak_rss_mb = peak_rss_mb(),
             "read logs"
         );
         outcomes
