@@ -477,7 +477,7 @@ fn pair_whole(group: &[Paired]) -> Vec<Join> {
         for j in (0..m).rev() {
             let mut best = score[i + 1][j].max(score[i][j + 1]);
             if let Some((delay, _)) = lookup.get(&(calls[i], requests[j])) {
-                let cost = if *delay < 0 { delay.abs() * 4 } else { *delay };
+                let cost = pair_cost(*delay);
                 let (pairs, neg_cost) = score[i + 1][j + 1];
                 best = best.max((pairs + 1, neg_cost - cost / 1_000_000));
             }
@@ -488,7 +488,7 @@ fn pair_whole(group: &[Paired]) -> Vec<Join> {
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
         if let Some((delay, instance)) = lookup.get(&(calls[i], requests[j])) {
-            let cost = if *delay < 0 { delay.abs() * 4 } else { *delay };
+            let cost = pair_cost(*delay);
             let (pairs, neg_cost) = score[i + 1][j + 1];
             if score[i][j] == (pairs + 1, neg_cost - cost / 1_000_000) {
                 out.push(Join {

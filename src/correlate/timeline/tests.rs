@@ -3,7 +3,6 @@
 
 use crate::correlate::Analysis;
 use crate::model::{Event, Uuid};
-use crate::run::{Options, analyze};
 
 use super::{Repeated, Row, Subject, entries, fold, render_text, select};
 
@@ -17,13 +16,8 @@ const ACCESS: &str = "ctl01/var/log/apache2/nova-api-os-compute_access.log";
 const API: &str = "ctl01/var/log/nova/nova-api-wsgi.log";
 
 fn analysis_of(files: &[(&str, String)]) -> Analysis {
-    let dir = tempfile::tempdir().unwrap();
-    for (path, content) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-    analyze(&[dir.path().to_path_buf()], &Options::default()).unwrap()
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, c)| (*p, c.as_str())).collect();
+    crate::detect::context::testing::analysis_of(&borrowed)
 }
 
 /// `HH:MM:SS.mmm` of `ms` milliseconds after 10:00.
