@@ -25,6 +25,11 @@ pub(crate) fn watched_instances(masakari: &[FileOutcome], captures: &[CaptureFil
             Capture::ServerEvents {
                 server_id: Some(s), ..
             } => vec![s.as_str()],
+            Capture::Migrations(records) => records
+                .iter()
+                .filter(|m| m.is_evacuation())
+                .map(|m| m.server_id.as_str())
+                .collect(),
             _ => Vec::new(),
         };
         set.extend(ids.into_iter().filter_map(crate::model::Uuid::parse));

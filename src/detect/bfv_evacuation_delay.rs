@@ -567,6 +567,54 @@ mod tests {
         );
     }
 
+    /// The same seed with only Nova's migration records to say when it accepted the
+    /// call: the evacuation's record was created at 19:37:51.
+    #[test]
+    fn a_migration_record_alone_dates_nova_acceptance() {
+        const SEED: &str = "caad8b3d-c2c3-43ec-845f-7c5f056ebcd4";
+        let ctx = "[None req-2b7d4e61-0c3a-4f5e-8d9b-6a1c2e3f4b5d 3c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f a7d812868cb74f1a978035530f55f1d0 - - default default]";
+        let compute = format!(
+            "2024-05-02 19:37:52.640 3102 INFO nova.compute.manager {ctx} [instance: {SEED}] disk on volume, evacuating using existing volume\n\
+             2024-05-02 19:38:21.020 3102 INFO nova.compute.manager {ctx} [instance: {SEED}] Instance spawned successfully.\n"
+        );
+        let migrations = format!(
+            "$ openstack server migration list --server {SEED}\n\
+             +----+--------------------------------------+-------------+------------+----------------+--------------+-----------+--------+--------------------------------------+------------+------------+------------+----------------------------+----------------------------+\n\
+             | Id | UUID                                 | Source Node | Dest Node  | Source Compute | Dest Compute | Dest Host | Status | Server UUID                          | Old Flavor | New Flavor | Type       | Created At                 | Updated At                 |\n\
+             +----+--------------------------------------+-------------+------------+----------------+--------------+-----------+--------+--------------------------------------+------------+------------+------------+----------------------------+----------------------------+\n\
+             | 12 | 7e6d5c4b-3a29-4180-9f6e-5d4c3b2a1908 | node02      | node01     | node02         | node01       | 10.0.0.11 | done   | {SEED} | 3          | 3          | evacuation | 2024-05-02T19:37:51.000000 | 2024-05-02T19:38:21.000000 |\n\
+             +----+--------------------------------------+-------------+------------+----------------+--------------+-----------+--------+--------------------------------------+------------+------------+------------+----------------------------+----------------------------+\n"
+        );
+        let found = findings(
+            "bfv-evacuation-delay",
+            &[
+                (
+                    "notification-show.txt",
+                    include_str!("../../samples/parsers/capture/notification_show_bfv_json.txt"),
+                ),
+                ("migration-list.txt", &migrations),
+                (
+                    "volume-show.txt",
+                    include_str!("../../samples/parsers/capture/volume_show_bfv.txt"),
+                ),
+                ("node01/var/log/nova/nova-compute.log", &compute),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let f = &found[0];
+        assert!(
+            f.title.contains("13 min 30 s before Nova accepted it"),
+            "{}",
+            f.title
+        );
+        assert!(f.explanation.contains("migration record"), "{}", f.explanation);
+        assert!(
+            f.evidence.iter().any(|e| e.path == "migration-list.txt"),
+            "{:#?}",
+            f.evidence
+        );
+    }
+
     #[test]
     fn prompt_or_ephemeral_moves_are_not_this() {
         assert!(

@@ -178,6 +178,12 @@ fn captured_acceptance(ctx: &DetectContext<'_>, instance: Uuid, after: i64) -> O
     let analysis = ctx.analysis;
     let mut found = None;
     for capture in &analysis.captures {
+        if let Capture::Migrations(records) = &capture.capture {
+            found = earliest(
+                std::iter::once(found).chain(migration_acceptance(records, instance, capture)),
+            );
+            continue;
+        }
         let Capture::ServerEvents { server_id, events } = &capture.capture else {
             continue;
         };
@@ -215,6 +221,25 @@ fn captured_acceptance(ctx: &DetectContext<'_>, instance: Uuid, after: i64) -> O
     }
     // An `evacuate` action from before this recovery is another evacuation.
     found.filter(|m| m.time >= after - 60 * 1_000_000_000)
+}
+
+/// The creation of the instance's evacuation migration records in a `server migration
+/// list` capture: Nova writes the record (status `accepted`) when it accepts the call.
+fn migration_acceptance<'c>(
+    records: &'c [evacdoc_parsers::capture::Migration],
+    instance: Uuid,
+    capture: &'c crate::correlate::analysis::CaptureFile,
+) -> impl Iterator<Item = Option<Mark>> + 'c {
+    records
+        .iter()
+        .filter(move |m| m.is_evacuation() && Uuid::parse(&m.server_id) == Some(instance))
+        .map(|m| {
+            Some(Mark {
+                time: capture_time(m.created_at.as_deref()?)?,
+                what: "the evacuation's migration record",
+                source: Source::Capture(capture.file.clone()),
+            })
+        })
 }
 
 /// The evacuations of `recovery`'s instances.

@@ -12,6 +12,7 @@ pub(crate) enum Kind {
     ServerEventList,
     VolumeShow,
     VolumeAttachmentList,
+    MigrationList,
     /// An `openstack` command this module does not read: its output is skipped.
     Other,
 }
@@ -24,6 +25,7 @@ const COMMANDS: &[(&[&str], Kind)] = &[
     (&["notification", "show"], Kind::NotificationShow),
     (&["notification", "list"], Kind::NotificationList),
     (&["server", "event", "list"], Kind::ServerEventList),
+    (&["server", "migration", "list"], Kind::MigrationList),
     (&["server", "show"], Kind::ServerShow),
     (
         &["volume", "attachment", "list"],
@@ -216,6 +218,22 @@ impl Kind {
             ],
             Kind::ServerEventList => &["Request ID", "Server ID", "Action", "Start Time"],
             Kind::VolumeAttachmentList => &["ID", "Volume ID", "Server ID", "Status"],
+            Kind::MigrationList => &[
+                "Id",
+                "UUID",
+                "Source Node",
+                "Dest Node",
+                "Source Compute",
+                "Dest Compute",
+                "Dest Host",
+                "Status",
+                "Server UUID",
+                "Old Flavor",
+                "New Flavor",
+                "Type",
+                "Created At",
+                "Updated At",
+            ],
             _ => &[],
         }
     }
@@ -228,6 +246,7 @@ impl Kind {
                 | Kind::VmoveList
                 | Kind::ServerEventList
                 | Kind::VolumeAttachmentList
+                | Kind::MigrationList
         )
     }
 }

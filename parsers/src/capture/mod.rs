@@ -14,6 +14,7 @@
 
 mod command;
 mod fields;
+mod migration;
 mod notification;
 pub mod pylit;
 mod scan;
@@ -25,6 +26,7 @@ mod testutil;
 mod vmove;
 mod volume;
 
+pub use migration::Migration;
 pub use notification::{Notification, NotificationRow, ProgressDetail, WorkflowTask};
 pub use scan::{parse_capture, parse_captures};
 pub use server::Server;
@@ -60,4 +62,6 @@ pub enum Capture {
     Volume(Volume),
     /// `openstack volume attachment list`.
     VolumeAttachments(Vec<VolumeAttachment>),
+    /// `openstack server migration list` (or `nova migration-list`, `os-migrations`).
+    Migrations(Vec<Migration>),
 }

@@ -8,6 +8,7 @@ use super::Capture;
 use super::command::{Command, Kind, command_line};
 use super::fields::{Obj, text};
 use super::notification::{Notification, NotificationRow};
+use super::migration::Migration;
 use super::server::Server;
 use super::server_event::ServerEvent;
 use super::table::{Shape, is_border, is_row, parse_table};
@@ -28,6 +29,8 @@ const SIGNATURES: &[&[u8]] = &[
     b"server_id",
     b"instance_uuid",
     b"Volume ID",
+    b"Source Compute",
+    b"source_compute",
 ];
 
 /// Keys that make a YAML block worth parsing when no command line announced it.
@@ -41,6 +44,8 @@ const YAML_KEYS: &[&str] = &[
     "multiattach:",
     "Volume ID:",
     "source_host:",
+    "Source Compute:",
+    "source_compute:",
 ];
 
 /// Envelopes of raw API responses, unwrapped before reading.
@@ -53,6 +58,7 @@ const ENVELOPES: &[&str] = &[
     "instanceActions",
     "volume",
     "attachments",
+    "migrations",
 ];
 
 /// The first capture in `text`, or `None` when it holds none.
@@ -411,7 +417,10 @@ fn classify(raw: &Raw) -> Option<Kind> {
         }
         Raw::List(rows) => {
             let o = rows.first()?;
-            if Vmove::looks_like(o) {
+            // Before vmoves: a migration record has a `Dest Host` too.
+            if Migration::looks_like(o) {
+                Some(Kind::MigrationList)
+            } else if Vmove::looks_like(o) {
                 Some(Kind::VmoveList)
             } else if o.contains_key("notification_uuid") {
                 Some(Kind::NotificationList)
@@ -470,6 +479,9 @@ fn build(raw: Raw, cmd: Option<&Command>) -> Option<Capture> {
         (Kind::VolumeShow, Raw::Object(o)) => Volume::from_obj(&o, arg).map(Capture::Volume),
         (Kind::VolumeAttachmentList, Raw::List(rows)) => Some(Capture::VolumeAttachments(
             rows.iter().map(VolumeAttachment::from_obj).collect(),
+        )),
+        (Kind::MigrationList, Raw::List(rows)) => Some(Capture::Migrations(
+            rows.iter().filter_map(Migration::from_obj).collect(),
         )),
         _ => None,
     }
