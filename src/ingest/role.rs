@@ -56,7 +56,9 @@ fn known_log_service(stem: &str) -> Option<&'static str> {
         "masakari-engine" => "masakari-engine",
         "masakari-api" | "masakari_wsgi" | "masakari-wsgi" => "masakari-api",
         "masakari_error" => "masakari-api-error",
-        "masakari_access" => "masakari-api-access",
+        "masakari_access" | "masakari_wsgi_access" | "masakari-api-access" => {
+            "masakari-api-access"
+        }
         "masakari-hostmonitor" => "masakari-hostmonitor",
         "masakari-instancemonitor" => "masakari-instancemonitor",
         "masakari-processmonitor" => "masakari-processmonitor",
@@ -78,6 +80,34 @@ fn known_log_service(stem: &str) -> Option<&'static str> {
         "keystone" | "keystone-wsgi-public" | "keystone-apache-public-error" => "keystone",
         "keystone_access" | "keystone-apache-public-access" => "keystone-access",
         _ => return None,
+    })
+}
+
+/// A known service name inside a longer file stem, as people name the files they
+/// gather from several hosts into one folder: `node02_nova-compute`,
+/// `ctl1-masakari-engine`, `3_lxd_4_nova-api-os-compute_access`, `nova-compute-node02`.
+/// Only names of two words or more count (`volume` or `keystone` alone say too little).
+fn embedded_log_service(stem: &str) -> Option<&'static str> {
+    let multi_word = |s: &str| s.contains(['-', '_']);
+    // The longest known suffix that starts after a separator.
+    let suffix = stem
+        .char_indices()
+        .filter(|&(_, c)| matches!(c, '-' | '_' | '.'))
+        .find_map(|(i, _)| {
+            let rest = stem.get(i + 1..)?;
+            known_log_service(rest).filter(|_| multi_word(rest))
+        });
+    // Else the longest known prefix that ends before a separator.
+    suffix.or_else(|| {
+        stem.char_indices()
+            .rev()
+            .filter(|&(_, c)| matches!(c, '-' | '_' | '.'))
+            .find_map(|(i, _)| {
+                let (head, tail) = (stem.get(..i)?, stem.get(i + 1..)?);
+                // `masakari_wsgi_access` is the access log, not the service's own.
+                let qualifier = ["access", "error", "wsgi"].iter().any(|q| tail.contains(q));
+                known_log_service(head).filter(|_| multi_word(head) && !qualifier)
+            })
     })
 }
 
@@ -220,7 +250,7 @@ pub fn role_of(rel: &str) -> Role {
         || lower.starts_with("log/");
     let (base, _) = rotation(name);
     let stem = base.strip_suffix(".log").unwrap_or(base);
-    if let Some(service) = known_log_service(stem) {
+    if let Some(service) = known_log_service(stem).or_else(|| embedded_log_service(stem)) {
         return Role::Log(Service::new(service));
     }
     if in_logs {
@@ -457,6 +487,25 @@ mod tests {
             Some(Service::new("masakari-engine"))
         );
         assert_eq!(service_from_loggers("plain text\n"), None);
+    }
+
+    #[test]
+    fn host_names_around_service_names_in_gathered_files() {
+        for (rel, service) in [
+            ("logs/node02_nova-compute.log", "nova-compute"),
+            ("ctl1-masakari-engine.log", "masakari-engine"),
+            ("logs/3_lxd_6_nova-api-os-compute_access.log.1", "nova-api-access"),
+            ("nova-compute-node02.log", "nova-compute"),
+            ("case/cmp3.nova-compute.log.2.gz", "nova-compute"),
+            ("masakari/masakari_wsgi_access.log", "masakari-api-access"),
+        ] {
+            assert_eq!(role_of(rel), Role::Log(Service::new(service)), "{rel}");
+        }
+        // One word alone is not enough to name a service.
+        assert_eq!(
+            role_of("logs/backup_volume.log"),
+            Role::Log(Service::new("backup_volume"))
+        );
     }
 
     #[test]
