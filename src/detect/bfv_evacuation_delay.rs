@@ -607,7 +607,11 @@ mod tests {
             "{}",
             f.title
         );
-        assert!(f.explanation.contains("migration record"), "{}", f.explanation);
+        assert!(
+            f.explanation.contains("migration record"),
+            "{}",
+            f.explanation
+        );
         assert!(
             f.evidence.iter().any(|e| e.path == "migration-list.txt"),
             "{:#?}",

@@ -11,6 +11,8 @@ use serde::Serialize;
 use super::discover::Found;
 use super::sos_name::host_of_sos_name;
 
+mod loose;
+
 /// A deployment layout.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
@@ -372,9 +374,9 @@ pub fn host_roots(
             "var/lib/config-data/",
             "var/lib/docker/containers/",
         ]
-            .iter()
-            .filter_map(|m| component_find(&file.rel, m))
-            .min();
+        .iter()
+        .filter_map(|m| component_find(&file.rel, m))
+        .min();
         let Some(at) = at else { continue };
         let prefix = file.rel[..at].to_string();
         let layout = if found
@@ -406,6 +408,10 @@ pub fn host_roots(
                 aliases: Vec::new(),
             },
         );
+    }
+    // Plain folders of logs: per input, and per host subfolder.
+    for root in loose::loose_roots(found, &roots) {
+        add(&mut roots, root);
     }
     // Link aliases (juju unit symlinks at the top: masakari_0 -> 3/lxd/4).
     for link in &found.links {

@@ -56,9 +56,7 @@ fn known_log_service(stem: &str) -> Option<&'static str> {
         "masakari-engine" => "masakari-engine",
         "masakari-api" | "masakari_wsgi" | "masakari-wsgi" => "masakari-api",
         "masakari_error" => "masakari-api-error",
-        "masakari_access" | "masakari_wsgi_access" | "masakari-api-access" => {
-            "masakari-api-access"
-        }
+        "masakari_access" | "masakari_wsgi_access" | "masakari-api-access" => "masakari-api-access",
         "masakari-hostmonitor" => "masakari-hostmonitor",
         "masakari-instancemonitor" => "masakari-instancemonitor",
         "masakari-processmonitor" => "masakari-processmonitor",
@@ -494,7 +492,10 @@ mod tests {
         for (rel, service) in [
             ("logs/node02_nova-compute.log", "nova-compute"),
             ("ctl1-masakari-engine.log", "masakari-engine"),
-            ("logs/3_lxd_6_nova-api-os-compute_access.log.1", "nova-api-access"),
+            (
+                "logs/3_lxd_6_nova-api-os-compute_access.log.1",
+                "nova-api-access",
+            ),
             ("nova-compute-node02.log", "nova-compute"),
             ("case/cmp3.nova-compute.log.2.gz", "nova-compute"),
             ("masakari/masakari_wsgi_access.log", "masakari-api-access"),

@@ -55,8 +55,7 @@ fn juju_machines_and_unit_links() {
     });
     let roots = host_roots(&f, |_| None);
     assert_eq!(roots.len(), 2);
-    let masakari =
-        &roots[root_of(&roots, "3/lxd/4/var/log/masakari/masakari-engine.log").unwrap()];
+    let masakari = &roots[root_of(&roots, "3/lxd/4/var/log/masakari/masakari-engine.log").unwrap()];
     assert_eq!(masakari.layout, Layout::JujuCrashdump);
     // The status names no hostname and there is no hostname file: the machine id.
     assert_eq!(masakari.hostname, "3/lxd/4");
@@ -231,8 +230,7 @@ fn sosreport_given_as_the_input_is_named_after_the_input() {
     let sos = dir.path().join("sosreport-cmp-01-2024-05-21-xkqpwza");
     std::fs::create_dir_all(sos.join("sos_commands/date")).unwrap();
     std::fs::write(sos.join("sos_commands/date/date"), "x\n").unwrap();
-    let found =
-        crate::ingest::discover::discover(&[sos], &dir.path().join("work-unused")).unwrap();
+    let found = crate::ingest::discover::discover(&[sos], &dir.path().join("work-unused")).unwrap();
     assert_eq!(names(&roots_of(&found)), ["cmp-01"]);
 }
 
@@ -253,4 +251,56 @@ fn folders_with_only_docker_logs_are_hosts() {
     hosts.sort();
     assert_eq!(hosts, ["cmp-a", "compute-b.example.net"]);
     assert!(roots.iter().all(|r| r.layout == Layout::Plain));
+}
+
+const NOVA_LINE: &str = "2024-07-22 11:04:10.212 3417 INFO nova.compute.manager [-] x\n";
+
+#[test]
+fn plain_folders_of_host_folders_are_one_host_each() {
+    let (_dir, found) = tree(&[
+        ("ctl1/masakari-engine.log", NOVA_LINE),
+        ("ctl1/masakari.conf", "[DEFAULT]\n"),
+        ("cmp1/nova-compute.log", NOVA_LINE),
+        ("cmp2/nova/nova-compute.log", NOVA_LINE),
+    ]);
+    let roots = roots_of(&found);
+    let mut hosts = names(&roots);
+    hosts.sort();
+    assert_eq!(hosts, ["cmp1", "cmp2", "ctl1"]);
+    assert!(roots.iter().all(|r| r.layout == Layout::Plain));
+}
+
+#[test]
+fn a_log_tree_without_var_log_stays_one_host() {
+    // Service folders, not hosts: one host's /var/log copied as is.
+    let (_dir, found) = tree(&[
+        ("nova/nova-compute.log", NOVA_LINE),
+        ("masakari/masakari-engine.log", NOVA_LINE),
+        ("apache2/nova-api-os-compute_access.log", NOVA_LINE),
+    ]);
+    assert!(
+        roots_of(&found).is_empty(),
+        "the files go to the input's host"
+    );
+}
+
+#[test]
+fn several_plain_inputs_never_share_a_host() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    for (dir, name) in [(&a, "masakari-engine.log"), (&b, "nova-compute.log")] {
+        std::fs::write(dir.path().join(name), NOVA_LINE).unwrap();
+    }
+    let work = tempfile::tempdir().unwrap();
+    let found = crate::ingest::discover::discover(
+        &[a.path().to_path_buf(), b.path().to_path_buf()],
+        work.path(),
+    )
+    .unwrap();
+    let roots = roots_of(&found);
+    assert_eq!(roots.len(), 2, "{roots:#?}");
+    assert_ne!(
+        root_of(&roots, &found.files[0].rel),
+        root_of(&roots, &found.files[1].rel)
+    );
 }
