@@ -16,6 +16,8 @@ pub mod detect;
 pub mod ingest;
 /// Hosts, services, ids and events.
 pub mod model;
+/// Consistent pseudonymisation of a bundle (`evacdoc redact`).
+pub mod redact;
 /// The library entry point: inputs and options in, analysis and findings out.
 pub mod run;
 /// Known bugs, fix status and reports.

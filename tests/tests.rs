@@ -17,6 +17,8 @@ mod detect;
 mod document;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
+/// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
+mod redact;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.

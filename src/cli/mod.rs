@@ -2,6 +2,7 @@
 
 mod analyze;
 mod parse;
+mod redact;
 mod timeline;
 
 use std::process::ExitCode;
@@ -23,6 +24,9 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Print each record of a log or config file as evacdoc reads it.
     Parse(parse::ParseArgs),
+    /// A copy of the bundle safe to post publicly: host names, addresses, user and
+    /// project names and ids replaced by consistent pseudonyms, secrets removed.
+    Redact(redact::RedactArgs),
     /// The interleaved story of an instance, request, notification or host across the
     /// hosts and services of one or more bundles.
     Timeline(timeline::TimelineArgs),
@@ -33,6 +37,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Analyze(args) => analyze::run(&args),
         Command::Parse(args) => parse::run(&args),
+        Command::Redact(args) => redact::run(&args),
         Command::Timeline(args) => timeline::run(&args),
     }
 }

@@ -1,0 +1,372 @@
+//! `evacdoc redact`: a redacted copy of a whole bundle, as a folder or a `.tar.gz`.
+//!
+//! The bundle is analysed first (for its host names), then every file is read once
+//! through ingest (archives unpacked, compressed files decompressed), redacted line by
+//! line in parallel, and written under its redacted path. gzip files stay gzip; other
+//! compressed files are written plain without their compression suffix. Links are kept
+//! as links with redacted names and targets. Binary files are not copied (they cannot be
+//! redacted line by line) and are listed with the reason. The map is written beside
+//! the output, never inside it, readable by its owner only.
+
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use super::line::{LineRedactor, redact_path};
+use super::map::{MapError, PseudonymMap, SharedMap};
+use super::names::NameFinder;
+use super::seed::{add_etc_hosts, seeds_of};
+use crate::ingest::IngestError;
+use crate::ingest::decompress::{Compression, open_decompressed};
+use crate::ingest::discover::{Found, FoundFile, discover};
+use crate::run::{AnalyzeError, Options};
+
+/// Why a redacted copy could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RedactError {
+    /// The bundle could not be analysed.
+    #[error(transparent)]
+    Analyze(#[from] AnalyzeError),
+    /// The inputs could not be read.
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    /// The map could not be read or written.
+    #[error(transparent)]
+    Map(#[from] MapError),
+    /// The output could not be written.
+    #[error("{path}: {source}")]
+    Write {
+        /// What was being written.
+        path: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The output or map path is not usable.
+    #[error("{path}: {reason}")]
+    Output {
+        /// The path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Where to write and which map to use.
+#[derive(Debug, Clone)]
+pub struct RedactOptions {
+    /// A folder (created; must be empty if it exists) or a `.tar.gz` / `.tgz` file.
+    pub out: PathBuf,
+    /// The case map: read when it exists, written back with the new pairs.
+    pub map: PathBuf,
+}
+
+impl RedactOptions {
+    /// Options writing to `out` with the map beside it (`<out>.map.json`) unless given.
+    pub fn new(out: PathBuf, map: Option<PathBuf>) -> RedactOptions {
+        let map = map.unwrap_or_else(|| {
+            let mut name = out.file_name().unwrap_or_default().to_os_string();
+            name.push(".map.json");
+            out.with_file_name(name)
+        });
+        RedactOptions { out, map }
+    }
+}
+
+/// What was written.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct RedactReport {
+    /// Files written.
+    pub files: usize,
+    /// Links written.
+    pub links: usize,
+    /// Lines read.
+    pub lines: u64,
+    /// Lines that changed.
+    pub changed_lines: u64,
+    /// Files not copied, with the reason.
+    pub skipped: Vec<(String, String)>,
+    /// Host names and domains looked for.
+    pub seeded_names: usize,
+    /// The map file.
+    pub map: String,
+}
+
+/// Writes a redacted copy of `inputs` as `options` say.
+pub fn redact_bundle(
+    inputs: &[PathBuf],
+    options: &RedactOptions,
+) -> Result<RedactReport, RedactError> {
+    let tarball = is_tarball(&options.out);
+    check_paths(options, tarball)?;
+    let analysis = crate::run::analyze(inputs, &Options::default())?;
+    let work = tempfile::tempdir().map_err(|source| RedactError::Write {
+        path: "work folder".into(),
+        source,
+    })?;
+    let found = discover(inputs, work.path())?;
+    let mut seeds = seeds_of(&analysis);
+    drop(analysis);
+    for file in found.files.iter().filter(|f| f.rel.ends_with("etc/hosts")) {
+        if let Ok(text) = std::fs::read_to_string(&file.abs) {
+            add_etc_hosts(&mut seeds, &text);
+        }
+    }
+    let names = NameFinder::new(seeds);
+    let map = if options.map.exists() {
+        PseudonymMap::load(&options.map)?
+    } else {
+        PseudonymMap::new()
+    };
+    let shared = Mutex::new(map);
+
+    let stage = if tarball {
+        let parent = options.out.parent().filter(|p| !p.as_os_str().is_empty());
+        let dir = tempfile::Builder::new()
+            .prefix(".evacdoc-redact-")
+            .tempdir_in(parent.unwrap_or(Path::new(".")))
+            .map_err(|source| RedactError::Write {
+                path: options.out.display().to_string(),
+                source,
+            })?;
+        Staged::Temp(dir)
+    } else {
+        std::fs::create_dir_all(&options.out).map_err(|source| RedactError::Write {
+            path: options.out.display().to_string(),
+            source,
+        })?;
+        Staged::Out(options.out.clone())
+    };
+    let root = stage.path().to_path_buf();
+
+    let results: Vec<FileResult> = found
+        .files
+        .par_iter()
+        .map(|file| {
+            let mut view = SharedMap::new(&shared);
+            copy_file(file, &root, &names, &mut view)
+        })
+        .collect();
+    let mut report = RedactReport {
+        seeded_names: names.seeds().hosts.len() + names.seeds().domains.len(),
+        ..RedactReport::default()
+    };
+    for r in results {
+        match r {
+            FileResult::Written { lines, changed } => {
+                report.files += 1;
+                report.lines += lines;
+                report.changed_lines += changed;
+            }
+            FileResult::Skipped(rel, why) => report.skipped.push((rel, why)),
+            FileResult::Failed(e) => return Err(e),
+        }
+    }
+    let mut view = SharedMap::new(&shared);
+    report.links = write_links(&found, &root, &names, &mut view)?;
+    report.skipped.extend(found.skipped.iter().cloned());
+    drop(view);
+    if let Staged::Temp(dir) = &stage {
+        write_tarball(dir.path(), &options.out)?;
+    }
+    let map = shared.into_inner().unwrap_or_else(|p| p.into_inner());
+    map.save(&options.map)?;
+    report.map = options.map.display().to_string();
+    Ok(report)
+}
+
+enum Staged {
+    Temp(tempfile::TempDir),
+    Out(PathBuf),
+}
+
+impl Staged {
+    fn path(&self) -> &Path {
+        match self {
+            Staged::Temp(d) => d.path(),
+            Staged::Out(p) => p,
+        }
+    }
+}
+
+fn is_tarball(out: &Path) -> bool {
+    let name = out.to_string_lossy();
+    name.ends_with(".tar.gz") || name.ends_with(".tgz")
+}
+
+/// The output must be new (or an empty folder) and the map must not be inside it.
+fn check_paths(options: &RedactOptions, tarball: bool) -> Result<(), RedactError> {
+    let bad = |path: &Path, reason: &str| RedactError::Output {
+        path: path.display().to_string(),
+        reason: reason.into(),
+    };
+    if tarball {
+        if options.out.exists() {
+            return Err(bad(&options.out, "already exists"));
+        }
+    } else if options.out.exists() {
+        let empty = std::fs::read_dir(&options.out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false);
+        if !empty {
+            return Err(bad(&options.out, "exists and is not an empty folder"));
+        }
+    }
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    if !tarball && absolute(&options.map).starts_with(absolute(&options.out)) {
+        return Err(bad(
+            &options.map,
+            "the map undoes the redaction: it must not be inside the output",
+        ));
+    }
+    Ok(())
+}
+
+enum FileResult {
+    Written { lines: u64, changed: u64 },
+    Skipped(String, String),
+    Failed(RedactError),
+}
+
+/// Bytes of a file's start looked at to tell text from binary.
+const SNIFF: usize = 8192;
+
+fn copy_file(
+    file: &FoundFile,
+    root: &Path,
+    names: &NameFinder,
+    map: &mut SharedMap<'_>,
+) -> FileResult {
+    let (compression, reader) = match open_decompressed(&file.abs) {
+        Ok(r) => r,
+        Err(e) => return FileResult::Skipped(file.rel.clone(), e.to_string()),
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    let head = match reader.fill_buf() {
+        Ok(h) => h,
+        Err(e) => return FileResult::Skipped(file.rel.clone(), e.to_string()),
+    };
+    if head.iter().take(SNIFF).any(|&b| b == 0) {
+        return FileResult::Skipped(
+            file.rel.clone(),
+            "binary content: not copied (it cannot be redacted line by line)".into(),
+        );
+    }
+    let mut rel = redact_path(&file.rel, names, map);
+    let gzip = compression == Compression::Gzip;
+    if !gzip && compression != Compression::None {
+        for ext in [".xz", ".zst", ".bz2"] {
+            if let Some(stripped) = rel.strip_suffix(ext) {
+                rel = stripped.to_string();
+            }
+        }
+    }
+    let path = root.join(&rel);
+    let failed = |source| {
+        FileResult::Failed(RedactError::Write {
+            path: path.display().to_string(),
+            source,
+        })
+    };
+    if let Some(parent) = path.parent()
+        && let Err(e) = std::fs::create_dir_all(parent)
+    {
+        return failed(e);
+    }
+    let out = match std::fs::File::create(&path) {
+        Ok(f) => f,
+        Err(e) => return failed(e),
+    };
+    let sink: Box<dyn Write> = if gzip {
+        Box::new(flate2::write::GzEncoder::new(
+            BufWriter::new(out),
+            flate2::Compression::fast(),
+        ))
+    } else {
+        Box::new(BufWriter::new(out))
+    };
+    match redact_stream(&mut reader, sink, names, map) {
+        Ok((lines, changed)) => FileResult::Written { lines, changed },
+        Err(e) => failed(e),
+    }
+}
+
+/// Copies `reader` to `out` a line at a time, redacted. Invalid UTF-8 is replaced.
+fn redact_stream(
+    reader: &mut dyn BufRead,
+    mut out: Box<dyn Write>,
+    names: &NameFinder,
+    map: &mut SharedMap<'_>,
+) -> std::io::Result<(u64, u64)> {
+    let mut redactor = LineRedactor::new(names);
+    let mut buf = Vec::new();
+    let (mut lines, mut changed) = (0u64, 0u64);
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let ending = if buf.ends_with(b"\r\n") {
+            2
+        } else {
+            usize::from(buf.ends_with(b"\n"))
+        };
+        let text = String::from_utf8_lossy(&buf[..buf.len() - ending]);
+        let redacted = redactor.line(&text, map);
+        lines += 1;
+        if redacted != text {
+            changed += 1;
+        }
+        out.write_all(redacted.as_bytes())?;
+        out.write_all(&buf[buf.len() - ending..])?;
+    }
+    out.flush()?;
+    Ok((lines, changed))
+}
+
+/// Recreates the bundle's links with redacted names and targets (juju unit aliases,
+/// sos's links to tailed copies). Targets leaving the bundle are not recreated.
+fn write_links(
+    found: &Found,
+    root: &Path,
+    names: &NameFinder,
+    map: &mut SharedMap<'_>,
+) -> Result<usize, RedactError> {
+    let mut written = 0;
+    for link in &found.links {
+        if link.target.starts_with('/') || link.target.split('/').any(|p| p == "..") {
+            continue;
+        }
+        let rel = redact_path(&link.rel, names, map);
+        let target = redact_path(&link.target, names, map);
+        let path = root.join(&rel);
+        let io = |source| RedactError::Write {
+            path: path.display().to_string(),
+            source,
+        };
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io)?;
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&target, &path).map_err(io)?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+fn write_tarball(dir: &Path, out: &Path) -> Result<(), RedactError> {
+    let io = |source| RedactError::Write {
+        path: out.display().to_string(),
+        source,
+    };
+    let file = std::fs::File::create(out).map_err(io)?;
+    let gz = flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
+    let mut tar = tar::Builder::new(gz);
+    tar.follow_symlinks(false);
+    tar.append_dir_all(".", dir).map_err(io)?;
+    let gz = tar.into_inner().map_err(io)?;
+    gz.finish().map_err(io)?.flush().map_err(io)?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! Values replaced outright, with no pseudonym: passwords and other secret options,
+//! URLs with credentials (`transport_url`, `connection`), Fernet tokens, `X-Auth-Token`
+//! and `X-Subject-Token` values, private keys and certificates.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// What a secret is replaced with.
+pub const HIDDEN: &str = "********";
+
+/// `key = value` where the key names a secret (oslo.config files, `log_opt_values`).
+static KEY_EQUALS: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)\b([a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credential|private_key|transport_url|connection|api_key|auth_key))(\s*=\s*)(\S.*?)\s*$",
+    )
+});
+
+/// `key: value` (YAML, `openstack … -f yaml`) for password-like keys.
+static KEY_COLON: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)(?:^|[\s{,])([a-z0-9_.-]*(?:password|passwd|passphrase|secret|credential))(:\s+)([^\s,}]+)",
+    )
+});
+
+/// `'password': 'x'`, `"X-Auth-Token": "x"` (Python reprs and JSON).
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r#"(?i)(['"][a-z0-9_.-]*(?:password|passwd|passphrase|secret|token|credential)['"]\s*:\s*['"])([^'"]*)(['"])"#,
+    )
+});
+
+/// `X-Auth-Token: value` in logged headers.
+static HEADER: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?i)\b(X-(?:Auth|Subject|Service)-Token)(\s*[:=]\s*)([^\s'\x22,]+)"));
+
+/// A URL with credentials: `rabbit://user:pass@host:5672,user:pass@host2:5672/`.
+static CREDENTIAL_URL: LazyLock<Regex> =
+    LazyLock::new(|| regex(r#"([A-Za-z][A-Za-z0-9+.-]*)://[^\s/@'"]*:[^\s@'"]*@[^\s'"<>]*"#));
+
+/// A Fernet token.
+static FERNET: LazyLock<Regex> = LazyLock::new(|| regex(r"gAAAAA[A-Za-z0-9_=-]{20,}"));
+
+fn regex(pattern: &str) -> Regex {
+    // The patterns are constants: a failure is a bug caught by every test.
+    #[allow(clippy::expect_used)]
+    Regex::new(pattern).expect("valid secret pattern")
+}
+
+/// The per-file state secrets need across lines.
+#[derive(Debug, Default)]
+pub struct SecretState {
+    /// Inside a PEM block (`-----BEGIN … PRIVATE KEY-----` … `-----END …-----`).
+    in_pem: bool,
+    /// The previous line set a secret option: an indented next line continues its value.
+    after_secret_option: bool,
+}
+
+impl SecretState {
+    /// `line` with its secrets replaced; `None` when it has none.
+    pub fn redact(&mut self, line: &str) -> Option<String> {
+        if self.in_pem {
+            if line.contains("-----END ") {
+                self.in_pem = false;
+            }
+            return Some(HIDDEN.to_string());
+        }
+        if let Some(at) = line.find("-----BEGIN ")
+            && (line.contains("PRIVATE KEY") || line.contains("CERTIFICATE"))
+        {
+            self.in_pem = !line[at..].contains("-----END ");
+            return Some(format!("{}{HIDDEN}", &line[..at]));
+        }
+        let continued =
+            self.after_secret_option && line.starts_with([' ', '\t']) && !line.trim().is_empty();
+        if continued {
+            let indent = line.len() - line.trim_start().len();
+            return Some(format!("{}{HIDDEN}", &line[..indent]));
+        }
+        let mut out = std::borrow::Cow::Borrowed(line);
+        let mut option = false;
+        if let Some(c) = KEY_EQUALS.captures(&out)
+            && let (Some(key), Some(value)) = (c.get(1), c.get(3))
+            && !already_hidden(value.as_str())
+        {
+            option = key.start() == out.len() - out.trim_start().len();
+            out = format!("{}{HIDDEN}", &out[..value.start()]).into();
+        }
+        for re in [&*KEY_COLON, &*HEADER] {
+            if re.is_match(&out) {
+                out = re.replace_all(&out, hide_group_3).into_owned().into();
+            }
+        }
+        if QUOTED.is_match(&out) {
+            out = QUOTED
+                .replace_all(&out, |c: &regex::Captures<'_>| {
+                    format!("{}{HIDDEN}{}", &c[1], &c[3])
+                })
+                .into_owned()
+                .into();
+        }
+        if CREDENTIAL_URL.is_match(&out) {
+            out = CREDENTIAL_URL
+                .replace_all(&out, |c: &regex::Captures<'_>| {
+                    format!("{}://{HIDDEN}", &c[1])
+                })
+                .into_owned()
+                .into();
+        }
+        if out.contains("gAAAAA") {
+            out = FERNET.replace_all(&out, HIDDEN).into_owned().into();
+        }
+        self.after_secret_option = option;
+        match out {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(s) => Some(s),
+        }
+    }
+}
+
+/// The whole match with its third group (the value) hidden.
+fn hide_group_3(c: &regex::Captures<'_>) -> String {
+    match (c.get(0), c.get(3)) {
+        (Some(m), Some(v)) => format!("{}{HIDDEN}", &m.as_str()[..v.start() - m.start()]),
+        _ => String::new(),
+    }
+}
+
+/// Values that already say nothing (oslo masks secrets as `****`).
+fn already_hidden(value: &str) -> bool {
+    let first = value.split_whitespace().next().unwrap_or("");
+    let v = first.trim_matches(|c| c == '\'' || c == '"');
+    v.is_empty() || v.bytes().all(|b| b == b'*') || v == "None" || v == "<None>"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(line: &str) -> String {
+        SecretState::default()
+            .redact(line)
+            .unwrap_or_else(|| line.to_string())
+    }
+
+    #[test]
+    fn options_urls_tokens_and_headers() {
+        assert_eq!(one("password = s3cr3t!"), "password = ********");
+        assert_eq!(
+            one(
+                "transport_url = rabbit://openstack:Zm9v@10.0.0.5:5672,openstack:Zm9v@10.0.0.6:5672/"
+            ),
+            "transport_url = ********"
+        );
+        assert_eq!(
+            one(
+                "2020-12-08 19:48:33.001 235 DEBUG oslo_service.service [-] database.connection = **** log_opt_values"
+            ),
+            "2020-12-08 19:48:33.001 235 DEBUG oslo_service.service [-] database.connection = **** log_opt_values",
+            "already masked by oslo"
+        );
+        assert_eq!(
+            one("url mysql+pymysql://nova:hunter2@db.example.com/nova?charset=utf8 used"),
+            "url mysql+pymysql://******** used"
+        );
+        let fernet = "gAAAAABfz3Yx8kL2mN4pQ6rS8tU0vW2xY4zA6bC8dE0fG2hI4jK6lM8nO0pQ2rS4tU6vW8xY0zA2bC4dE6fG8hI0jK2lM4nO6pQ8";
+        assert!(!one(&format!("token {fernet} rejected")).contains("gAAAAAB"));
+        assert_eq!(
+            one(
+                "REQ: curl -g -i -X GET http://10.0.0.5:8774/v2.1 -H \"X-Auth-Token: {SHA256}9f86d081884c7d659a2feaa0c55ad015\""
+            ),
+            "REQ: curl -g -i -X GET http://10.0.0.5:8774/v2.1 -H \"X-Auth-Token: ********\""
+        );
+        assert_eq!(
+            one("{'username': 'masakari', 'password': 'p@ss w0rd', 'auth_url': 'x'}"),
+            "{'username': 'masakari', 'password': '********', 'auth_url': 'x'}"
+        );
+        assert_eq!(
+            one("  admin_password: hunter2"),
+            "  admin_password: ********"
+        );
+        // Ordinary text is left alone.
+        assert_eq!(
+            one("2020-12-08 19:51:12 INFO x Lost connection to the message broker"),
+            "2020-12-08 19:51:12 INFO x Lost connection to the message broker"
+        );
+    }
+
+    #[test]
+    fn private_keys_and_continued_values() {
+        let mut s = SecretState::default();
+        let lines = [
+            "ssl_key = /etc/ssl/key.pem",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB",
+            "-----END RSA PRIVATE KEY-----",
+            "transport_url = rabbit://u:p@h1:5672,",
+            "    u:p@h2:5672/",
+            "debug = true",
+        ];
+        let out: Vec<String> = lines
+            .iter()
+            .map(|l| s.redact(l).unwrap_or_else(|| l.to_string()))
+            .collect();
+        assert_eq!(out[1], HIDDEN);
+        assert_eq!(out[2], HIDDEN);
+        assert_eq!(out[3], HIDDEN);
+        assert_eq!(out[4], "transport_url = ********");
+        assert_eq!(out[5], "    ********");
+        assert_eq!(out[6], "debug = true");
+    }
+}

@@ -1,0 +1,221 @@
+//! Values found by their shape and given pseudonyms: IPv4 (the /24 network mapped as a
+//! unit, so addresses of one network stay in one pseudonymous network), IPv6, MAC
+//! addresses, e-mail addresses, Keystone ids (32 hex digits), addresses inside host
+//! names (`dhcp-192-168-0-66`), and the user and project names of oslo context brackets.
+
+use std::sync::LazyLock;
+
+use regex::{Captures, Regex};
+
+#[cfg(test)]
+use super::map::PseudonymMap;
+use super::map::{Kind, Pseudonyms};
+
+/// One pattern per shape, tried leftmost-first at each position.
+static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
+    #[allow(clippy::expect_used)]
+    Regex::new(concat!(
+        r"(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)",
+        r"|(?P<mac>\b[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}\b)",
+        r"|(?P<ipv6>(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})",
+        r"|(?P<ipv4>\b(?:\d{1,3}\.){3}\d{1,3}\b)",
+        r"|(?P<dashed>\b[A-Za-z][A-Za-z0-9]*-\d{1,3}-\d{1,3}-\d{1,3}-\d{1,3}\b)",
+        r"|(?P<hex>\b[0-9a-f]{32}\b)",
+        r"|(?P<context>\[(?:(?:req-[0-9a-f-]{36}|None) )?req-[0-9a-f-]{36} [^\s\]]+ [^\s\]]+)",
+    ))
+    .expect("valid shape pattern")
+});
+
+/// Service accounts every cloud has: not the customer's, and what a reader needs.
+const SERVICE_ACCOUNTS: &[&str] = &[
+    "admin",
+    "service",
+    "services",
+    "nova",
+    "masakari",
+    "cinder",
+    "neutron",
+    "glance",
+    "placement",
+    "keystone",
+    "octavia",
+    "heat",
+    "barbican",
+    "ironic",
+    "swift",
+    "default",
+];
+
+/// A cheap test that a line may hold any of the shapes.
+fn may_match(line: &str) -> bool {
+    line.bytes()
+        .any(|b| matches!(b, b'.' | b':' | b'@' | b'[' | b'-') || b.is_ascii_hexdigit())
+}
+
+/// `line` with every shaped value replaced; `None` when nothing changed.
+pub fn redact_shapes(line: &str, map: &mut dyn Pseudonyms) -> Option<String> {
+    if !may_match(line) {
+        return None;
+    }
+    let mut changed = false;
+    let out = SHAPES.replace_all(line, |c: &Captures<'_>| {
+        let whole = c.get(0).map_or("", |m| m.as_str());
+        let replaced = replace_one(c, map);
+        if let Some(r) = &replaced
+            && r != whole
+        {
+            changed = true;
+        }
+        replaced.unwrap_or_else(|| whole.to_string())
+    });
+    changed.then(|| out.into_owned())
+}
+
+fn replace_one(c: &Captures<'_>, map: &mut dyn Pseudonyms) -> Option<String> {
+    if let Some(m) = c.name("email") {
+        return Some(map.pseudonym(Kind::Email, &m.as_str().to_ascii_lowercase()));
+    }
+    if let Some(m) = c.name("mac") {
+        return Some(map.pseudonym(Kind::Mac, &m.as_str().to_ascii_lowercase()));
+    }
+    if let Some(m) = c.name("ipv6") {
+        return ipv6(m.as_str(), map);
+    }
+    if let Some(m) = c.name("ipv4") {
+        return ipv4(m.as_str(), '.', map);
+    }
+    if let Some(m) = c.name("dashed") {
+        let (head, addr) = m.as_str().split_once('-')?;
+        return Some(format!("{head}-{}", ipv4(addr, '-', map)?));
+    }
+    if let Some(m) = c.name("hex") {
+        return Some(map.pseudonym(Kind::KeystoneId, m.as_str()));
+    }
+    if let Some(m) = c.name("context") {
+        return Some(context_names(m.as_str(), map));
+    }
+    None
+}
+
+/// An IPv4 address `a.b.c.d` (or `a-b-c-d` inside a host name): the network `a.b.c`
+/// gets a pseudonym, the host part stays. Loopback, unspecified, netmasks and the
+/// metadata address are kept; anything with an octet over 255 is not an address.
+fn ipv4(text: &str, sep: char, map: &mut dyn Pseudonyms) -> Option<String> {
+    let octets: Vec<u16> = text
+        .split(sep)
+        .map(|o| o.parse().ok())
+        .collect::<Option<_>>()?;
+    if octets.len() != 4 || octets.iter().any(|&o| o > 255) {
+        return None;
+    }
+    let generic =
+        matches!(octets[0], 0 | 127 | 255) || octets == [169, 254, 169, 254] || octets[0] >= 224;
+    if generic {
+        return None;
+    }
+    let net = format!("{}.{}.{}", octets[0], octets[1], octets[2]);
+    let pseudo = map.pseudonym(Kind::Ipv4Net, &net);
+    let full = format!("{pseudo}.{}", octets[3]);
+    Some(if sep == '.' {
+        full
+    } else {
+        full.replace('.', &sep.to_string())
+    })
+}
+
+/// An IPv6 address: at least two groups and either `::` or eight groups, and a hex
+/// letter or `::` (so that `19:51:12` stays a time). Loopback and unspecified kept.
+fn ipv6(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
+    let colons = text.bytes().filter(|&b| b == b':').count();
+    let compressed = text.contains("::");
+    if !(compressed || colons == 7) || text == "::" || text == "::1" {
+        return None;
+    }
+    let groups: Vec<&str> = text.split(':').filter(|g| !g.is_empty()).collect();
+    if groups.len() < 2 && !compressed {
+        return None;
+    }
+    if !compressed && !text.bytes().any(|b| b.is_ascii_alphabetic()) {
+        return None;
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    Some(map.pseudonym(Kind::Ipv6, &text.to_ascii_lowercase()))
+}
+
+/// The user and project of an oslo context bracket, when they are names (ids are
+/// 32 hex digits, replaced as Keystone ids).
+fn context_names(bracket: &str, map: &mut dyn Pseudonyms) -> String {
+    let mut words: Vec<String> = bracket.split(' ').map(str::to_string).collect();
+    let n = words.len();
+    for (i, kind) in [(n - 2, Kind::User), (n - 1, Kind::Project)] {
+        let Some(word) = words.get_mut(i) else {
+            continue;
+        };
+        let is_hex = word.len() == 32 && word.bytes().all(|b| b.is_ascii_hexdigit());
+        if word == "-" || word == "None" || SERVICE_ACCOUNTS.contains(&word.as_str()) {
+            continue;
+        }
+        *word = if is_hex {
+            map.pseudonym(Kind::KeystoneId, word)
+        } else {
+            map.pseudonym(kind, word)
+        };
+    }
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(line: &str) -> String {
+        let mut m = PseudonymMap::with_key("k");
+        redact_shapes(line, &mut m).unwrap_or_else(|| line.to_string())
+    }
+
+    #[test]
+    fn addresses_keep_their_network_and_times_stay() {
+        let mut m = PseudonymMap::with_key("k");
+        let a = redact_shapes("from 172.27.100.131 and 172.27.100.141", &mut m).unwrap();
+        let words: Vec<&str> = a.split(' ').collect();
+        let (x, y) = (words[1], words[3]);
+        assert!(x.ends_with(".131") && y.ends_with(".141"), "{a}");
+        assert_eq!(x.rsplit_once('.').unwrap().0, y.rsplit_once('.').unwrap().0);
+        assert!(!a.contains("172.27.100"));
+        let line = "2020-12-08 19:51:12.309 235 INFO x [-] up 127.0.0.1 mask 255.255.255.0";
+        assert_eq!(run(line), line);
+    }
+
+    #[test]
+    fn ipv6_mac_email_ids_and_dashed_hosts() {
+        let out = run("fe80::f816:3eff:fe12:3456 fa:16:3e:12:34:56 jane.doe@acme.example.com");
+        assert!(!out.contains("fe80::f816"), "{out}");
+        assert!(!out.contains("fa:16:3e:12:34:56"), "{out}");
+        assert!(!out.contains("jane.doe"), "{out}");
+        let out = run("host dhcp-192-168-0-66 and abc-10.159.14.1 up");
+        assert!(
+            !out.contains("192-168-0") && !out.contains("10.159.14"),
+            "{out}"
+        );
+        assert!(out.starts_with("host dhcp-10-"), "{out}");
+        let out = run("project a7d812868cb74f1a978035530f55f1d0 gone");
+        assert!(!out.contains("a7d812868cb74f1a978035530f55f1d0"), "{out}");
+        assert_eq!(out.split(' ').nth(1).unwrap().len(), 32);
+        // Request and instance UUIDs stay.
+        let line = "req-de081ecf-4201-4542-b092-e21b2f5ce942 56ce6206-3659-495e-a6ea-f4d3d578cc96";
+        assert_eq!(run(line), line);
+    }
+
+    #[test]
+    fn context_names_but_service_accounts() {
+        let out = run(
+            "[None req-de081ecf-4201-4542-b092-e21b2f5ce942 jdoe acme-prod - - default default] hi",
+        );
+        assert!(!out.contains("jdoe") && !out.contains("acme-prod"), "{out}");
+        assert!(out.contains("user-") && out.contains("project-"), "{out}");
+        let line = "[req-de081ecf-4201-4542-b092-e21b2f5ce942 req-5c2e8f14-7b3a-4d90-a6e1-0f9d8c7b2a35 nova service - - -] x";
+        assert_eq!(run(line), line);
+    }
+}

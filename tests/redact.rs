@@ -1,0 +1,192 @@
+//! `evacdoc redact`: the redacted copy of every scenario gives the same findings on
+//! pseudonymous hosts, and none of the names and addresses the bundle gives survive.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use evacdoc::redact::{Kind, PseudonymMap, RedactOptions, redact_bundle};
+use evacdoc::run::{RunOptions, analyze_inputs};
+
+use crate::util::{evacdoc, samples, stderr, stdout};
+
+fn scenarios() -> Vec<PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(samples().join("scenarios"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// What a finding says, without the host names and paths that redaction changes.
+fn shape(f: &evacdoc::detect::Finding) -> (String, String, Vec<String>, Option<String>) {
+    (
+        f.detector.to_string(),
+        format!("{:?}", f.severity),
+        f.instance_uuids.clone(),
+        f.notification_id.clone(),
+    )
+}
+
+fn every_text(dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            every_text(&path, out);
+        } else if meta.is_file() {
+            let bytes = std::fs::read(&path).unwrap();
+            let text = if path.extension().is_some_and(|e| e == "gz") {
+                let mut s = String::new();
+                std::io::Read::read_to_string(
+                    &mut flate2::read::MultiGzDecoder::new(&bytes[..]),
+                    &mut s,
+                )
+                .unwrap();
+                s
+            } else {
+                String::from_utf8_lossy(&bytes).into_owned()
+            };
+            out.push((path, text));
+        }
+    }
+}
+
+#[test]
+fn every_scenario_gives_the_same_findings_on_pseudonymous_hosts() {
+    let dirs = scenarios();
+    assert!(dirs.len() >= 10);
+    let mut checked = 0;
+    for dir in dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let original = analyze_inputs(std::slice::from_ref(&dir), &RunOptions::default()).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("redacted");
+        let options = RedactOptions::new(out.clone(), None);
+        redact_bundle(std::slice::from_ref(&dir), &options).unwrap();
+        let redacted = analyze_inputs(std::slice::from_ref(&out), &RunOptions::default()).unwrap();
+
+        let before: Vec<_> = original.findings.iter().map(shape).collect();
+        let after: Vec<_> = redacted.findings.iter().map(shape).collect();
+        assert_eq!(before, after, "{name}: findings of the redacted copy");
+        assert_eq!(
+            original.analysis.hosts.len(),
+            redacted.analysis.hosts.len(),
+            "{name}: hosts"
+        );
+        let map = PseudonymMap::load(&options.map).unwrap();
+        for (f, g) in original.findings.iter().zip(&redacted.findings) {
+            let (Some(real), Some(pseudo)) = (&f.failed_host, &g.failed_host) else {
+                assert_eq!(f.failed_host.is_some(), g.failed_host.is_some(), "{name}");
+                continue;
+            };
+            let short = real.split('.').next().unwrap().to_ascii_lowercase();
+            assert_eq!(
+                map.get(Kind::Host, &short),
+                Some(pseudo.split('.').next().unwrap()),
+                "{name}: failed host {real} became {pseudo}"
+            );
+        }
+
+        // No host name the analysis gave, and no address of the original, survives.
+        let mut secrets: BTreeSet<String> = BTreeSet::new();
+        for host in &original.analysis.hosts {
+            if host.hostname_source != "input name" && host.hostname_source != "folder name" {
+                secrets.insert(host.hostname.split('.').next().unwrap().to_string());
+            }
+        }
+        for (real, _) in map.pairs(Kind::Ipv4Net) {
+            secrets.insert(format!("{real}."));
+        }
+        let mut texts = Vec::new();
+        every_text(&out, &mut texts);
+        for (path, text) in &texts {
+            if path.ends_with("README.md") {
+                continue; // the scenario's own notes, written by hand
+            }
+            for s in &secrets {
+                checked += 1;
+                assert!(
+                    !text.contains(s.as_str()),
+                    "{name}: {s:?} left in {}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(
+        checked > 1000,
+        "only {checked} checks: the leak test tests little"
+    );
+}
+
+#[test]
+fn one_case_map_gives_the_same_pseudonyms_to_a_second_upload() {
+    let dir = samples().join("scenarios/2020-juju-evacuate-race");
+    let tmp = tempfile::tempdir().unwrap();
+    let map = tmp.path().join("case.map.json");
+    let first = RedactOptions::new(tmp.path().join("a"), Some(map.clone()));
+    redact_bundle(std::slice::from_ref(&dir), &first).unwrap();
+    let pseudo = PseudonymMap::load(&map)
+        .unwrap()
+        .get(Kind::Host, "node02ob100")
+        .map(str::to_string);
+    assert!(pseudo.is_some());
+    let second = RedactOptions::new(tmp.path().join("b.tar.gz"), Some(map.clone()));
+    redact_bundle(std::slice::from_ref(&dir), &second).unwrap();
+    assert_eq!(
+        PseudonymMap::load(&map)
+            .unwrap()
+            .get(Kind::Host, "node02ob100")
+            .map(str::to_string),
+        pseudo
+    );
+    // The tarball analyses like the folder, with the same pseudonymous failed host.
+    let report = analyze_inputs(&[tmp.path().join("b.tar.gz")], &RunOptions::default()).unwrap();
+    let host = report.findings[0].failed_host.clone().unwrap();
+    assert!(host.starts_with(pseudo.as_deref().unwrap()), "{host}");
+}
+
+#[test]
+fn the_cli_refuses_a_map_inside_the_output_and_a_used_output() {
+    let dir = samples().join("scenarios/2020-juju-evacuate-race");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let inside = out.join("map.json");
+    let o = evacdoc(&[
+        "redact",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--map",
+        inside.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("must not be inside the output"),
+        "{}",
+        stderr(&o)
+    );
+    let o = evacdoc(&[
+        "redact",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("map (private, mode 0600)"),
+        "{}",
+        stdout(&o)
+    );
+    let o = evacdoc(&[
+        "redact",
+        dir.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not an empty folder"), "{}", stderr(&o));
+}
