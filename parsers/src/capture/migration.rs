@@ -35,7 +35,12 @@ pub struct Migration {
     pub updated_at: Option<String>,
 }
 
-const SERVER: &[&str] = &["Server UUID", "Instance UUID", "instance_uuid", "server_uuid"];
+const SERVER: &[&str] = &[
+    "Server UUID",
+    "Instance UUID",
+    "instance_uuid",
+    "server_uuid",
+];
 const SOURCE: &[&str] = &["Source Compute", "source_compute"];
 
 impl Migration {
