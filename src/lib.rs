@@ -12,8 +12,12 @@
 pub mod correlate;
 /// Detectors: what went wrong, with the evidence.
 pub mod detect;
+/// `evacdoc serve`: the HTTP API and the UI.
+pub mod http;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
+/// The service's analysis jobs: queue, workers, progress, loaded results.
+pub mod jobs;
 /// Hosts, services, ids and events.
 pub mod model;
 /// Consistent pseudonymisation of a bundle (`evacdoc redact`).

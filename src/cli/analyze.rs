@@ -53,6 +53,7 @@ impl AnalyzeArgs {
             analysis: Options {
                 tz: self.tz.clone(),
                 progress,
+                ..Options::default()
             },
             detect: DetectOptions {
                 bfv_delay_secs: self.bfv_delay,

@@ -73,6 +73,7 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
     let options = Options {
         tz: args.tz.clone(),
         progress: true,
+        ..Options::default()
     };
     let analysis = analyze(&args.paths, &options)?;
     let started = std::time::Instant::now();

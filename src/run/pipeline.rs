@@ -29,6 +29,10 @@ pub struct Options {
     pub tz: Option<String>,
     /// Show a progress bar on a terminal.
     pub progress: bool,
+    /// Where to count the bytes of logs read (its length set to the total before reading
+    /// starts), for a caller that shows progress elsewhere (the service's job status);
+    /// used instead of the terminal bar when given.
+    pub progress_bar: Option<indicatif::ProgressBar>,
 }
 
 /// Why an analysis could not run at all (problems with single files are reported in the
@@ -128,7 +132,7 @@ pub fn analyze_with(
     );
 
     let stage = Instant::now();
-    let outcomes = read_all_logs(logs, &small.captures, options.progress, extra);
+    let outcomes = read_all_logs(logs, &small.captures, options, extra);
     stats.stages.read_ms = ms(stage);
     rename_hosts(&mut hosts, &outcomes, &small.config);
 
@@ -222,12 +226,19 @@ pub fn analyze_with(
 fn read_all_logs(
     mut logs: Vec<Placed<'_>>,
     captures: &[crate::correlate::analysis::CaptureFile],
-    progress: bool,
+    options: &Options,
     extra: Option<&dyn SinkFactory>,
 ) -> Vec<FileOutcome> {
     logs.sort_by_key(|p| (!is_masakari(p), std::cmp::Reverse(read_cost(p))));
     let split = logs.partition_point(is_masakari);
-    let progress = progress_bar(progress, logs.iter().map(|p| p.file.size).sum());
+    let total = logs.iter().map(|p| p.file.size).sum();
+    let progress = match &options.progress_bar {
+        Some(bar) => {
+            bar.set_length(total);
+            bar.clone()
+        }
+        None => progress_bar(options.progress, total),
+    };
     let read = |range: std::ops::Range<usize>, watch: &Watched| -> Vec<FileOutcome> {
         let stage = Instant::now();
         let outcomes: Vec<FileOutcome> = read_logs(

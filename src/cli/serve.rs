@@ -1,0 +1,88 @@
+//! `evacdoc serve [--listen 127.0.0.1:8080] [--data ./evacdoc-data]`: the web service
+//! (upload, findings, timelines, search) on an embedded store.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+use evacdoc::http::{ServeConfig, start};
+use evacdoc::jobs::JobConfig;
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on. Loopback by default: put a TLS proxy in front to serve others.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Where analyses, uploads, indexes and the token are kept.
+    #[arg(long, default_value = "./evacdoc-data")]
+    data: PathBuf,
+    /// The largest upload accepted, in bytes (default 8 GiB).
+    #[arg(long, default_value_t = 8 << 30)]
+    max_upload: u64,
+    /// Analyses run at once; the rest wait in the queue.
+    #[arg(long, default_value_t = 2)]
+    jobs: usize,
+    /// Seconds running analyses may go on after a stop is asked for (then they are
+    /// queued again for the next start).
+    #[arg(long, default_value_t = 10)]
+    shutdown_grace: u64,
+}
+
+pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let mut config = ServeConfig::new(args.listen, args.data.clone());
+    config.max_upload = args.max_upload;
+    config.jobs = JobConfig {
+        workers: args.jobs.max(1),
+        ..JobConfig::default()
+    };
+    config.token = std::env::var("EVACDOC_TOKEN").ok();
+    config.shutdown_grace = Duration::from_secs(args.shutdown_grace);
+    let service = start(config)
+        .await
+        .with_context(|| format!("{}: cannot start the service", args.data.display()))?;
+    eprintln!("evacdoc: serving on http://{}/", service.addr);
+    eprintln!("evacdoc: data in {}", args.data.display());
+    if let Some(token) = &service.new_token {
+        // Printed this once: it is kept (mode 0600) in the data folder's `token` file.
+        eprintln!("evacdoc: access token (sign in with it; shown once): {token}");
+    }
+    wait_for_stop().await;
+    eprintln!("evacdoc: stopping (running analyses get {} s)", args.shutdown_grace);
+    service.shutdown().await;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Ctrl-C or SIGTERM.
+async fn wait_for_stop() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

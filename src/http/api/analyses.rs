@@ -1,0 +1,231 @@
+//! `/api/v1/analyses`: upload a bundle (queued as a job), list, show with status and
+//! result, delete.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::TryStreamExt;
+use serde::{Deserialize, Serialize};
+
+use crate::http::auth::Principal;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::state::AppState;
+use crate::http::upload::{Received, receive, safe_file_name};
+use crate::jobs::input_dir;
+use crate::store::{AnalysisRow, JobStatus, NewAnalysis, Store};
+
+/// Answer to an upload.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Created {
+    /// The analysis id.
+    pub id: String,
+    /// `queued`.
+    pub status: JobStatus,
+}
+
+/// An analysis with its status and, when done, its result.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct AnalysisView {
+    #[serde(flatten)]
+    pub row: AnalysisRow,
+    /// The `evacdoc.analysis/v1` document, when done.
+    #[schema(value_type = Object)]
+    pub result: Option<serde_json::Value>,
+}
+
+/// The file name of an octet-stream upload.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct UploadQuery {
+    /// The bundle's file name (its extension is not needed: archives are told by their bytes).
+    pub name: Option<String>,
+}
+
+/// Runs a store call on a blocking thread.
+pub async fn blocking<T: Send + 'static>(
+    state: &AppState,
+    call: impl FnOnce(&dyn Store) -> Result<T, crate::store::StoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let store: Arc<dyn Store> = state.store.clone();
+    Ok(tokio::task::spawn_blocking(move || call(store.as_ref())).await??)
+}
+
+/// The id of a path, checked: a UUID, nothing that could leave the data folder.
+pub fn analysis_id(id: &str) -> Result<String, ApiError> {
+    uuid::Uuid::parse_str(id)
+        .map(|u| u.hyphenated().to_string())
+        .map_err(|_| ApiError::not_found("analysis"))
+}
+
+/// Upload a bundle (`application/octet-stream` with `?name=`, or `multipart/form-data` with
+/// one file field): stored, checksummed and queued for analysis.
+#[utoipa::path(post, path = "/api/v1/analyses", tag = "analyses",
+    params(UploadQuery),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 202, body = Created), (status = 400, body = ErrorBody),
+              (status = 401, body = ErrorBody), (status = 413, body = ErrorBody)))]
+pub async fn upload(
+    State(state): State<AppState>,
+    Query(query): Query<UploadQuery>,
+    principal: Option<axum::Extension<Principal>>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let id = uuid::Uuid::new_v4().hyphenated().to_string();
+    let dir = input_dir(state.store.paths(), &id);
+    let multipart = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    let received = if multipart {
+        receive_multipart(&state, request, &dir).await
+    } else {
+        let name = safe_file_name(query.name.as_deref().unwrap_or(""));
+        let body = request.into_body().into_data_stream();
+        receive(body, &dir, &name, state.max_upload).await
+    };
+    let received: Received = match received {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = tokio::fs::remove_dir_all(state.store.paths().analysis_dir(&id)).await;
+            return Err(e);
+        }
+    };
+    let name = received
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let new = NewAnalysis {
+        id: id.clone(),
+        name: name.clone(),
+        size_bytes: received.size,
+        sha256: received.sha256.clone(),
+    };
+    let actor = principal.map_or("anonymous", |p| p.0.actor());
+    let row = blocking(&state, move |store| {
+        let row = store.create_analysis(&new)?;
+        store.audit(actor, "upload", &new.id, &format!("{} ({} bytes)", new.name, new.size_bytes))?;
+        Ok(row)
+    })
+    .await?;
+    state.jobs.wake();
+    tracing::info!(analysis = %id, name = %name, bytes = received.size, sha256 = %received.sha256, "upload queued");
+    let created = Created {
+        id: row.id.clone(),
+        status: row.status,
+    };
+    Ok((
+        StatusCode::ACCEPTED,
+        [(header::LOCATION, format!("/api/v1/analyses/{}", row.id))],
+        Json(created),
+    )
+        .into_response())
+}
+
+/// The first file field of a multipart upload, streamed to disk.
+async fn receive_multipart(
+    state: &AppState,
+    request: Request,
+    dir: &std::path::Path,
+) -> Result<Received, ApiError> {
+    let mut multipart = Multipart::from_request(request, state)
+        .await
+        .map_err(|e| ApiError::bad_request(format!("not a multipart upload: {e}")))?;
+    while let Some(field) = multipart
+        .next_field()
+        .await
+        .map_err(|e| ApiError::bad_request(format!("the upload was cut short: {e}")))?
+    {
+        let Some(file_name) = field.file_name().map(str::to_string) else {
+            continue;
+        };
+        let name = safe_file_name(&file_name);
+        let stream = field.map_err(|e| e.to_string());
+        return receive(Box::pin(stream), dir, &name, state.max_upload).await;
+    }
+    Err(ApiError::bad_request("the multipart upload has no file field"))
+}
+
+/// Analyses, newest first.
+#[utoipa::path(get, path = "/api/v1/analyses", tag = "analyses",
+    responses((status = 200, body = Vec<AnalysisRow>), (status = 401, body = ErrorBody)))]
+pub async fn list(State(state): State<AppState>) -> Result<Json<Vec<AnalysisRow>>, ApiError> {
+    let mut rows = blocking(&state, |store| store.list_analyses(200)).await?;
+    for row in &mut rows {
+        live_progress(&state, row);
+    }
+    Ok(Json(rows))
+}
+
+/// A running job's progress from memory (the store's copy is up to a second old).
+fn live_progress(state: &AppState, row: &mut AnalysisRow) {
+    if row.status == JobStatus::Running
+        && let Some(progress) = state.jobs.progress(&row.id)
+    {
+        row.progress = progress;
+    }
+}
+
+/// Fetches an analysis row or answers 404.
+pub async fn row_of(state: &AppState, id: &str) -> Result<AnalysisRow, ApiError> {
+    let id = analysis_id(id)?;
+    let mut row = blocking(state, move |store| store.get_analysis(&id))
+        .await?
+        .ok_or_else(|| ApiError::not_found("analysis"))?;
+    live_progress(state, &mut row);
+    Ok(row)
+}
+
+/// An analysis: status, progress, error, and the `evacdoc.analysis/v1` result when done.
+#[utoipa::path(get, path = "/api/v1/analyses/{id}", tag = "analyses",
+    params(("id" = String, Path, description = "analysis id")),
+    responses((status = 200, body = AnalysisView), (status = 404, body = ErrorBody)))]
+pub async fn show(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AnalysisView>, ApiError> {
+    let row = row_of(&state, &id).await?;
+    let result = if row.status == JobStatus::Done {
+        let id = row.id.clone();
+        blocking(&state, move |store| store.result_json(&id))
+            .await?
+            .and_then(|text| serde_json::from_str(&text).ok())
+    } else {
+        None
+    };
+    Ok(Json(AnalysisView { row, result }))
+}
+
+/// Deletes an analysis: its rows, upload, document and index.
+#[utoipa::path(delete, path = "/api/v1/analyses/{id}", tag = "analyses",
+    params(("id" = String, Path, description = "analysis id")),
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    principal: Option<axum::Extension<Principal>>,
+) -> Result<StatusCode, ApiError> {
+    let row = row_of(&state, &id).await?;
+    if row.status == JobStatus::Running {
+        return Err(ApiError::conflict(
+            "the analysis is running: delete it when it has ended",
+        ));
+    }
+    let actor = principal.map_or("anonymous", |p| p.0.actor());
+    let id = row.id.clone();
+    state.cache.remove(&id);
+    let deleted = blocking(&state, move |store| {
+        let deleted = store.delete_analysis(&id)?;
+        store.audit(actor, "delete", &id, "")?;
+        Ok(deleted)
+    })
+    .await?;
+    if deleted {
+        Ok(StatusCode::NO_CONTENT)
+    } else {
+        Err(ApiError::not_found("analysis"))
+    }
+}

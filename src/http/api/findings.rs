@@ -1,0 +1,48 @@
+//! `/api/v1/analyses/{id}/findings`: the findings of a finished analysis, as in the
+//! `evacdoc.analysis/v1` document.
+
+use axum::Json;
+use axum::extract::{Path, State};
+
+use super::analyses::{blocking, row_of};
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::state::AppState;
+use crate::store::JobStatus;
+
+/// The findings of an analysis (empty while it runs: they are stored when it ends).
+#[utoipa::path(get, path = "/api/v1/analyses/{id}/findings", tag = "findings",
+    params(("id" = String, Path, description = "analysis id")),
+    responses((status = 200, body = Vec<Object>), (status = 404, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<Vec<serde_json::Value>>, ApiError> {
+    let row = row_of(&state, &id).await?;
+    if row.status != JobStatus::Done {
+        return Ok(Json(Vec::new()));
+    }
+    let rows = blocking(&state, move |store| store.findings(&row.id)).await?;
+    Ok(Json(
+        rows.iter()
+            .filter_map(|f| serde_json::from_str(&f.json).ok())
+            .collect(),
+    ))
+}
+
+/// One finding.
+#[utoipa::path(get, path = "/api/v1/analyses/{id}/findings/{finding}", tag = "findings",
+    params(("id" = String, Path, description = "analysis id"),
+           ("finding" = String, Path, description = "finding id")),
+    responses((status = 200, body = Object), (status = 404, body = ErrorBody)))]
+pub async fn show(
+    State(state): State<AppState>,
+    Path((id, finding)): Path<(String, String)>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let row = row_of(&state, &id).await?;
+    let found = blocking(&state, move |store| store.finding(&row.id, &finding))
+        .await?
+        .ok_or_else(|| ApiError::not_found("finding"))?;
+    serde_json::from_str(&found.json)
+        .map(Json)
+        .map_err(ApiError::internal)
+}

@@ -1,0 +1,7 @@
+//! The JSON API under `/api/v1`, one module per resource.
+
+pub mod analyses;
+pub mod findings;
+pub mod lines;
+pub mod search;
+pub mod timeline;

@@ -1,0 +1,16 @@
+//! `evacdoc serve`: the HTTP API and the UI on axum. Handlers are thin: the store, the
+//! jobs and the search index do the work.
+
+pub mod api;
+pub mod auth;
+pub mod error;
+pub mod metrics;
+pub mod openapi;
+pub mod pages;
+mod router;
+mod server;
+pub mod state;
+pub mod upload;
+
+pub use router::router;
+pub use server::{ServeConfig, ServeError, Service, start};

@@ -1,0 +1,146 @@
+//! Starting and stopping the service: the store opened (migrations), the token had, jobs
+//! a crash left running recovered, the listener bound; on shutdown, requests drained and
+//! running jobs given a grace period, then queued again.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use super::auth::{TokenError, TokenSource, hash_secret, load_or_create_token};
+use super::metrics::Metrics;
+use super::state::AppState;
+use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
+use crate::store::{SqliteStore, Store, StoreError};
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// Address to listen on (loopback by default).
+    pub listen: SocketAddr,
+    /// Where everything is kept.
+    pub data: PathBuf,
+    /// The largest upload accepted, in bytes.
+    pub max_upload: u64,
+    /// Analyses at once, retries after a crash.
+    pub jobs: JobConfig,
+    /// The token given in the environment (`EVACDOC_TOKEN`).
+    pub token: Option<String>,
+    /// How long running jobs may go on after a shutdown is asked for.
+    pub shutdown_grace: Duration,
+}
+
+impl ServeConfig {
+    /// The defaults of `evacdoc serve`.
+    pub fn new(listen: SocketAddr, data: PathBuf) -> ServeConfig {
+        ServeConfig {
+            listen,
+            data,
+            max_upload: 8 << 30,
+            jobs: JobConfig::default(),
+            token: None,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// A running service.
+#[derive(Debug)]
+pub struct Service {
+    /// The address it listens on (the port chosen when 0 was asked).
+    pub addr: SocketAddr,
+    /// The token, when it was made at this start (to print once).
+    pub new_token: Option<String>,
+    state: AppState,
+    grace: Duration,
+    stop: Option<oneshot::Sender<()>>,
+    server: JoinHandle<std::io::Result<()>>,
+}
+
+/// Starts the service on the current tokio runtime.
+pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
+    let data = config.data.clone();
+    let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
+        .await
+        .map_err(|e| StoreError::from(std::io::Error::other(e.to_string())))??;
+    let store: Arc<dyn Store> = Arc::new(store);
+    let (token, source) = load_or_create_token(config.token.clone(), &store.paths().token_file())?;
+    let cache = Arc::new(AnalysisCache::new(4));
+    let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
+    let state = AppState {
+        store,
+        token_hash: hash_secret(&token).into(),
+        metrics: Arc::new(Metrics::default()),
+        jobs,
+        cache,
+        searchers: Arc::default(),
+        max_upload: config.max_upload,
+    };
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| ServeError::Listen {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| ServeError::Listen {
+        addr: config.listen,
+        source,
+    })?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let app = super::router(state.clone());
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    tracing::info!(%addr, "evacdoc serving");
+    Ok(Service {
+        addr,
+        new_token: (source == TokenSource::Generated).then_some(token),
+        state,
+        grace: config.shutdown_grace,
+        stop: Some(stop),
+        server,
+    })
+}
+
+impl Service {
+    /// The shared state (for tests and embedding).
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Stops taking requests, lets the running ones end, gives running jobs their grace
+    /// period and queues again those still running.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.state.jobs.shutdown(self.grace).await;
+        match tokio::time::timeout(Duration::from_secs(10), &mut self.server).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => tracing::error!(error = %e, "server stopped with an error"),
+            Ok(Err(e)) => tracing::error!(error = %e, "server task failed"),
+            Err(_) => tracing::warn!("requests still open after 10 s: stopping anyway"),
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! What every handler shares.
+
+use std::sync::Arc;
+
+use super::metrics::Metrics;
+use crate::jobs::{AnalysisCache, JobRunner};
+use crate::store::Store;
+
+/// The service's shared state (cheap to clone: all behind `Arc`).
+#[derive(Clone)]
+pub struct AppState {
+    /// Analyses, findings, sessions, audit log.
+    pub store: Arc<dyn Store>,
+    /// SHA-256 of the bearer token (hex).
+    pub token_hash: Arc<str>,
+    /// Counters for `/metrics`.
+    pub metrics: Arc<Metrics>,
+    /// The analysis jobs.
+    pub jobs: Arc<JobRunner>,
+    /// Finished analyses loaded for timelines and pages.
+    pub cache: Arc<AnalysisCache>,
+    /// The open search indexes.
+    pub searchers: Arc<super::api::search::Searchers>,
+    /// The largest upload accepted, in bytes.
+    pub max_upload: u64,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("max_upload", &self.max_upload)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,163 @@
+//! One analysis job, start to end, on a blocking thread: the uploaded bundle read once
+//! (events for the analysis, every line for the search index), the findings and the
+//! analysis document stored, the index committed.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::cache::Loaded;
+use super::progress::{BothSinks, JobProgress};
+use super::runner::JobCounters;
+use crate::index::{IndexError, Indexer};
+use crate::run::{Options, RunError, RunOptions, analyze_inputs};
+use crate::store::{
+    DataPaths, FindingRow, IndexProgress, IndexState, Store, StoreError, StoredResult,
+    write_document,
+};
+use crate::triage::report::json_document;
+
+/// The search index may use this much memory while it is built.
+pub const INDEX_MEMORY_BUDGET: usize = 64 << 20;
+
+/// Why a job failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error(transparent)]
+    Analyze(#[from] RunError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot write the analysis document: {0}")]
+    Document(String),
+    #[error("search index: {0}")]
+    Index(#[from] IndexError),
+}
+
+/// The folder holding an analysis's uploaded input (the archive under its own name).
+pub fn input_dir(paths: &DataPaths, id: &str) -> PathBuf {
+    paths.analysis_dir(id).join("input")
+}
+
+/// Runs the analysis `id` (already claimed as running): stores its result, then builds
+/// its search index. The analysis is done (findings served) before the index is.
+pub fn run_analysis(
+    store: &dyn Store,
+    id: &str,
+    progress: &JobProgress,
+    counters: &JobCounters,
+) -> Result<Loaded, JobError> {
+    let paths = store.paths().clone();
+    let input = input_dir(&paths, id);
+    let index_dir = paths.index_dir(id);
+    let _ = std::fs::remove_dir_all(&index_dir);
+    let indexer = match Indexer::create(&index_dir, INDEX_MEMORY_BUDGET) {
+        Ok(indexer) => Some(indexer),
+        Err(e) => {
+            tracing::warn!(analysis = id, error = %e, "search index not built");
+            store.set_index(id, &index_failed(&e))?;
+            None
+        }
+    };
+    if indexer.is_some() {
+        store.set_index(
+            id,
+            &IndexProgress {
+                state: IndexState::Running,
+                bytes_done: 0,
+                error: None,
+            },
+        )?;
+    }
+    let sinks: Arc<dyn crate::ingest::sink::SinkFactory> = match &indexer {
+        Some(indexer) => Arc::new(BothSinks(indexer.sink_factory(), Arc::new(progress.sinks()))),
+        None => Arc::new(progress.sinks()),
+    };
+    let options = RunOptions {
+        analysis: Options {
+            progress_bar: Some(progress.bar.clone()),
+            ..Options::default()
+        },
+        sinks: Some(sinks),
+        ..RunOptions::default()
+    };
+    let report = analyze_inputs(&[input], &options)?;
+    let analysis = report.analysis;
+    let findings = report.findings;
+
+    let document = analysis
+        .to_document()
+        .and_then(|d| serde_json::to_vec(&d))
+        .map_err(|e| JobError::Document(e.to_string()))?;
+    write_document(&paths, id, &document)?;
+    let result = stored_result(&analysis, &findings);
+    store.finish_done(id, &result)?;
+    counters
+        .bytes_ingested
+        .fetch_add(analysis.stats.bytes, Ordering::Relaxed);
+    counters
+        .lines_ingested
+        .fetch_add(analysis.stats.records, Ordering::Relaxed);
+
+    if let Some(indexer) = indexer {
+        let bytes = indexer.progress().load(Ordering::Relaxed);
+        match indexer.finish(&analysis) {
+            Ok(_) => store.set_index(
+                id,
+                &IndexProgress {
+                    state: IndexState::Done,
+                    bytes_done: bytes,
+                    error: None,
+                },
+            )?,
+            Err(e) => {
+                tracing::warn!(analysis = id, error = %e, "search index failed");
+                store.set_index(id, &index_failed(&e))?;
+            }
+        }
+    }
+    Ok(Loaded { analysis, findings })
+}
+
+fn index_failed(error: &IndexError) -> IndexProgress {
+    IndexProgress {
+        state: IndexState::Failed,
+        bytes_done: 0,
+        error: Some(error.to_string()),
+    }
+}
+
+/// The `analyze --format json` document and one row per finding (its JSON as in the
+/// document).
+pub fn stored_result(
+    analysis: &crate::correlate::Analysis,
+    findings: &[crate::detect::Finding],
+) -> StoredResult {
+    let document = json_document(analysis, findings);
+    let rows = document
+        .get("findings")
+        .and_then(|f| f.as_array())
+        .map(|list| {
+            list.iter()
+                .map(|f| FindingRow {
+                    id: text(f, "id"),
+                    detector: text(f, "detector"),
+                    severity: text(f, "severity"),
+                    title: text(f, "title"),
+                    json: f.to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    StoredResult {
+        report_json: document.to_string(),
+        findings: rows,
+    }
+}
+
+fn text(value: &serde_json::Value, key: &str) -> String {
+    value
+        .get(key)
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_string()
+}

@@ -1,0 +1,217 @@
+//! The job runner: a fixed number of workers take queued analyses from the store one at a
+//! time, run them on blocking threads and write their progress back every second. Jobs
+//! left running by a crash are re-run or failed at start; on shutdown the running ones
+//! get a grace period, then go back to the queue.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+use super::cache::AnalysisCache;
+use super::progress::JobProgress;
+use super::run_one::run_analysis;
+use crate::store::{AnalysisRow, Progress, Store, StoreError};
+
+/// How the runner works.
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    /// Analyses run at once; the rest wait in the queue.
+    pub workers: usize,
+    /// A job interrupted this many times (crashes) is failed instead of re-run.
+    pub max_attempts: u32,
+}
+
+impl Default for JobConfig {
+    fn default() -> Self {
+        JobConfig {
+            workers: 2,
+            max_attempts: 2,
+        }
+    }
+}
+
+/// What the finished jobs read, for `/metrics`.
+#[derive(Debug, Default)]
+pub struct JobCounters {
+    /// Bytes of log read by finished analyses (after decompression).
+    pub bytes_ingested: AtomicU64,
+    /// Log records read by finished analyses.
+    pub lines_ingested: AtomicU64,
+    /// Analyses that ended done.
+    pub jobs_done: AtomicU64,
+    /// Analyses that ended failed.
+    pub jobs_failed: AtomicU64,
+}
+
+/// The running jobs and the workers' shared state.
+pub struct JobRunner {
+    store: Arc<dyn Store>,
+    cache: Arc<AnalysisCache>,
+    config: JobConfig,
+    wake: Notify,
+    stopping: AtomicBool,
+    running: Mutex<HashMap<String, JobProgress>>,
+    /// What the finished jobs read.
+    pub counters: Arc<JobCounters>,
+}
+
+impl std::fmt::Debug for JobRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JobRunner")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JobRunner {
+    /// Recovers the jobs a crash left running, then starts the workers (on the current
+    /// tokio runtime).
+    pub fn start(
+        store: Arc<dyn Store>,
+        cache: Arc<AnalysisCache>,
+        config: JobConfig,
+    ) -> Result<Arc<JobRunner>, StoreError> {
+        let (requeued, failed) = store.recover_interrupted(config.max_attempts)?;
+        for id in &requeued {
+            tracing::warn!(analysis = %id, "job interrupted by a stop: queued again");
+        }
+        for id in &failed {
+            tracing::warn!(analysis = %id, "job interrupted too often: failed");
+        }
+        let runner = Arc::new(JobRunner {
+            store,
+            cache,
+            config: config.clone(),
+            wake: Notify::new(),
+            stopping: AtomicBool::new(false),
+            running: Mutex::new(HashMap::new()),
+            counters: Arc::new(JobCounters::default()),
+        });
+        for worker in 0..config.workers.max(1) {
+            let runner = runner.clone();
+            tokio::spawn(async move { runner.work(worker).await });
+        }
+        Ok(runner)
+    }
+
+    /// A new job was queued.
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// The live progress of a running job (fresher than the store's copy).
+    pub fn progress(&self, id: &str) -> Option<Progress> {
+        let running = self.running.lock().ok()?;
+        running.get(id).map(JobProgress::snapshot)
+    }
+
+    /// Ids of the jobs running in this process.
+    pub fn running_ids(&self) -> Vec<String> {
+        self.running
+            .lock()
+            .map(|r| r.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Stops taking jobs; waits up to `grace` for the running ones, then puts those still
+    /// running back in the queue (they run again at the next start).
+    pub async fn shutdown(&self, grace: Duration) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.wake.notify_waiters();
+        let deadline = tokio::time::Instant::now() + grace;
+        while !self.running_ids().is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        for id in self.running_ids() {
+            let store = self.store.clone();
+            let requeue = id.clone();
+            match tokio::task::spawn_blocking(move || store.requeue(&requeue)).await {
+                Ok(Ok(())) => tracing::info!(analysis = %id, "running job queued again for the next start"),
+                Ok(Err(e)) => tracing::error!(analysis = %id, error = %e, "cannot queue a running job again"),
+                Err(e) => tracing::error!(analysis = %id, error = %e, "cannot queue a running job again"),
+            }
+        }
+    }
+
+    async fn work(self: Arc<Self>, worker: usize) {
+        while !self.stopping.load(Ordering::SeqCst) {
+            let store = self.store.clone();
+            let claimed = tokio::task::spawn_blocking(move || store.claim_next()).await;
+            match claimed {
+                Ok(Ok(Some(row))) => self.run(row).await,
+                Ok(Ok(None)) => {
+                    // Woken by an upload, or look again now and then (another process
+                    // sharing the store may have queued work).
+                    let _ = tokio::time::timeout(Duration::from_secs(2), self.wake.notified())
+                        .await;
+                }
+                Ok(Err(e)) => {
+                    tracing::error!(worker, error = %e, "cannot take a job from the store");
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                }
+                Err(e) => {
+                    tracing::error!(worker, error = %e, "job worker failed");
+                    tokio::time::sleep(Duration::from_secs(2)).await;
+                }
+            }
+        }
+    }
+
+    async fn run(&self, row: AnalysisRow) {
+        let id = row.id.clone();
+        let progress = JobProgress::new();
+        if let Ok(mut running) = self.running.lock() {
+            running.insert(id.clone(), progress.clone());
+        }
+        tracing::info!(analysis = %id, name = %row.name, attempt = row.attempts, "analysis started");
+        let ticker = {
+            let store = self.store.clone();
+            let progress = progress.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    let (store, id, now) = (store.clone(), id.clone(), progress.snapshot());
+                    let _ = tokio::task::spawn_blocking(move || store.set_progress(&id, &now)).await;
+                }
+            })
+        };
+        let outcome = {
+            let store = self.store.clone();
+            let id = id.clone();
+            let progress = progress.clone();
+            let counters = self.counters.clone();
+            tokio::task::spawn_blocking(move || {
+                run_analysis(store.as_ref(), &id, &progress, &counters)
+            })
+            .await
+        };
+        ticker.abort();
+        let failure = match outcome {
+            Ok(Ok(loaded)) => {
+                self.counters.jobs_done.fetch_add(1, Ordering::Relaxed);
+                self.cache.insert(&id, Arc::new(loaded));
+                tracing::info!(analysis = %id, "analysis done");
+                None
+            }
+            Ok(Err(e)) => Some(e.to_string()),
+            Err(e) => {
+                tracing::error!(analysis = %id, error = %e, "analysis stopped unexpectedly");
+                Some("internal error: the analysis stopped unexpectedly".to_string())
+            }
+        };
+        if let Some(reason) = failure {
+            self.counters.jobs_failed.fetch_add(1, Ordering::Relaxed);
+            tracing::warn!(analysis = %id, reason = %reason, "analysis failed");
+            let store = self.store.clone();
+            let failed = id.clone();
+            let _ = tokio::task::spawn_blocking(move || store.finish_failed(&failed, &reason)).await;
+        }
+        if let Ok(mut running) = self.running.lock() {
+            running.remove(&id);
+        }
+    }
+}
