@@ -24,6 +24,9 @@ pub mod model;
 pub mod redact;
 /// The library entry point: inputs and options in, analysis and findings out.
 pub mod run;
+/// The embedded store of `evacdoc serve`: analyses, job queue, findings, sessions, audit
+/// log, and the data folder's layout. The only module that knows SQL.
+pub mod store;
 /// Known bugs, fix status and reports.
 pub mod triage;
 
