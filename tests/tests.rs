@@ -19,6 +19,10 @@ mod document;
 mod hosts;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
+/// `evacdoc serve`: the HTTP API in-process and on a loopback port.
+mod serve_api;
+/// `evacdoc serve` killed during a job, and started again.
+mod serve_restart;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.

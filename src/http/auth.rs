@@ -147,11 +147,18 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// Compares two hex hashes in time that does not depend on where they differ.
 fn same_hash(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// The principal of a request: its bearer token, else its session cookie.
-pub async fn principal(state: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, ApiError> {
+pub async fn principal(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<Principal>, ApiError> {
     if let Some(token) = bearer(headers) {
         return Ok(same_hash(&hash_secret(token), &state.token_hash).then_some(Principal::Token));
     }
@@ -181,7 +188,10 @@ pub async fn require(State(state): State<AppState>, mut request: Request, next: 
         Err(e) => return e.into_response(),
     };
     if let Principal::Session { csrf } = &principal {
-        let safe = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+        let safe = matches!(
+            *request.method(),
+            Method::GET | Method::HEAD | Method::OPTIONS
+        );
         let sent = request
             .headers()
             .get(CSRF_HEADER)
@@ -243,14 +253,20 @@ mod tests {
         assert_eq!((env.as_str(), source), ("s3cret", TokenSource::Environment));
         std::fs::write(&file, "\n").unwrap();
         let empty = load_or_create_token(None, &file).unwrap_err().to_string();
-        assert!(empty.contains("token") && empty.contains("empty"), "{empty}");
+        assert!(
+            empty.contains("token") && empty.contains("empty"),
+            "{empty}"
+        );
     }
 
     #[test]
     fn bearer_and_cookies_are_read_from_headers() {
         let mut headers = HeaderMap::new();
         headers.insert(header::AUTHORIZATION, "Bearer  abc ".parse().unwrap());
-        headers.insert(header::COOKIE, "a=1; evacdoc_session=xyz; b=2".parse().unwrap());
+        headers.insert(
+            header::COOKIE,
+            "a=1; evacdoc_session=xyz; b=2".parse().unwrap(),
+        );
         assert_eq!(bearer(&headers), Some("abc"));
         assert_eq!(cookie(&headers, SESSION_COOKIE), Some("xyz"));
         assert_eq!(cookie(&headers, "c"), None);
@@ -272,7 +288,10 @@ mod tests {
         assert_eq!(session.id_hash, hash_secret(&id));
         assert_ne!(session.csrf, id);
         let set = session_cookie(&id);
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
         assert!(session_cookie("").contains("Max-Age=0"));
     }
 }

@@ -54,6 +54,8 @@ pub enum ServeError {
     Store(#[from] StoreError),
     #[error(transparent)]
     Token(#[from] TokenError),
+    #[error("cannot start: {0}")]
+    Start(String),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -79,7 +81,7 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     let data = config.data.clone();
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
         .await
-        .map_err(|e| StoreError::from(std::io::Error::other(e.to_string())))??;
+        .map_err(|e| ServeError::Start(e.to_string()))??;
     let store: Arc<dyn Store> = Arc::new(store);
     let (token, source) = load_or_create_token(config.token.clone(), &store.paths().token_file())?;
     let cache = Arc::new(AnalysisCache::new(4));
