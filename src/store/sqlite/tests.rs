@@ -582,3 +582,63 @@ fn counts_by_status_names_every_status() {
         ]
     );
 }
+
+/// The whole path the service takes: a real bundle analysed, its JSON report and findings
+/// stored, read back unchanged, and the counts taken from the findings' severities.
+#[test]
+fn a_real_analysis_round_trips_through_the_store() {
+    let scenario = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/scenarios/2023-kolla-evacuate-race-zed");
+    let report =
+        crate::run::analyze_inputs(&[scenario], &crate::run::RunOptions::default()).unwrap();
+    assert!(!report.findings.is_empty(), "the scenario has findings");
+    let document = crate::triage::report::json_document(&report.analysis, &report.findings);
+    let findings: Vec<FindingRow> = document["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|json| FindingRow {
+            id: json["id"].as_str().unwrap().to_owned(),
+            detector: json["detector"].as_str().unwrap().to_owned(),
+            severity: json["severity"].as_str().unwrap().to_owned(),
+            title: json["title"].as_str().unwrap().to_owned(),
+            json: json.to_string(),
+        })
+        .collect();
+    let critical = report
+        .findings
+        .iter()
+        .filter(|finding| finding.severity == crate::detect::Severity::Critical)
+        .count() as u32;
+
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    let id = store
+        .create_analysis(&new_analysis("kolla-evacuate-race.tar.gz"))
+        .unwrap()
+        .id;
+    store.claim_next().unwrap();
+    let result = StoredResult {
+        report_json: document.to_string(),
+        findings,
+    };
+    store.finish_done(&id, &result).unwrap();
+
+    let row = store.get_analysis(&id).unwrap().unwrap();
+    assert_eq!(
+        (row.finding_count as usize, row.critical_count),
+        (report.findings.len(), critical)
+    );
+    assert_eq!(
+        store.result_json(&id).unwrap().as_deref(),
+        Some(result.report_json.as_str())
+    );
+    assert_eq!(store.findings(&id).unwrap(), result.findings);
+    let first = &result.findings[0];
+    assert!(
+        first.id.starts_with(&format!("{}:", first.detector)),
+        "{}",
+        first.id
+    );
+    assert_eq!(store.finding(&id, &first.id).unwrap().as_ref(), Some(first));
+}
