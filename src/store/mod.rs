@@ -7,12 +7,14 @@ mod document;
 mod error;
 mod paths;
 mod sqlite;
+mod token;
 mod types;
 
 pub use document::{read_document, write_document};
 pub use error::StoreError;
 pub use paths::{DataPaths, validate_id};
 pub use sqlite::SqliteStore;
+pub use token::{read_token, write_token};
 pub use types::{
     AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, JobStatus, NewAnalysis,
     Progress, Session, StoredResult, UnknownStatus,

@@ -222,3 +222,6 @@ impl Store for SqliteStore {
         self.read(analyses::counts_by_status)
     }
 }
+
+#[cfg(test)]
+mod tests;
