@@ -12,6 +12,8 @@
 pub mod correlate;
 /// Detectors: what went wrong, with the evidence.
 pub mod detect;
+/// The full-text search index of every record (the only module that uses tantivy).
+pub mod index;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
 /// Hosts, services, ids and events.
