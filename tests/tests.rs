@@ -19,6 +19,8 @@ mod document;
 mod hosts;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
+/// `evacdoc search`: the index built with the analysis, queried.
+mod search;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.

@@ -3,6 +3,7 @@
 mod analyze;
 mod parse;
 mod redact;
+mod search;
 mod timeline;
 
 use std::process::ExitCode;
@@ -27,6 +28,9 @@ enum Command {
     /// A copy of the bundle safe to post publicly: host names, addresses, user and
     /// project names and ids replaced by consistent pseudonyms, secrets removed.
     Redact(redact::RedactArgs),
+    /// Every record of one or more bundles indexed in the same pass as the analysis,
+    /// then searched: words, phrases, ids, levels, hosts and services, in UTC order.
+    Search(search::SearchArgs),
     /// The interleaved story of an instance, request, notification or host across the
     /// hosts and services of one or more bundles.
     Timeline(timeline::TimelineArgs),
@@ -38,6 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Analyze(args) => analyze::run(&args),
         Command::Parse(args) => parse::run(&args),
         Command::Redact(args) => redact::run(&args),
+        Command::Search(args) => search::run(&args),
         Command::Timeline(args) => timeline::run(&args),
     }
 }
