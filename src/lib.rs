@@ -14,6 +14,8 @@ pub mod correlate;
 pub mod detect;
 /// `evacdoc serve`: the HTTP API and the UI.
 pub mod http;
+/// The full-text search index of every record (the only module that uses tantivy).
+pub mod index;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
 /// The service's analysis jobs: queue, workers, progress, loaded results.

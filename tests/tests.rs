@@ -19,6 +19,8 @@ mod document;
 mod hosts;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
+/// `evacdoc search`: the index built with the analysis, queried.
+mod search;
 /// `evacdoc serve`: the HTTP API in-process and on a loopback port.
 mod serve_api;
 /// `evacdoc serve` killed during a job, and started again.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use super::auth::{TokenError, TokenSource, hash_secret, load_or_create_token};
+use super::auth::{TokenSource, hash_secret, load_or_create_token};
 use super::metrics::Metrics;
 use super::state::AppState;
 use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
@@ -52,8 +52,6 @@ impl ServeConfig {
 pub enum ServeError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    Token(#[from] TokenError),
     #[error("cannot start: {0}")]
     Start(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -83,7 +81,7 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         .await
         .map_err(|e| ServeError::Start(e.to_string()))??;
     let store: Arc<dyn Store> = Arc::new(store);
-    let (token, source) = load_or_create_token(config.token.clone(), &store.paths().token_file())?;
+    let (token, source) = load_or_create_token(config.token.clone(), store.paths())?;
     let cache = Arc::new(AnalysisCache::new(4));
     let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
     let state = AppState {

@@ -69,10 +69,7 @@ pub fn run_analysis(
         )?;
     }
     let sinks: Arc<dyn crate::ingest::sink::SinkFactory> = match &indexer {
-        Some(indexer) => Arc::new(BothSinks(
-            indexer.sink_factory(),
-            Arc::new(progress.sinks()),
-        )),
+        Some(indexer) => Arc::new(BothSinks(indexer.sinks(), Arc::new(progress.sinks()))),
         None => Arc::new(progress.sinks()),
     };
     let options = RunOptions {

@@ -100,11 +100,10 @@ pub async fn read(
     let dir = state.store.paths().index_dir(&row.id)?;
     let searchers = state.searchers.clone();
     let id = row.id.clone();
-    let lookup = path.clone();
     let lines = tokio::task::spawn_blocking(move || {
         searchers
             .open(&dir, &id)?
-            .lines(&lookup, from, to)
+            .lines(file, from, to)
             .map_err(ApiError::internal)
     })
     .await??;
