@@ -24,7 +24,12 @@ fn tooltip(analysis: &Analysis, item: &Item<'_>) -> String {
     let host = analysis.host(e.host).map_or("?", |h| h.hostname.as_str());
     let service = file.map_or("?", |f| f.service.name());
     let path = file.map_or("?", |f| f.path.as_str());
-    let mut text = format!("{}  {host} · {service}\n", utc(e.time));
+    let precision = if e.second_precision {
+        " (to the second)"
+    } else {
+        ""
+    };
+    let mut text = format!("{}{precision}  {host} · {service}\n", utc(e.time));
     if let Some((count, last, _)) = item.repeat {
         let _ = writeln!(
             text,

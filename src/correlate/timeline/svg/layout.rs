@@ -21,7 +21,9 @@ pub(super) const BAND_ROW: f64 = 22.0;
 const MARGIN: f64 = 16.0;
 const NANOS_PER_SEC: i64 = 1_000_000_000;
 
-/// A row placed: its first event, lane and position, and a folded run's end.
+/// A row placed: its first event, lane and position, and a folded run's end. Lines are
+/// placed by [`Event::sort_key`], the order of the rows: an Apache line stamped to the
+/// second sits after the call that caused it within that second.
 #[derive(Debug)]
 pub(super) struct Item<'a> {
     pub id: EventId,
@@ -90,8 +92,8 @@ impl<'a> Layout<'a> {
         let plot_right = width - MARGIN - 8.0;
         let mut times: Vec<i64> = Vec::new();
         for (_, e, repeat) in &drawn {
-            times.push(e.time);
-            times.extend(repeat.map(|(_, last)| last.time));
+            times.push(e.sort_key());
+            times.extend(repeat.map(|(_, last)| last.sort_key()));
         }
         for mark in marks {
             if let MarkAt::Span { from, to } = mark.at {
@@ -120,7 +122,7 @@ impl<'a> Layout<'a> {
                         let i = *positions.get(&id)?;
                         let (_, e, _) = drawn.get(i)?;
                         MarkKindAt::Event {
-                            x: scale.x(e.time),
+                            x: scale.x(e.sort_key()),
                             lane: lane_of[i],
                         }
                     }
@@ -172,10 +174,10 @@ impl<'a> Layout<'a> {
                 id,
                 event,
                 lane,
-                x: scale.x(event.time),
+                x: scale.x(event.sort_key()),
                 y: lane_y(lane),
                 tone: Tone::of(event),
-                repeat: repeat.map(|(count, last)| (count, last, scale.x(last.time))),
+                repeat: repeat.map(|(count, last)| (count, last, scale.x(last.sort_key()))),
             })
             .collect();
         Layout {
