@@ -35,8 +35,10 @@ pub(super) fn document(analysis: &Analysis, layout: &Layout<'_>, options: &SvgOp
     }
     lanes(&mut out, layout);
     axis(&mut out, layout);
-    breaks(&mut out, layout);
+    // Measured spans behind the breaks, which let them show through and keep their
+    // labels readable.
     items::gap_shades(&mut out, layout);
+    breaks(&mut out, layout);
     items::joins(&mut out, analysis, layout);
     items::events(&mut out, analysis, layout);
     items::marks(&mut out, layout);
@@ -47,12 +49,14 @@ pub(super) fn document(analysis: &Analysis, layout: &Layout<'_>, options: &SvgOp
 
 fn heading(out: &mut String, layout: &Layout<'_>, options: &SvgOptions) {
     let mut y = 22.0;
+    // About 8.5 px a character of the 15 px semibold heading.
+    let title_chars = ((layout.width - 32.0) / 8.5).max(20.0) as usize;
     if let Some(title) = &options.title {
         let _ = writeln!(
             out,
             r#"<text class="title" x="16" y="{}">{}</text>"#,
             num(y),
-            escape(&clip(title, 140))
+            escape(&clip(title, title_chars))
         );
         y += 20.0;
     }

@@ -87,9 +87,9 @@ text { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neu
 .lane-bg { fill: #f9fafb; }
 .grid { stroke: #eaecf0; stroke-width: 1; }
 .axis { stroke: #98a2b3; stroke-width: 1; }
-.break { fill: #f2f4f7; }
+.break { fill: #eef0f3; fill-opacity: 0.8; }
 .break-line { stroke: #667085; stroke-width: 1.5; fill: none; }
-.gap-shade { fill: #fedf89; fill-opacity: 0.3; }
+.gap-shade { fill: #fedf89; fill-opacity: 0.22; }
 .gap-bracket { stroke: #b54708; stroke-width: 1.5; fill: none; }
 .leader { stroke: #d92d20; stroke-width: 1; stroke-dasharray: 3 2; fill: none; }
 .ring { stroke: #d92d20; stroke-width: 2; fill: none; }
