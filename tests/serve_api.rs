@@ -241,6 +241,24 @@ async fn an_uploaded_bundle_is_analysed_searched_and_deleted() {
         .map(|r| &r["timestamp"].as_str().unwrap()[..19])
         .collect();
     assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    // The same story as a picture, and the finding's picture with its marks.
+    for path in [
+        format!("/api/v1/analyses/{id}/timeline?instance={RACE_INSTANCE}&format=svg"),
+        format!("/api/v1/analyses/{id}/findings/{finding_id}/picture"),
+    ] {
+        let response = server.get(&path).await;
+        assert_eq!(response.status(), reqwest::StatusCode::OK, "{path}");
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("image/svg+xml")
+        );
+        let svg = response.text().await.unwrap();
+        assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{path}");
+        assert!(svg.contains("is still in use"), "{path}");
+        assert!(!svg.contains("<script"), "{path}");
+    }
     let bad = server
         .get(&format!("/api/v1/analyses/{id}/timeline?instance=nope"))
         .await;

@@ -25,6 +25,8 @@ mod redact;
 mod search;
 /// `evacdoc serve`: the HTTP API in-process and on a loopback port.
 mod serve_api;
+/// `evacdoc serve` in headless Chromium: sign in, upload, finding, picture, search.
+mod serve_browser;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
 /// Clock skew on copies of scenarios with moved clocks.

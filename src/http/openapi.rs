@@ -16,6 +16,7 @@ use super::api;
         api::analyses::delete,
         api::findings::list,
         api::findings::show,
+        api::findings::picture,
         api::timeline::show,
         api::search::search,
         api::lines::lines,

@@ -32,6 +32,10 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/analyses/{id}/findings/{finding}",
             get(findings::show),
         )
+        .route(
+            "/api/v1/analyses/{id}/findings/{finding}/picture",
+            get(findings::picture),
+        )
         .route("/api/v1/analyses/{id}/timeline", get(timeline::show))
         .route("/api/v1/analyses/{id}/search", get(search::search))
         .route(

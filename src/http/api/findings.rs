@@ -5,6 +5,9 @@ use axum::Json;
 use axum::extract::{Path, State};
 
 use super::analyses::{blocking, row_of};
+use super::timeline::{loaded, svg_response};
+use crate::correlate::timeline::SvgOptions;
+use crate::detect::finding_picture;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
 use crate::store::JobStatus;
@@ -45,4 +48,29 @@ pub async fn show(
     serde_json::from_str(&found.json)
         .map(Json)
         .map_err(ApiError::internal)
+}
+
+/// A finding's timeline picture: an SVG swimlane of its instances' or notification's
+/// lines, the failing calls and the measured gaps marked.
+#[utoipa::path(get, path = "/api/v1/analyses/{id}/findings/{finding}/picture", tag = "findings",
+    params(("id" = String, Path, description = "analysis id"),
+           ("finding" = String, Path, description = "finding id")),
+    responses((status = 200, content_type = "image/svg+xml", body = String),
+              (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn picture(
+    State(state): State<AppState>,
+    Path((id, finding)): Path<(String, String)>,
+) -> Result<axum::response::Response, ApiError> {
+    let loaded = loaded(&state, &id).await?;
+    let svg = tokio::task::spawn_blocking(move || {
+        let found = loaded.findings.iter().find(|f| f.id == finding)?;
+        let options = SvgOptions {
+            title: Some(found.title.clone()),
+            ..SvgOptions::default()
+        };
+        Some(finding_picture(&loaded.analysis, found, &options))
+    })
+    .await?
+    .ok_or_else(|| ApiError::not_found("finding"))?;
+    Ok(svg_response(svg))
 }

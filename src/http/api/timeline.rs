@@ -5,9 +5,12 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::analyses::row_of;
+use crate::correlate::timeline::{SvgOptions, render_svg};
 use crate::correlate::timeline::{Subject, entries, fold, select};
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
@@ -26,6 +29,8 @@ pub struct TimelineQuery {
     pub notification: Option<String>,
     /// A host name, short or qualified.
     pub host: Option<String>,
+    /// `json` (default) or `svg` (the swimlane picture).
+    pub format: Option<String>,
 }
 
 impl TimelineQuery {
@@ -96,15 +101,33 @@ pub async fn loaded(state: &AppState, id: &str) -> Result<Arc<Loaded>, ApiError>
 /// polls folded.
 #[utoipa::path(get, path = "/api/v1/analyses/{id}/timeline", tag = "timeline",
     params(("id" = String, Path, description = "analysis id"), TimelineQuery),
-    responses((status = 200, body = Vec<Object>), (status = 400, body = ErrorBody),
-              (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+    responses((status = 200, body = Vec<Object>, description = "the rows (JSON), or the picture (`format=svg`, image/svg+xml)"),
+              (status = 400, body = ErrorBody), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn show(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(query): Query<TimelineQuery>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Response, ApiError> {
     let subject = query.subject()?;
+    let svg = match query.format.as_deref() {
+        None | Some("json") => false,
+        Some("svg") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "format {other:?}: json or svg"
+            )));
+        }
+    };
     let loaded = loaded(&state, &id).await?;
+    if svg {
+        let picture = tokio::task::spawn_blocking(move || {
+            let analysis = &loaded.analysis;
+            let rows = fold(analysis, &select(analysis, &subject));
+            render_svg(analysis, &rows, &[], &SvgOptions::default())
+        })
+        .await?;
+        return Ok(svg_response(picture));
+    }
     let value = tokio::task::spawn_blocking(move || {
         let analysis = &loaded.analysis;
         let rows = fold(analysis, &select(analysis, &subject));
@@ -112,7 +135,22 @@ pub async fn show(
     })
     .await?
     .map_err(ApiError::internal)?;
-    Ok(Json(value))
+    Ok(Json(value).into_response())
+}
+
+/// An SVG answer: its own strict policy (no scripts, inline styles only).
+pub fn svg_response(svg: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "image/svg+xml; charset=utf-8"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; style-src 'unsafe-inline'",
+            ),
+        ],
+        svg,
+    )
+        .into_response()
 }
 
 #[cfg(test)]

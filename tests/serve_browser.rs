@@ -1,0 +1,198 @@
+//! `evacdoc serve` in a real browser: headless Chromium driven through chromedriver
+//! (Debian `chromium` and `chromium-driver`, installed by `.ci/run`). A user signs in,
+//! drops a bundle on the home page, opens the finding and its timeline picture, and
+//! searches. Screenshots of the pages go to `$EVACDOC_SCREENSHOTS` (CI artefacts) or
+//! `target/screenshots`.
+
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::{Value, json};
+
+use crate::serve_api::{RACE_INSTANCE, TOKEN, TestServer, scenario_tar_gz};
+
+/// chromedriver on a free loopback port, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    /// Starts chromedriver; `None` when it is not installed.
+    fn start() -> Option<Driver> {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let driver = Driver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(driver)
+    }
+
+    async fn browser(&self) -> Client {
+        let mut caps = serde_json::Map::new();
+        caps.insert(
+            "goog:chromeOptions".to_string(),
+            json!({ "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                             "--disable-dev-shm-usage", "--window-size=1400,1800"] }),
+        );
+        let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&self.url)
+            .await
+            .expect("a chromium session")
+    }
+}
+
+/// The Enter key, as text for `send_keys`.
+fn enter() -> String {
+    char::from(fantoccini::key::Key::Enter).to_string()
+}
+
+fn screenshots() -> PathBuf {
+    let dir = std::env::var_os("EVACDOC_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+async fn shot(browser: &Client, name: &str) {
+    let png = browser.screenshot().await.unwrap();
+    std::fs::write(screenshots().join(name), png).unwrap();
+}
+
+/// Waits until `css` matches an element.
+async fn wait_for(browser: &Client, css: &str) -> fantoccini::elements::Element {
+    browser
+        .wait()
+        .at_most(Duration::from_secs(60))
+        .for_element(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
+    let Some(driver) = Driver::start() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromedriver is missing: .ci/run installs Debian's chromium-driver"
+        );
+        eprintln!("skipped: chromedriver is not installed (apt-get install chromium-driver)");
+        return;
+    };
+    let server = TestServer::start().await;
+    let bundle_dir = tempfile::tempdir().unwrap();
+    let bundle = bundle_dir.path().join("juju-crashdump-race.tar.gz");
+    std::fs::write(&bundle, scenario_tar_gz("2020-juju-evacuate-race")).unwrap();
+    let browser = driver.browser().await;
+
+    // Signed out: the home page sends to the sign-in form.
+    browser.goto(&server.url("/")).await.unwrap();
+    let token = wait_for(&browser, "input#token").await;
+    assert!(browser.current_url().await.unwrap().path().starts_with("/login"));
+    token.send_keys("wrong").await.unwrap();
+    token.send_keys(&enter()).await.unwrap();
+    let alert = wait_for(&browser, ".alert").await;
+    assert!(!alert.text().await.unwrap().is_empty());
+    let token = wait_for(&browser, "input#token").await;
+    token.send_keys(TOKEN).await.unwrap();
+    token.send_keys(&enter()).await.unwrap();
+
+    // Upload through the page's file input; the list shows it running, then done.
+    let input = wait_for(&browser, "input#file-input").await;
+    input.send_keys(bundle.to_str().unwrap()).await.unwrap();
+    let started = Instant::now();
+    let id = loop {
+        let listed = server.get_json("/api/v1/analyses").await;
+        let done = listed.as_array().unwrap().iter().find_map(|a| {
+            (a["status"] == "done" && a["index"]["state"] == "done")
+                .then(|| a["id"].as_str().unwrap().to_string())
+        });
+        if let Some(id) = done {
+            break id;
+        }
+        assert!(started.elapsed() < Duration::from_secs(90), "{listed}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let row = wait_for(&browser, &format!("tr[data-id='{id}'] a")).await;
+    shot(&browser, "home.png").await;
+    row.click().await.unwrap();
+
+    // The analysis page lists the finding; its page shows the evidence and the picture.
+    let finding = wait_for(&browser, "a.finding-title").await;
+    assert!(finding.text().await.unwrap().contains("raced"));
+    shot(&browser, "analysis.png").await;
+    finding.click().await.unwrap();
+    wait_for(&browser, "svg text").await;
+    let page = browser.source().await.unwrap();
+    assert!(page.contains("Compute service of node02ob100.maas is still in use"));
+    assert!(page.contains("wait_period_after_service_update"));
+    let picture: Value = browser
+        .execute(
+            "const s = document.querySelector('main svg[role=img], main svg.timeline, main figure svg'); \
+             return s ? s.getBoundingClientRect().width : 0;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(picture.as_f64().unwrap_or(0.0) > 300.0, "the timeline picture is drawn: {picture}");
+    shot(&browser, "finding.png").await;
+
+    // The instance's timeline page.
+    browser
+        .goto(&server.url(&format!(
+            "/analyses/{id}/timeline?kind=instance&value={RACE_INSTANCE}&instance={RACE_INSTANCE}"
+        )))
+        .await
+        .unwrap();
+    wait_for(&browser, "main table, main ol, main .rows").await;
+    assert!(browser.source().await.unwrap().contains("Instance spawned successfully"));
+    shot(&browser, "timeline.png").await;
+
+    // Search from the keyboard: `/` focuses the box.
+    browser.goto(&server.url(&format!("/analyses/{id}"))).await.unwrap();
+    wait_for(&browser, "input#top-q").await;
+    let body = browser.find(Locator::Css("body")).await.unwrap();
+    body.send_keys("/").await.unwrap();
+    let focused: Value = browser
+        .execute("return document.activeElement && document.activeElement.id", vec![])
+        .await
+        .unwrap();
+    assert_eq!(focused, json!("top-q"));
+    let q = browser.find(Locator::Css("input#top-q")).await.unwrap();
+    q.send_keys("\"still in use\"").await.unwrap();
+    q.send_keys(&enter()).await.unwrap();
+    let mark = wait_for(&browser, "mark").await;
+    assert_eq!(mark.text().await.unwrap().to_lowercase(), "still");
+    shot(&browser, "search.png").await;
+
+    browser.close().await.unwrap();
+    server.stop().await;
+}
