@@ -19,6 +19,8 @@ mod document;
 mod hosts;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
+/// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
+mod serve_pages;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.
