@@ -295,10 +295,10 @@ async fn the_pages_of_an_uploaded_scenario() {
     );
 
     // A raw line the evidence links to is shown, highlighted.
-    let raw_url = between(
-        &finding.body,
-        "<span class=\"log-where mono\"><a href=\"",
-        "\"",
+    let files = format!("href=\"/analyses/{id}/files/");
+    let raw_url = format!(
+        "/analyses/{id}/files/{}",
+        between(&finding.body, &files, "\"")
     )
     .replace("&amp;", "&");
     let raw = get(&service, raw_url.split('#').next().unwrap(), Some(&cookie)).await;

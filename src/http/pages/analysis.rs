@@ -10,7 +10,9 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 
 use super::config_view::{ConfigRow, config_rows};
-use super::format::{FileLinks, count, encode_component, human_bytes, readable_time};
+use super::format::{
+    FileLinks, count, encode_component, human_bytes, prose_html, readable_time, short_path,
+};
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use super::rows::RowView;
@@ -54,6 +56,7 @@ struct SeverityGroup {
 pub(super) struct FindingLink {
     pub url: String,
     pub title: String,
+    /// HTML: escaped, `quoted` words as code.
     pub summary: String,
     pub failed_host: String,
     pub window: String,
@@ -211,7 +214,7 @@ pub(super) fn finding_link(id: &str, f: &Finding) -> FindingLink {
     FindingLink {
         url: format!("/analyses/{id}/findings/{}", encode_component(&f.id)),
         title: f.title.clone(),
-        summary: f.summary.clone(),
+        summary: prose_html(&f.summary),
         failed_host: f.failed_host.clone().unwrap_or_default(),
         window: f
             .window
@@ -225,7 +228,7 @@ pub(super) fn finding_link(id: &str, f: &Finding) -> FindingLink {
 fn zone_source(source: &ZoneSource) -> String {
     match source {
         ZoneSource::Override => "given with --tz".to_string(),
-        ZoneSource::Bundle(path) => format!("the bundle: {path}"),
+        ZoneSource::Bundle(path) => format!("the bundle: {}", short_path(path)),
         ZoneSource::Inferred(how) => format!("inferred from its lines: {how}"),
         ZoneSource::Default => "nothing said: UTC assumed".to_string(),
     }

@@ -3,7 +3,7 @@
 //! (defaults from Masakari's `conf/engine.py`, `conf/engine_driver.py` and Nova's
 //! `conf/service.py`), as set on each host or left to their default.
 
-use super::format::FileLinks;
+use super::format::{FileLinks, short_path};
 use crate::correlate::Analysis;
 use crate::detect::Finding;
 
@@ -142,8 +142,10 @@ pub struct ConfigRow {
     pub value: String,
     /// The default, when known.
     pub default: String,
-    /// `path:line` where it is set.
+    /// `path:line` where it is set (the path shortened).
     pub location: String,
+    /// The whole path.
+    pub file: String,
     /// The raw file view of that line, when the file was read.
     pub link: Option<String>,
     /// What the option does, or the finding's note about it.
@@ -225,7 +227,8 @@ fn rows_of(
                 .unwrap_or_default(),
             value: c.value.clone(),
             default: default.to_string(),
-            location: format!("{}:{}", c.file, c.line),
+            location: format!("{}:{}", short_path(&c.file), c.line),
+            file: c.file.clone(),
             link: links.line(&c.file, c.line as u64),
             role: role.to_string(),
             named,
@@ -241,6 +244,7 @@ fn rows_of(
         value: String::new(),
         default: default.to_string(),
         location: String::new(),
+        file: String::new(),
         link: None,
         role: role.to_string(),
         named,

@@ -6,7 +6,10 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::response::Response;
 
-use super::format::{DayBreaks, FileLinks, HostHues, encode_component, readable_time, split_time};
+use super::format::{
+    DayBreaks, FileLinks, HostHues, encode_component, prose_html, readable_time, short_path,
+    split_time,
+};
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
@@ -24,6 +27,7 @@ struct FindingPage {
     analysis_url: String,
     severity: &'static str,
     title: String,
+    /// HTML: escaped, `quoted` words as code.
     summary: String,
     detector: String,
     failed_host: Option<Link>,
@@ -31,9 +35,11 @@ struct FindingPage {
     instances: Vec<Link>,
     notification: Option<Link>,
     requests: Vec<Link>,
+    /// Paragraphs, HTML as `summary`.
     explanation: Vec<String>,
     evidence: Vec<EvidenceRow>,
     changes: Vec<ChangeRow>,
+    /// HTML as `summary`.
     remedy: String,
     actions: Vec<ActionRow>,
     bugs: Vec<BugRow>,
@@ -52,15 +58,18 @@ struct EvidenceRow {
     host: String,
     hue: String,
     location: String,
+    path: String,
     url: Option<String>,
     text: String,
 }
 
 struct ChangeRow {
     file: String,
+    short_file: String,
     name: String,
     current: String,
     recommended: String,
+    /// HTML as `summary`.
     note: String,
 }
 
@@ -70,6 +79,7 @@ struct ActionRow {
 }
 
 struct BugRow {
+    /// `launchpad #1234`, or the tracker alone when the bug has no id.
     label: String,
     title: String,
     url: Option<String>,
@@ -106,7 +116,7 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
         analysis_url: format!("/analyses/{id}"),
         severity: f.severity.as_str(),
         title: f.title.clone(),
-        summary: f.summary.clone(),
+        summary: prose_html(&f.summary),
         detector: f.detector.to_string(),
         failed_host: f.failed_host.as_deref().map(|h| timeline("host", h)),
         window: f
@@ -142,16 +152,17 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
             .iter()
             .map(|c| ChangeRow {
                 file: c.file.clone(),
+                short_file: short_path(&c.file),
                 name: format!("[{}] {}", c.section, c.option),
                 current: c
                     .current
                     .clone()
                     .unwrap_or_else(|| "unset (default)".to_string()),
                 recommended: c.recommended.clone(),
-                note: c.note.clone(),
+                note: prose_html(&c.note),
             })
             .collect(),
-        remedy: f.remediation.summary.clone(),
+        remedy: prose_html(&f.remediation.summary),
         actions: f.remediation.actions.iter().map(action_row).collect(),
         bugs: f.known_bugs.iter().map(bug_row).collect(),
     }
@@ -162,7 +173,7 @@ fn paragraphs(text: &str) -> Vec<String> {
     text.split("\n\n")
         .map(str::trim)
         .filter(|p| !p.is_empty())
-        .map(str::to_string)
+        .map(prose_html)
         .collect()
 }
 
@@ -179,7 +190,8 @@ fn evidence(id: &str, analysis: &Analysis, f: &Finding) -> Vec<EvidenceRow> {
                 time,
                 hue: hues.of(&e.host),
                 host: e.host.clone(),
-                location: format!("{}:{}", e.path, e.line),
+                location: format!("{}:{}", short_path(&e.path), e.line),
+                path: e.path.clone(),
                 url: links.line(&e.path, e.line as u64),
                 text: e.text.clone(),
             }
@@ -228,7 +240,11 @@ fn bug_row(bug: &KnownBugRef) -> BugRow {
         "unknown"
     };
     BugRow {
-        label: format!("{} #{}", bug.tracker, bug.id),
+        label: if bug.id.trim().is_empty() {
+            bug.tracker.clone()
+        } else {
+            format!("{} #{}", bug.tracker, bug.id)
+        },
         title: bug.title.clone(),
         // Only web links: a catalog entry cannot put a script in an href.
         url: (bug.url.starts_with("https://") || bug.url.starts_with("http://"))
@@ -248,6 +264,10 @@ mod tests {
         assert_eq!(
             paragraphs("One.\n\nTwo\nlines.\n\n\n"),
             vec!["One.".to_string(), "Two\nlines.".to_string()]
+        );
+        assert_eq!(
+            paragraphs("Set `a` to <b>."),
+            vec!["Set <code>a</code> to &lt;b&gt;.".to_string()]
         );
     }
 

@@ -72,6 +72,36 @@ fn ceil_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// Prose with `backticked` words as code, HTML-escaped: the findings' texts quote option
+/// names and values that way. Unpaired backticks stay as they are.
+pub fn prose_html(text: &str) -> String {
+    let parts: Vec<&str> = text.split('`').collect();
+    if parts.len() % 2 == 0 {
+        return escape_html(text);
+    }
+    let mut out = String::with_capacity(text.len() + parts.len() * 7);
+    for (i, part) in parts.iter().enumerate() {
+        if i % 2 == 1 && !part.is_empty() {
+            out.push_str("<code>");
+            out.push_str(&escape_html(part));
+            out.push_str("</code>");
+        } else {
+            out.push_str(&escape_html(part));
+        }
+    }
+    out
+}
+
+/// A long path cut to its last three parts (`…/nova/nova-api-wsgi.log`); the pages give
+/// the whole path as the link's title.
+pub fn short_path(path: &str) -> String {
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    if parts.len() <= 3 {
+        return path.to_string();
+    }
+    format!("…/{}", parts[parts.len() - 3..].join("/"))
+}
+
 /// `text` percent-encoded for a URL query value or path segment (all but `A-Z a-z 0-9 - . _ ~`).
 pub fn encode_component(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -220,6 +250,17 @@ mod tests {
         let html = marked_html(text, &[(7, 100), (0, 2), (1, 4), (5, 3), (200, 300)]);
         assert_eq!(html, "<mark>hél</mark>lo <mark>wörld</mark>");
         assert_eq!(marked_html("", &[(0, 4)]), "");
+    }
+
+    #[test]
+    fn prose_quotes_become_code_and_paths_are_shortened() {
+        assert_eq!(
+            prose_html("set `a<b` to `60` & go"),
+            "set <code>a&lt;b</code> to <code>60</code> &amp; go"
+        );
+        assert_eq!(prose_html("one ` alone"), "one ` alone");
+        assert_eq!(short_path("a/b/c/d/e.log"), "…/c/d/e.log");
+        assert_eq!(short_path("c/d/e.log"), "c/d/e.log");
     }
 
     #[test]

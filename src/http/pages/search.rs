@@ -8,7 +8,7 @@ use axum::response::Response;
 use serde::Deserialize;
 
 use super::format::{
-    DayBreaks, FileLinks, HostHues, count, encode_component, marked_html, split_time,
+    DayBreaks, FileLinks, HostHues, count, encode_component, marked_html, short_path, split_time,
 };
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
@@ -58,6 +58,7 @@ struct HitRow {
     service: String,
     level: String,
     location: String,
+    path: String,
     url: Option<String>,
     /// The text, HTML-escaped, with `<mark>` around the matches.
     html: String,
@@ -153,7 +154,8 @@ fn fill(
                 host: h.host.clone(),
                 service: h.service.clone(),
                 level: h.level.clone().unwrap_or_default(),
-                location: format!("{}:{}", h.path, h.line),
+                location: format!("{}:{}", short_path(&h.path), h.line),
+                path: h.path.clone(),
                 url: links.and_then(|l| l.line(&h.path, h.line)),
                 html: marked_html(&h.text, &h.marks),
             }

@@ -7,7 +7,9 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::format::{DayBreaks, FileLinks, HostHues, encode_component, readable_time, split_time};
+use super::format::{
+    DayBreaks, FileLinks, HostHues, encode_component, readable_time, short_path, split_time,
+};
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
@@ -44,6 +46,7 @@ struct TimelineRow {
     repeated: Option<String>,
     url: Option<String>,
     location: String,
+    path: String,
 }
 
 /// A subject worth a look.
@@ -183,7 +186,8 @@ fn rows(
                     )
                 }),
                 url: links.line(e.path, u64::from(e.line)),
-                location: format!("{}:{}", e.path, e.line),
+                location: format!("{}:{}", short_path(e.path), e.line),
+                path: e.path.to_string(),
             }
         })
         .collect()
