@@ -14,6 +14,8 @@ pub mod correlate;
 pub mod detect;
 /// `evacdoc serve`: the HTTP API and the UI.
 pub mod http;
+/// The full-text search index of every record (the only module that uses tantivy).
+pub mod index;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
 /// The service's analysis jobs: queue, workers, progress, loaded results.
@@ -24,6 +26,9 @@ pub mod model;
 pub mod redact;
 /// The library entry point: inputs and options in, analysis and findings out.
 pub mod run;
+/// The embedded store of `evacdoc serve`: analyses, job queue, findings, sessions, audit
+/// log, and the data folder's layout. The only module that knows SQL.
+pub mod store;
 /// Known bugs, fix status and reports.
 pub mod triage;
 

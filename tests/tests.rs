@@ -19,8 +19,14 @@ mod document;
 mod hosts;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
+/// `evacdoc search`: the index built with the analysis, queried.
+mod search;
+/// `evacdoc serve`: the HTTP API in-process and on a loopback port.
+mod serve_api;
 /// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
 mod serve_pages;
+/// `evacdoc serve` killed during a job, and started again.
+mod serve_restart;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.

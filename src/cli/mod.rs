@@ -3,6 +3,7 @@
 mod analyze;
 mod parse;
 mod redact;
+mod search;
 mod serve;
 mod timeline;
 
@@ -31,6 +32,9 @@ enum Command {
     /// The web service: upload bundles, see findings, timelines and search in a browser
     /// or through the JSON API.
     Serve(serve::ServeArgs),
+    /// Every record of one or more bundles indexed in the same pass as the analysis,
+    /// then searched: words, phrases, ids, levels, hosts and services, in UTC order.
+    Search(search::SearchArgs),
     /// The interleaved story of an instance, request, notification or host across the
     /// hosts and services of one or more bundles.
     Timeline(timeline::TimelineArgs),
@@ -43,6 +47,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Parse(args) => parse::run(&args),
         Command::Redact(args) => redact::run(&args),
         Command::Serve(args) => serve::run(&args),
+        Command::Search(args) => search::run(&args),
         Command::Timeline(args) => timeline::run(&args),
     }
 }

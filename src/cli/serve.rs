@@ -58,7 +58,10 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         eprintln!("evacdoc: access token (sign in with it; shown once): {token}");
     }
     wait_for_stop().await;
-    eprintln!("evacdoc: stopping (running analyses get {} s)", args.shutdown_grace);
+    eprintln!(
+        "evacdoc: stopping (running analyses get {} s)",
+        args.shutdown_grace
+    );
     service.shutdown().await;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,8 +3,6 @@
 //! SameSite=Strict cookie; requests that change something also carry the session's CSRF
 //! token).
 
-use std::io::Write as _;
-use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
@@ -15,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
 use super::state::AppState;
-use crate::store::{Session, Store};
+use crate::store::{DataPaths, Session, Store, StoreError, read_token, write_token};
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "evacdoc_session";
@@ -35,23 +33,6 @@ pub enum TokenSource {
     Generated,
 }
 
-/// Why the token could not be had.
-#[derive(Debug, thiserror::Error)]
-pub enum TokenError {
-    #[error("{path}: cannot read the token file: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path}: cannot write the token file: {source}")]
-    Write {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path}: the token file is empty")]
-    Empty { path: String },
-}
-
 /// A random secret of 32 bytes, hex.
 pub fn random_secret() -> String {
     let mut bytes = [0u8; 32];
@@ -64,47 +45,21 @@ pub fn hash_secret(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
-/// The service token: `EVACDOC_TOKEN` if set, else the token file, else a new one written
-/// to the token file (mode 0600).
+/// The service token: `EVACDOC_TOKEN` if set, else the data folder's token file, else a
+/// new one written there (mode 0600).
 pub fn load_or_create_token(
     env: Option<String>,
-    file: &Path,
-) -> Result<(String, TokenSource), TokenError> {
+    paths: &DataPaths,
+) -> Result<(String, TokenSource), StoreError> {
     if let Some(token) = env.filter(|t| !t.trim().is_empty()) {
         return Ok((token.trim().to_string(), TokenSource::Environment));
     }
-    let path = file.display().to_string();
-    match std::fs::read_to_string(file) {
-        Ok(text) => {
-            let token = text.trim().to_string();
-            if token.is_empty() {
-                return Err(TokenError::Empty { path });
-            }
-            Ok((token, TokenSource::File))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let token = random_secret();
-            write_private(file, token.as_bytes())
-                .map_err(|source| TokenError::Write { path, source })?;
-            Ok((token, TokenSource::Generated))
-        }
-        Err(source) => Err(TokenError::Read { path, source }),
+    if let Some(token) = read_token(paths)? {
+        return Ok((token, TokenSource::File));
     }
-}
-
-/// Writes a file only its owner can read (created new: an existing one is not replaced).
-fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(bytes)?;
-    file.write_all(b"\n")?;
-    file.sync_all()
+    let token = random_secret();
+    write_token(paths, &token)?;
+    Ok((token, TokenSource::Generated))
 }
 
 /// Who made a request.
@@ -147,11 +102,18 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 /// Compares two hex hashes in time that does not depend on where they differ.
 pub(crate) fn same_hash(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
 }
 
 /// The principal of a request: its bearer token, else its session cookie.
-pub async fn principal(state: &AppState, headers: &HeaderMap) -> Result<Option<Principal>, ApiError> {
+pub async fn principal(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<Principal>, ApiError> {
     if let Some(token) = bearer(headers) {
         return Ok(same_hash(&hash_secret(token), &state.token_hash).then_some(Principal::Token));
     }
@@ -181,7 +143,10 @@ pub async fn require(State(state): State<AppState>, mut request: Request, next: 
         Err(e) => return e.into_response(),
     };
     if let Principal::Session { csrf } = &principal {
-        let safe = matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+        let safe = matches!(
+            *request.method(),
+            Method::GET | Method::HEAD | Method::OPTIONS
+        );
         let sent = request
             .headers()
             .get(CSRF_HEADER)
@@ -227,30 +192,26 @@ mod tests {
     #[test]
     fn the_token_comes_from_the_environment_then_the_file_then_is_made_once() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("token");
-        let (made, source) = load_or_create_token(None, &file).unwrap();
+        let paths = DataPaths::new(dir.path());
+        let (made, source) = load_or_create_token(None, &paths).unwrap();
         assert_eq!(source, TokenSource::Generated);
         assert_eq!(made.len(), 64);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&file).unwrap().permissions().mode();
-            assert_eq!(mode & 0o777, 0o600);
-        }
-        let (again, source) = load_or_create_token(None, &file).unwrap();
+        let (again, source) = load_or_create_token(None, &paths).unwrap();
         assert_eq!((again.as_str(), source), (made.as_str(), TokenSource::File));
-        let (env, source) = load_or_create_token(Some("s3cret".into()), &file).unwrap();
+        let (env, source) = load_or_create_token(Some("s3cret".into()), &paths).unwrap();
         assert_eq!((env.as_str(), source), ("s3cret", TokenSource::Environment));
-        std::fs::write(&file, "\n").unwrap();
-        let empty = load_or_create_token(None, &file).unwrap_err().to_string();
-        assert!(empty.contains("token") && empty.contains("empty"), "{empty}");
+        // The environment's token is not written over the file's.
+        assert_eq!(read_token(&paths).unwrap().as_deref(), Some(made.as_str()));
     }
 
     #[test]
     fn bearer_and_cookies_are_read_from_headers() {
         let mut headers = HeaderMap::new();
         headers.insert(header::AUTHORIZATION, "Bearer  abc ".parse().unwrap());
-        headers.insert(header::COOKIE, "a=1; evacdoc_session=xyz; b=2".parse().unwrap());
+        headers.insert(
+            header::COOKIE,
+            "a=1; evacdoc_session=xyz; b=2".parse().unwrap(),
+        );
         assert_eq!(bearer(&headers), Some("abc"));
         assert_eq!(cookie(&headers, SESSION_COOKIE), Some("xyz"));
         assert_eq!(cookie(&headers, "c"), None);
@@ -272,7 +233,10 @@ mod tests {
         assert_eq!(session.id_hash, hash_secret(&id));
         assert_ne!(session.csrf, id);
         let set = session_cookie(&id);
-        assert!(set.contains("HttpOnly") && set.contains("SameSite=Strict"), "{set}");
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Strict"),
+            "{set}"
+        );
         assert!(session_cookie("").contains("Max-Age=0"));
     }
 }

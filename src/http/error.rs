@@ -40,7 +40,11 @@ impl ApiError {
     }
 
     pub fn not_found(what: &str) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("{what} not found"),
+        )
     }
 
     pub fn bad_request(message: impl Into<String>) -> ApiError {

@@ -159,9 +159,18 @@ mod tests {
         assert!(text.contains("evacdoc_jobs{state=\"running\"} 0"), "{text}");
         assert!(text.contains("evacdoc_ingested_bytes_total 1234"), "{text}");
         let labels = "method=\"GET\",route=\"/api/v1/analyses\",status=\"200\"";
-        assert!(text.contains(&format!("_bucket{{{labels},le=\"0.001\"}} 0")), "{text}");
-        assert!(text.contains(&format!("_bucket{{{labels},le=\"0.005\"}} 1")), "{text}");
-        assert!(text.contains(&format!("_bucket{{{labels},le=\"0.25\"}} 2")), "{text}");
+        assert!(
+            text.contains(&format!("_bucket{{{labels},le=\"0.001\"}} 0")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("_bucket{{{labels},le=\"0.005\"}} 1")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("_bucket{{{labels},le=\"0.25\"}} 2")),
+            "{text}"
+        );
         assert!(text.contains(&format!("_count{{{labels}}} 2")), "{text}");
     }
 }

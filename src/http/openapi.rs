@@ -24,6 +24,7 @@ use super::api;
     security(("bearer" = [])),
     tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"))
 )]
+#[derive(Debug)]
 pub struct ApiDoc;
 
 struct BearerAuth;

@@ -47,7 +47,10 @@ pub fn router(state: AppState) -> Router {
         .merge(public)
         .merge(api)
         .merge(pages::routes())
-        .route_layer(middleware::from_fn_with_state(state.clone(), metrics::track))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ))
         .layer(middleware::from_fn(error::with_request_id))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
@@ -68,7 +71,10 @@ async fn healthz(State(state): State<AppState>) -> impl IntoResponse {
     let store = state.store.clone();
     match tokio::task::spawn_blocking(move || store.counts_by_status()).await {
         Ok(Ok(_)) => (axum::http::StatusCode::OK, "ok\n"),
-        _ => (axum::http::StatusCode::SERVICE_UNAVAILABLE, "store unavailable\n"),
+        _ => (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "store unavailable\n",
+        ),
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use super::auth::{TokenError, TokenSource, hash_secret, load_or_create_token};
+use super::auth::{TokenSource, hash_secret, load_or_create_token};
 use super::metrics::Metrics;
 use super::state::AppState;
 use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
@@ -52,8 +52,8 @@ impl ServeConfig {
 pub enum ServeError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(transparent)]
-    Token(#[from] TokenError),
+    #[error("cannot start: {0}")]
+    Start(String),
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -79,9 +79,9 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     let data = config.data.clone();
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
         .await
-        .map_err(|e| StoreError::from(std::io::Error::other(e.to_string())))??;
+        .map_err(|e| ServeError::Start(e.to_string()))??;
     let store: Arc<dyn Store> = Arc::new(store);
-    let (token, source) = load_or_create_token(config.token.clone(), &store.paths().token_file())?;
+    let (token, source) = load_or_create_token(config.token.clone(), store.paths())?;
     let cache = Arc::new(AnalysisCache::new(4));
     let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
     let state = AppState {

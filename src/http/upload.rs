@@ -70,9 +70,8 @@ where
         let mut hasher = Sha256::new();
         let mut size: u64 = 0;
         while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| {
-                ApiError::bad_request(format!("the upload was cut short: {e}"))
-            })?;
+            let chunk = chunk
+                .map_err(|e| ApiError::bad_request(format!("the upload was cut short: {e}")))?;
             size += chunk.len() as u64;
             if size > limit {
                 return Err(ApiError::new(
@@ -111,7 +110,10 @@ mod tests {
 
     #[test]
     fn file_names_stay_inside_their_folder() {
-        assert_eq!(safe_file_name("sosreport-cmp1.tar.xz"), "sosreport-cmp1.tar.xz");
+        assert_eq!(
+            safe_file_name("sosreport-cmp1.tar.xz"),
+            "sosreport-cmp1.tar.xz"
+        );
         assert_eq!(safe_file_name("../../etc/passwd"), "passwd");
         assert_eq!(safe_file_name("C:\\x\\juju crash.tgz"), "juju_crash.tgz");
         assert_eq!(safe_file_name(".."), "upload.bin");
@@ -142,9 +144,14 @@ mod tests {
         );
         assert_eq!(std::fs::read(&got.path).unwrap(), b"hello world");
 
-        let err = receive(chunks(&[b"0123456789", b"0123456789"]), dir.path(), "b.log", 15)
-            .await
-            .unwrap_err();
+        let err = receive(
+            chunks(&[b"0123456789", b"0123456789"]),
+            dir.path(),
+            "b.log",
+            15,
+        )
+        .await
+        .unwrap_err();
         assert_eq!(err.status, StatusCode::PAYLOAD_TOO_LARGE);
         assert!(!dir.path().join("b.log").exists());
         assert!(!dir.path().join("b.log.part").exists());

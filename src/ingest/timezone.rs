@@ -91,6 +91,28 @@ impl HostZone {
         Some(HostZone { tz, name, source })
     }
 
+    /// The offsets in force from Unix second `from` to `to`: the offset at `from` (as
+    /// starting at `i64::MIN`), then each change up to `to` as (its first Unix second,
+    /// seconds east of UTC). What a reader without the zone database needs to turn the
+    /// host's local times into UTC (the search index keeps it beside the index).
+    pub fn offsets_between(&self, from: i64, to: i64) -> Vec<(i64, i32)> {
+        // A zone changes offset at most a few times a year: the cap only guards against
+        // absurd ranges from a bogus timestamp.
+        const MAX_CHANGES: usize = 4096;
+        let Ok(start) = jiff::Timestamp::from_second(from) else {
+            return vec![(i64::MIN, 0)];
+        };
+        let mut out = vec![(i64::MIN, self.tz.to_offset(start).seconds())];
+        for change in self.tz.following(start) {
+            let at = change.timestamp().as_second();
+            if at > to || out.len() >= MAX_CHANGES {
+                break;
+            }
+            out.push((at, change.offset().seconds()));
+        }
+        out
+    }
+
     /// The offset (seconds east of UTC) in force at the local wall-clock time `local`.
     pub fn offset_at(&self, local: &DateTime) -> i32 {
         let civil = jiff::civil::DateTime::new(

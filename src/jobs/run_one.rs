@@ -34,8 +34,8 @@ pub enum JobError {
 }
 
 /// The folder holding an analysis's uploaded input (the archive under its own name).
-pub fn input_dir(paths: &DataPaths, id: &str) -> PathBuf {
-    paths.analysis_dir(id).join("input")
+pub fn input_dir(paths: &DataPaths, id: &str) -> Result<PathBuf, StoreError> {
+    Ok(paths.analysis_dir(id)?.join("input"))
 }
 
 /// Runs the analysis `id` (already claimed as running): stores its result, then builds
@@ -47,8 +47,8 @@ pub fn run_analysis(
     counters: &JobCounters,
 ) -> Result<Loaded, JobError> {
     let paths = store.paths().clone();
-    let input = input_dir(&paths, id);
-    let index_dir = paths.index_dir(id);
+    let input = input_dir(&paths, id)?;
+    let index_dir = paths.index_dir(id)?;
     let _ = std::fs::remove_dir_all(&index_dir);
     let indexer = match Indexer::create(&index_dir, INDEX_MEMORY_BUDGET) {
         Ok(indexer) => Some(indexer),
@@ -69,7 +69,7 @@ pub fn run_analysis(
         )?;
     }
     let sinks: Arc<dyn crate::ingest::sink::SinkFactory> = match &indexer {
-        Some(indexer) => Arc::new(BothSinks(indexer.sink_factory(), Arc::new(progress.sinks()))),
+        Some(indexer) => Arc::new(BothSinks(indexer.sinks(), Arc::new(progress.sinks()))),
         None => Arc::new(progress.sinks()),
     };
     let options = RunOptions {

@@ -129,9 +129,15 @@ impl JobRunner {
             let store = self.store.clone();
             let requeue = id.clone();
             match tokio::task::spawn_blocking(move || store.requeue(&requeue)).await {
-                Ok(Ok(())) => tracing::info!(analysis = %id, "running job queued again for the next start"),
-                Ok(Err(e)) => tracing::error!(analysis = %id, error = %e, "cannot queue a running job again"),
-                Err(e) => tracing::error!(analysis = %id, error = %e, "cannot queue a running job again"),
+                Ok(Ok(())) => {
+                    tracing::info!(analysis = %id, "running job queued again for the next start")
+                }
+                Ok(Err(e)) => {
+                    tracing::error!(analysis = %id, error = %e, "cannot queue a running job again")
+                }
+                Err(e) => {
+                    tracing::error!(analysis = %id, error = %e, "cannot queue a running job again")
+                }
             }
         }
     }
@@ -145,8 +151,8 @@ impl JobRunner {
                 Ok(Ok(None)) => {
                     // Woken by an upload, or look again now and then (another process
                     // sharing the store may have queued work).
-                    let _ = tokio::time::timeout(Duration::from_secs(2), self.wake.notified())
-                        .await;
+                    let _ =
+                        tokio::time::timeout(Duration::from_secs(2), self.wake.notified()).await;
                 }
                 Ok(Err(e)) => {
                     tracing::error!(worker, error = %e, "cannot take a job from the store");
@@ -175,7 +181,8 @@ impl JobRunner {
                 loop {
                     tokio::time::sleep(Duration::from_secs(1)).await;
                     let (store, id, now) = (store.clone(), id.clone(), progress.snapshot());
-                    let _ = tokio::task::spawn_blocking(move || store.set_progress(&id, &now)).await;
+                    let _ =
+                        tokio::task::spawn_blocking(move || store.set_progress(&id, &now)).await;
                 }
             })
         };
@@ -208,7 +215,8 @@ impl JobRunner {
             tracing::warn!(analysis = %id, reason = %reason, "analysis failed");
             let store = self.store.clone();
             let failed = id.clone();
-            let _ = tokio::task::spawn_blocking(move || store.finish_failed(&failed, &reason)).await;
+            let _ =
+                tokio::task::spawn_blocking(move || store.finish_failed(&failed, &reason)).await;
         }
         if let Ok(mut running) = self.running.lock() {
             running.remove(&id);

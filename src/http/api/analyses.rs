@@ -73,7 +73,7 @@ pub async fn upload(
     request: Request,
 ) -> Result<Response, ApiError> {
     let id = uuid::Uuid::new_v4().hyphenated().to_string();
-    let dir = input_dir(state.store.paths(), &id);
+    let dir = input_dir(state.store.paths(), &id)?;
     let multipart = request
         .headers()
         .get(header::CONTENT_TYPE)
@@ -89,7 +89,9 @@ pub async fn upload(
     let received: Received = match received {
         Ok(r) => r,
         Err(e) => {
-            let _ = tokio::fs::remove_dir_all(state.store.paths().analysis_dir(&id)).await;
+            if let Ok(folder) = state.store.paths().analysis_dir(&id) {
+                let _ = tokio::fs::remove_dir_all(folder).await;
+            }
             return Err(e);
         }
     };
@@ -107,7 +109,12 @@ pub async fn upload(
     let actor = principal.map_or("anonymous", |p| p.0.actor());
     let row = blocking(&state, move |store| {
         let row = store.create_analysis(&new)?;
-        store.audit(actor, "upload", &new.id, &format!("{} ({} bytes)", new.name, new.size_bytes))?;
+        store.audit(
+            actor,
+            "upload",
+            &new.id,
+            &format!("{} ({} bytes)", new.name, new.size_bytes),
+        )?;
         Ok(row)
     })
     .await?;
@@ -146,7 +153,9 @@ async fn receive_multipart(
         let stream = field.map_err(|e| e.to_string());
         return receive(Box::pin(stream), dir, &name, state.max_upload).await;
     }
-    Err(ApiError::bad_request("the multipart upload has no file field"))
+    Err(ApiError::bad_request(
+        "the multipart upload has no file field",
+    ))
 }
 
 /// Analyses, newest first.

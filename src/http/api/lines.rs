@@ -92,15 +92,18 @@ pub async fn read(
         .host(info.host)
         .map(|h| h.hostname.clone())
         .unwrap_or_default();
-    let (path, service, records) = (info.path.clone(), info.service.name().to_string(), info.records);
-    let dir = state.store.paths().index_dir(&row.id);
+    let (path, service, records) = (
+        info.path.clone(),
+        info.service.name().to_string(),
+        info.records,
+    );
+    let dir = state.store.paths().index_dir(&row.id)?;
     let searchers = state.searchers.clone();
     let id = row.id.clone();
-    let lookup = path.clone();
     let lines = tokio::task::spawn_blocking(move || {
         searchers
             .open(&dir, &id)?
-            .lines(&lookup, from, to)
+            .lines(file, from, to)
             .map_err(ApiError::internal)
     })
     .await??;

@@ -41,7 +41,11 @@ impl Searchers {
         }
     }
 
-    pub(crate) fn open(&self, dir: &std::path::Path, id: &str) -> Result<Arc<SearchIndex>, ApiError> {
+    pub(crate) fn open(
+        &self,
+        dir: &std::path::Path,
+        id: &str,
+    ) -> Result<Arc<SearchIndex>, ApiError> {
         if let Some(found) = self.0.lock().ok().and_then(|m| m.get(id).cloned()) {
             return Ok(found);
         }
@@ -59,7 +63,9 @@ fn nanos(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
         return Ok(None);
     };
     let ts: jiff::Timestamp = v.parse().map_err(|_| {
-        ApiError::bad_request(format!("{name} {v:?} is not an RFC 3339 time (2024-10-08T06:25:03Z)"))
+        ApiError::bad_request(format!(
+            "{name} {v:?} is not an RFC 3339 time (2024-10-08T06:25:03Z)"
+        ))
     })?;
     Ok(Some(ts.as_nanosecond() as i64))
 }
@@ -68,7 +74,9 @@ impl SearchParams {
     /// The query for the index.
     pub fn query(&self) -> Result<SearchQuery, ApiError> {
         if self.q.trim().is_empty() {
-            return Err(ApiError::bad_request("q is empty: give words, \"a phrase\" or field:value"));
+            return Err(ApiError::bad_request(
+                "q is empty: give words, \"a phrase\" or field:value",
+            ));
         }
         Ok(SearchQuery {
             q: self.q.clone(),
@@ -81,7 +89,11 @@ impl SearchParams {
 }
 
 /// Runs a search of analysis `id`.
-pub async fn run(state: &AppState, id: &str, params: &SearchParams) -> Result<SearchPage, ApiError> {
+pub async fn run(
+    state: &AppState,
+    id: &str,
+    params: &SearchParams,
+) -> Result<SearchPage, ApiError> {
     let query = params.query()?;
     let row = row_of(state, id).await?;
     if row.index.state != IndexState::Done {
@@ -93,7 +105,7 @@ pub async fn run(state: &AppState, id: &str, params: &SearchParams) -> Result<Se
                 .unwrap_or_default()
         )));
     }
-    let dir = state.store.paths().index_dir(&row.id);
+    let dir = state.store.paths().index_dir(&row.id)?;
     let searchers = state.searchers.clone();
     tokio::task::spawn_blocking(move || {
         let index = searchers.open(&dir, &row.id)?;

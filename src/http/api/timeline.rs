@@ -47,10 +47,14 @@ impl TimelineQuery {
         }
         let uuid = |name: &str, v: &str| {
             Uuid::parse(v.trim()).ok_or_else(|| {
-                ApiError::bad_request(format!("{name} {v:?} is not a UUID (8-4-4-4-12 hex digits)"))
+                ApiError::bad_request(format!(
+                    "{name} {v:?} is not a UUID (8-4-4-4-12 hex digits)"
+                ))
             })
         };
-        let some = |v: &Option<String>| v.as_deref().filter(|v| !v.trim().is_empty());
+        fn some(v: &Option<String>) -> Option<&str> {
+            v.as_deref().filter(|v| !v.trim().is_empty())
+        }
         if let Some(v) = some(&self.instance) {
             Ok(Subject::Instance(uuid("instance", v)?))
         } else if let Some(v) = some(&self.notification) {
@@ -123,7 +127,10 @@ mod tests {
             ..TimelineQuery::default()
         };
         let uuid = "5ba2a8a6-25b5-4a5b-9b8e-7e2f5d0e7c11";
-        assert!(matches!(q(Some(uuid), None).subject(), Ok(Subject::Instance(_))));
+        assert!(matches!(
+            q(Some(uuid), None).subject(),
+            Ok(Subject::Instance(_))
+        ));
         assert!(matches!(q(None, Some("cmp1")).subject(), Ok(Subject::Host(h)) if h == "cmp1"));
         assert!(q(None, None).subject().is_err());
         assert!(q(Some(uuid), Some("cmp1")).subject().is_err());

@@ -1,0 +1,23 @@
+//! The full-text search index: one document per log record, built as a sink of the one
+//! reading pass ([`Indexer`]), searched by words, phrases and fields in UTC time order
+//! ([`SearchIndex`]). The only module that uses tantivy.
+//!
+//! Records are indexed with the time their line wrote (a host's zone and clock
+//! correction are known only after the analysis); [`Indexer::finish`] writes a small
+//! meta file beside the index with each host's offsets and shift, which the search uses
+//! to turn a UTC range into each host's local range and hits back into UTC.
+
+mod error;
+mod marks;
+mod meta;
+mod query;
+mod schema;
+mod search;
+mod writer;
+
+pub use error::IndexError;
+pub use search::{MAX_PER_PAGE, SearchHit, SearchIndex, SearchPage, SearchQuery};
+pub use writer::{IndexStats, Indexer};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! The fields of a record's document, and the tokenizers they use.
+//!
+//! Only the message text is stored with positions (phrases); ids are single lowercased
+//! tokens without frequencies; time, file and line are columns (fast fields). Host and
+//! service are a function of the file: they are not indexed but resolved to file ids at
+//! query time from the meta file, which keeps every document smaller.
+
+use tantivy::Index;
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
+};
+use tantivy::tokenizer::{LowerCaser, RawTokenizer, TextAnalyzer};
+
+/// The tokenizer of id fields: the whole value, lowercased.
+pub(crate) const ID_TOKENIZER: &str = "evacdoc_id";
+/// The tokenizer of the message text.
+pub(crate) const TEXT_TOKENIZER: &str = "default";
+
+/// Field names as the query language spells them.
+pub(crate) mod names {
+    pub const TEXT: &str = "text";
+    pub const LEVEL: &str = "level";
+    pub const LOGGER: &str = "logger";
+    pub const REQUEST: &str = "request";
+    pub const GLOBAL: &str = "global";
+    pub const INSTANCE: &str = "instance";
+    pub const NOTIFICATION: &str = "notification";
+    pub const VOLUME: &str = "volume";
+    pub const FILE: &str = "file";
+    pub const LINE: &str = "line";
+    pub const TIME_LOCAL: &str = "tlocal";
+    pub const TIME_UTC: &str = "tutc";
+    pub const FLAGS: &str = "flags";
+}
+
+/// `flags` bit: the record carries a timestamp of its own (else its time is the one of
+/// the record before it in the file, for ordering only).
+pub(crate) const FLAG_OWN_TIME: u64 = 1;
+
+/// The fields, by handle.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Fields {
+    pub text: Field,
+    pub level: Field,
+    pub logger: Field,
+    /// Local and global request ids (`request:` finds either).
+    pub request: Field,
+    /// Global request ids only.
+    pub global: Field,
+    pub instance: Field,
+    pub notification: Field,
+    pub volume: Field,
+    pub file: Field,
+    pub line: Field,
+    /// Nanoseconds of a zone-less wall-clock time read as if it were UTC.
+    pub time_local: Field,
+    /// Nanoseconds of a time whose line gave its offset (UTC, before clock correction).
+    pub time_utc: Field,
+    pub flags: Field,
+}
+
+pub(crate) fn build() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = TextOptions::default().set_stored().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(TEXT_TOKENIZER)
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+    );
+    let id = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(ID_TOKENIZER)
+            .set_index_option(IndexRecordOption::Basic),
+    );
+    let fields = Fields {
+        text: b.add_text_field(names::TEXT, text),
+        level: b.add_text_field(names::LEVEL, id.clone() | STORED),
+        logger: b.add_text_field(names::LOGGER, id.clone()),
+        request: b.add_text_field(names::REQUEST, id.clone()),
+        global: b.add_text_field(names::GLOBAL, id.clone()),
+        instance: b.add_text_field(names::INSTANCE, id.clone()),
+        notification: b.add_text_field(names::NOTIFICATION, id.clone()),
+        volume: b.add_text_field(names::VOLUME, id),
+        file: b.add_u64_field(names::FILE, INDEXED | FAST),
+        line: b.add_u64_field(names::LINE, FAST),
+        time_local: b.add_i64_field(names::TIME_LOCAL, FAST),
+        time_utc: b.add_i64_field(names::TIME_UTC, FAST),
+        flags: b.add_u64_field(names::FLAGS, FAST),
+    };
+    (b.build(), fields)
+}
+
+/// The fields of an opened index, by name.
+pub(crate) fn fields_of(schema: &Schema) -> tantivy::Result<Fields> {
+    let f = |name: &str| schema.get_field(name);
+    Ok(Fields {
+        text: f(names::TEXT)?,
+        level: f(names::LEVEL)?,
+        logger: f(names::LOGGER)?,
+        request: f(names::REQUEST)?,
+        global: f(names::GLOBAL)?,
+        instance: f(names::INSTANCE)?,
+        notification: f(names::NOTIFICATION)?,
+        volume: f(names::VOLUME)?,
+        file: f(names::FILE)?,
+        line: f(names::LINE)?,
+        time_local: f(names::TIME_LOCAL)?,
+        time_utc: f(names::TIME_UTC)?,
+        flags: f(names::FLAGS)?,
+    })
+}
+
+/// Registers the id tokenizer (tantivy keeps tokenizers out of the index files: each
+/// opening must register them again).
+pub(crate) fn register_tokenizers(index: &Index) {
+    index.tokenizers().register(
+        ID_TOKENIZER,
+        TextAnalyzer::builder(RawTokenizer::default())
+            .filter(LowerCaser)
+            .build(),
+    );
+}

@@ -1,0 +1,444 @@
+//! Searching an index: a query (words, phrases, fields) and a UTC time range in, one
+//! page of hits in UTC time order (then path, then line) out, matched words marked.
+
+use std::collections::BTreeMap;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+mod lines;
+
+use serde::{Deserialize, Serialize};
+use tantivy::collector::sort_key::ReverseComparator;
+use tantivy::collector::{Count, SegmentSortKeyComputer, SortKeyComputer, TopDocs};
+use tantivy::columnar::Column;
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermSetQuery};
+use tantivy::schema::Value as _;
+use tantivy::tokenizer::TextAnalyzer;
+use tantivy::{DocId, Index, IndexReader, Score, SegmentReader, TantivyDocument, Term};
+
+use crate::index::IndexError;
+use crate::index::marks::Marker;
+use crate::index::meta::{HostMeta, IndexMeta};
+use crate::index::query::resolve_file_fields;
+use crate::index::schema::{self, FLAG_OWN_TIME, Fields, names};
+
+/// The most hits one page may hold.
+pub const MAX_PER_PAGE: usize = 1000;
+
+/// A search: the query, an optional UTC time range, and the page wanted.
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SearchQuery {
+    /// Words, "quoted phrases" and fields (`instance:` `request:` `global:`
+    /// `notification:` `volume:` `level:` `logger:` `host:` `service:`), AND by default,
+    /// `OR`, `NOT`/`-` and parentheses; empty matches every record.
+    pub q: String,
+    /// Records at or after this UTC time (ns since the Unix epoch).
+    #[serde(default)]
+    pub from: Option<i64>,
+    /// Records at or before this UTC time (ns since the Unix epoch).
+    #[serde(default)]
+    pub to: Option<i64>,
+    /// The page, from 1.
+    #[serde(default = "first_page")]
+    pub page: usize,
+    /// Hits per page (1 to 1000).
+    #[serde(default = "default_per_page")]
+    pub per_page: usize,
+}
+
+fn first_page() -> usize {
+    1
+}
+
+fn default_per_page() -> usize {
+    50
+}
+
+impl SearchQuery {
+    /// The first page of `q`, no time range.
+    pub fn new(q: impl Into<String>) -> SearchQuery {
+        SearchQuery {
+            q: q.into(),
+            from: None,
+            to: None,
+            page: first_page(),
+            per_page: default_per_page(),
+        }
+    }
+}
+
+/// One page of hits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SearchPage {
+    /// Records matching, over all pages.
+    pub total: usize,
+    /// This page, from 1.
+    pub page: usize,
+    /// Hits per page asked for.
+    pub per_page: usize,
+    /// The hits of this page, in UTC time order, then path, then line.
+    pub hits: Vec<SearchHit>,
+}
+
+/// One matching record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SearchHit {
+    /// The file, relative to the input root.
+    pub path: String,
+    /// 1-based number of the record's first line.
+    pub line: u64,
+    /// The host's name.
+    pub host: String,
+    /// The service that wrote the file.
+    pub service: String,
+    /// The record's level, when its format has one.
+    pub level: Option<String>,
+    /// The record's time in UTC (RFC 3339), clock correction applied; none when the
+    /// record has no time of its own.
+    pub timestamp: Option<String>,
+    /// The record's message (with its continuation and traceback lines).
+    pub text: String,
+    /// Byte ranges of `text` that match the query.
+    pub marks: Vec<(usize, usize)>,
+}
+
+/// An opened index.
+pub struct SearchIndex {
+    dir: PathBuf,
+    index: Index,
+    reader: IndexReader,
+    fields: Fields,
+    meta: Arc<IndexMeta>,
+    parser: QueryParser,
+    order: TimeOrder,
+}
+
+impl std::fmt::Debug for SearchIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchIndex")
+            .field("dir", &self.dir)
+            .finish()
+    }
+}
+
+impl SearchIndex {
+    /// Opens the index an [`crate::index::Indexer`] finished in `dir`.
+    pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
+        let meta = Arc::new(IndexMeta::read(dir)?);
+        let index = Index::open_in_dir(dir).map_err(|e| IndexError::tantivy(dir, e))?;
+        schema::register_tokenizers(&index);
+        let fields = schema::fields_of(&index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
+        let reader = index.reader().map_err(|e| IndexError::tantivy(dir, e))?;
+        let mut parser = QueryParser::for_index(&index, vec![fields.text]);
+        parser.set_conjunction_by_default();
+        let order = TimeOrder::new(meta.clone());
+        Ok(SearchIndex {
+            dir: dir.to_path_buf(),
+            index,
+            reader,
+            fields,
+            meta,
+            parser,
+            order,
+        })
+    }
+
+    /// Documents in the index.
+    pub fn documents(&self) -> u64 {
+        self.reader.searcher().num_docs()
+    }
+
+    /// One page of the records matching `query`.
+    pub fn search(&self, query: &SearchQuery) -> Result<SearchPage, IndexError> {
+        if query.page == 0 {
+            return Err(IndexError::Request("pages are numbered from 1".into()));
+        }
+        if query.per_page == 0 || query.per_page > MAX_PER_PAGE {
+            return Err(IndexError::Request(format!(
+                "per_page must be 1 to {MAX_PER_PAGE}, not {}",
+                query.per_page
+            )));
+        }
+        if let (Some(from), Some(to)) = (query.from, query.to)
+            && from > to
+        {
+            return Err(IndexError::Request(
+                "the time range ends before it starts".into(),
+            ));
+        }
+        let parsed: Box<dyn Query> = if query.q.trim().is_empty() {
+            Box::new(AllQuery)
+        } else {
+            let resolved = resolve_file_fields(&query.q, &self.meta);
+            self.parser
+                .parse_query(&resolved)
+                .map_err(|e| IndexError::Query(format!("{:?}: {}", query.q, query_error(&e))))?
+        };
+        let marker = Marker::of(parsed.as_ref(), &self.fields);
+        let full: Box<dyn Query> = match self.time_filter(query.from, query.to) {
+            Some(range) => Box::new(BooleanQuery::new(vec![
+                (Occur::Must, parsed),
+                (Occur::Must, range),
+            ])),
+            None => parsed,
+        };
+        let offset = (query.page - 1).saturating_mul(query.per_page);
+        let top = TopDocs::with_limit(query.per_page)
+            .and_offset(offset)
+            .order_by(self.order.clone());
+        let searcher = self.reader.searcher();
+        let (total, top) = searcher
+            .search(full.as_ref(), &(Count, top))
+            .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+        let mut analyzer = self.text_analyzer()?;
+        let mut hits = Vec::with_capacity(top.len());
+        for (key, address) in top {
+            let doc: TantivyDocument = searcher
+                .doc(address)
+                .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+            let stored = |field| {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            };
+            let text = stored(self.fields.text).unwrap_or_default();
+            let file = self.meta.files.get(key.file as usize);
+            let host = file.and_then(|f| self.meta.hosts.get(f.host as usize));
+            hits.push(SearchHit {
+                path: file.map(|f| f.path.clone()).unwrap_or_default(),
+                line: key.line,
+                host: host.map(|h| h.name.clone()).unwrap_or_default(),
+                service: file.map(|f| f.service.clone()).unwrap_or_default(),
+                level: stored(self.fields.level),
+                timestamp: key.own_time.then(|| rfc3339(key.utc)).flatten(),
+                marks: marker.marks(&text, &mut analyzer),
+                text,
+            });
+        }
+        Ok(SearchPage {
+            total,
+            page: query.page,
+            per_page: query.per_page,
+            hits,
+        })
+    }
+
+    fn text_analyzer(&self) -> Result<TextAnalyzer, IndexError> {
+        self.index
+            .tokenizers()
+            .get(schema::TEXT_TOKENIZER)
+            .ok_or_else(|| IndexError::tantivy(&self.dir, "the text tokenizer is not registered"))
+    }
+
+    /// Records whose UTC time lies in `[from, to]`: each host's local range for its
+    /// zone-less times, its shifted UTC range for times that carried their offset.
+    fn time_filter(&self, from: Option<i64>, to: Option<i64>) -> Option<Box<dyn Query>> {
+        if from.is_none() && to.is_none() {
+            return None;
+        }
+        // Hosts whose ranges come out the same share one clause.
+        let mut groups: BTreeMap<(Option<i64>, Option<i64>, i64), Vec<u32>> = BTreeMap::new();
+        for (id, host) in self.meta.hosts.iter().enumerate() {
+            let lo = from.map(|f| host.first_local_at_or_after(f));
+            let hi = to.map(|t| host.first_local_at_or_after(t.saturating_add(1)));
+            groups
+                .entry((lo, hi, host.shift_ns))
+                .or_default()
+                .push(id as u32);
+        }
+        let single = groups.len() == 1;
+        let clauses: Vec<(Occur, Box<dyn Query>)> = groups
+            .into_iter()
+            .map(|((lo, hi, shift), hosts)| {
+                let local = range(
+                    self.fields.time_local,
+                    lo.map_or(Bound::Unbounded, Bound::Included),
+                    hi.map_or(Bound::Unbounded, Bound::Excluded),
+                );
+                let utc = range(
+                    self.fields.time_utc,
+                    from.map_or(Bound::Unbounded, |f| {
+                        Bound::Included(f.saturating_add(shift))
+                    }),
+                    to.map_or(Bound::Unbounded, |t| {
+                        Bound::Included(t.saturating_add(shift))
+                    }),
+                );
+                let either: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
+                    (Occur::Should, local),
+                    (Occur::Should, utc),
+                ]));
+                if single {
+                    return (Occur::Should, either);
+                }
+                let files = self.meta.files_of_hosts(&hosts);
+                let set = TermSetQuery::new(
+                    files
+                        .into_iter()
+                        .map(|f| Term::from_field_u64(self.fields.file, u64::from(f))),
+                );
+                let clause: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
+                    (Occur::Must, Box::new(set) as Box<dyn Query>),
+                    (Occur::Must, either),
+                ]));
+                (Occur::Should, clause)
+            })
+            .collect();
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
+}
+
+fn range(field: tantivy::schema::Field, lo: Bound<i64>, hi: Bound<i64>) -> Box<dyn Query> {
+    let term = |v: i64| Term::from_field_i64(field, v);
+    let bound = |b: Bound<i64>| match b {
+        Bound::Included(v) => Bound::Included(term(v)),
+        Bound::Excluded(v) => Bound::Excluded(term(v)),
+        Bound::Unbounded => Bound::Unbounded,
+    };
+    Box::new(RangeQuery::new(bound(lo), bound(hi)))
+}
+
+/// tantivy's parse errors say what is wrong in its own words; a field that does not
+/// exist gets the list of those that do.
+fn query_error(error: &tantivy::query::QueryParserError) -> String {
+    use tantivy::query::QueryParserError;
+    match error {
+        QueryParserError::FieldDoesNotExist(field) => format!(
+            "unknown field {field:?} (fields: {}, host, service)",
+            [
+                names::INSTANCE,
+                names::REQUEST,
+                names::GLOBAL,
+                names::NOTIFICATION,
+                names::VOLUME,
+                names::LEVEL,
+                names::LOGGER,
+                names::TEXT
+            ]
+            .join(", ")
+        ),
+        QueryParserError::SyntaxError(detail) => format!("syntax error ({detail})"),
+        other => other.to_string().to_lowercase(),
+    }
+}
+
+fn rfc3339(nanos: i64) -> Option<String> {
+    jiff::Timestamp::from_nanosecond(i128::from(nanos))
+        .ok()
+        .map(|t| t.to_string())
+}
+
+/// A hit's place in the UTC order.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd)]
+struct OrderKey {
+    /// UTC ns (`i64::MAX` for a file with no time at all).
+    utc: i64,
+    /// The file's rank by path.
+    path_rank: u32,
+    line: u64,
+    file: u32,
+    own_time: bool,
+}
+
+/// Orders hits by UTC time, path and line, from the time columns and the meta file,
+/// without scoring.
+#[derive(Clone)]
+struct TimeOrder {
+    meta: Arc<IndexMeta>,
+    path_rank: Arc<Vec<u32>>,
+}
+
+impl TimeOrder {
+    fn new(meta: Arc<IndexMeta>) -> TimeOrder {
+        let mut by_path: Vec<u32> = (0..meta.files.len() as u32).collect();
+        by_path.sort_by(|a, b| {
+            meta.files[*a as usize]
+                .path
+                .cmp(&meta.files[*b as usize].path)
+        });
+        let mut path_rank = vec![0; by_path.len()];
+        for (rank, file) in by_path.into_iter().enumerate() {
+            path_rank[file as usize] = rank as u32;
+        }
+        TimeOrder {
+            meta,
+            path_rank: Arc::new(path_rank),
+        }
+    }
+}
+
+impl SortKeyComputer for TimeOrder {
+    type SortKey = OrderKey;
+    type Child = SegmentTimeOrder;
+    type Comparator = ReverseComparator;
+
+    fn segment_sort_key_computer(
+        &self,
+        reader: &SegmentReader,
+    ) -> tantivy::Result<SegmentTimeOrder> {
+        let ff = reader.fast_fields();
+        Ok(SegmentTimeOrder {
+            order: self.clone(),
+            file: ff.u64(names::FILE)?,
+            line: ff.u64(names::LINE)?,
+            local: ff.i64(names::TIME_LOCAL)?,
+            utc: ff.i64(names::TIME_UTC)?,
+            flags: ff.u64(names::FLAGS)?,
+        })
+    }
+}
+
+struct SegmentTimeOrder {
+    order: TimeOrder,
+    file: Column<u64>,
+    line: Column<u64>,
+    local: Column<i64>,
+    utc: Column<i64>,
+    flags: Column<u64>,
+}
+
+static NO_HOST: HostMeta = HostMeta {
+    name: String::new(),
+    aliases: Vec::new(),
+    zone: String::new(),
+    offsets: Vec::new(),
+    shift_ns: 0,
+};
+
+impl SegmentSortKeyComputer for SegmentTimeOrder {
+    type SortKey = OrderKey;
+    type SegmentSortKey = OrderKey;
+    type SegmentComparator = ReverseComparator;
+
+    fn segment_sort_key(&mut self, doc: DocId, _: Score) -> OrderKey {
+        let file = self.file.first(doc).unwrap_or(0) as u32;
+        let meta = &self.order.meta;
+        let host = meta
+            .files
+            .get(file as usize)
+            .and_then(|f| meta.hosts.get(f.host as usize))
+            .unwrap_or(&NO_HOST);
+        let utc = match (self.local.first(doc), self.utc.first(doc)) {
+            (Some(raw), _) => host.utc(raw, false),
+            (None, Some(raw)) => host.utc(raw, true),
+            (None, None) => i64::MAX,
+        };
+        OrderKey {
+            utc,
+            path_rank: self
+                .order
+                .path_rank
+                .get(file as usize)
+                .copied()
+                .unwrap_or(u32::MAX),
+            line: self.line.first(doc).unwrap_or(0),
+            file,
+            own_time: self.flags.first(doc).unwrap_or(0) & FLAG_OWN_TIME != 0,
+        }
+    }
+
+    fn convert_segment_sort_key(&self, key: OrderKey) -> OrderKey {
+        key
+    }
+}

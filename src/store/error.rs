@@ -1,0 +1,81 @@
+//! The store's errors: what went wrong and where.
+
+use std::path::PathBuf;
+
+use super::types::JobStatus;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// An id that is not a lowercase hyphenated UUID: refused before it reaches a path or a query.
+    #[error("invalid analysis id {0:?}: expected a lowercase uuid")]
+    InvalidId(String),
+    #[error("analysis {0} already exists")]
+    AlreadyExists(String),
+    #[error("analysis {0} not found")]
+    NotFound(String),
+    /// A job asked to move where its status does not allow (finish a queued job, requeue a done one).
+    #[error("analysis {id} is {status}, it cannot become {wanted}")]
+    InvalidTransition {
+        id: String,
+        status: JobStatus,
+        wanted: JobStatus,
+    },
+    #[error("database {}: {source}", path.display())]
+    Sqlite {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("database {} has schema version {found}, newer than the {known} this evacdoc knows", path.display())]
+    SchemaTooNew {
+        path: PathBuf,
+        found: i64,
+        known: i64,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid timestamp {value:?}: {reason}")]
+    InvalidTime { value: String, reason: String },
+}
+
+impl StoreError {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// Names the database file in an SQLite error raised where the path was not at hand.
+    pub(crate) fn in_database(self, database: &std::path::Path) -> StoreError {
+        match self {
+            StoreError::Sqlite { path, source } if path.as_os_str().is_empty() => {
+                StoreError::Sqlite {
+                    path: database.to_path_buf(),
+                    source,
+                }
+            }
+            StoreError::SchemaTooNew { path, found, known } if path.as_os_str().is_empty() => {
+                StoreError::SchemaTooNew {
+                    path: database.to_path_buf(),
+                    found,
+                    known,
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(source: rusqlite::Error) -> Self {
+        StoreError::Sqlite {
+            path: PathBuf::new(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! The embedded store of `evacdoc serve`: analyses and their job queue, results and
+//! findings, sessions and the audit log, and the data folder's layout. The only module
+//! that knows SQL; the HTTP layer sees the [`Store`] trait, so another backend
+//! (PostgreSQL) can be added beside [`SqliteStore`] without touching it.
+
+mod document;
+mod error;
+mod paths;
+mod sqlite;
+mod token;
+mod types;
+
+pub use document::{read_document, write_document};
+pub use error::StoreError;
+pub use paths::{DataPaths, validate_id};
+pub use sqlite::SqliteStore;
+pub use token::{read_token, write_token};
+pub use types::{
+    AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, JobStatus, NewAnalysis,
+    Progress, Session, StoredResult, UnknownStatus,
+};
+
+/// Everything the service keeps, behind methods that each do one whole thing. Synchronous:
+/// the HTTP layer calls them through `tokio::task::spawn_blocking`. Analysis ids are
+/// lowercase UUID strings made by the caller; any other id is refused with
+/// [`StoreError::InvalidId`] before it reaches a query or a path.
+pub trait Store: Send + Sync {
+    /// The data folder's layout.
+    fn paths(&self) -> &DataPaths;
+    /// Records a received upload as a queued analysis.
+    fn create_analysis(&self, new: &NewAnalysis) -> Result<AnalysisRow, StoreError>;
+    /// The last `limit` analyses, newest first.
+    fn list_analyses(&self, limit: usize) -> Result<Vec<AnalysisRow>, StoreError>;
+    fn get_analysis(&self, id: &str) -> Result<Option<AnalysisRow>, StoreError>;
+    /// Atomically takes the oldest queued analysis and marks it running (attempts += 1, started_at).
+    fn claim_next(&self) -> Result<Option<AnalysisRow>, StoreError>;
+    fn count_running(&self) -> Result<usize, StoreError>;
+    fn set_progress(&self, id: &str, progress: &Progress) -> Result<(), StoreError>;
+    fn set_index(&self, id: &str, index: &IndexProgress) -> Result<(), StoreError>;
+    /// In one transaction: the result, its findings, status done, finished_at. Only a running
+    /// analysis can finish ([`StoreError::InvalidTransition`] otherwise).
+    fn finish_done(&self, id: &str, result: &StoredResult) -> Result<(), StoreError>;
+    /// Status failed with the reason; from queued or running only.
+    fn finish_failed(&self, id: &str, reason: &str) -> Result<(), StoreError>;
+    /// Back to queued (graceful shutdown of a running job); the attempt does not count.
+    fn requeue(&self, id: &str) -> Result<(), StoreError>;
+    /// At start: every analysis left `running` by a crash goes back to queued if attempts <
+    /// max_attempts, else failed with reason "interrupted {n} times"; an index left running
+    /// goes back to pending. Returns (requeued ids, failed ids).
+    fn recover_interrupted(
+        &self,
+        max_attempts: u32,
+    ) -> Result<(Vec<String>, Vec<String>), StoreError>;
+    fn result_json(&self, id: &str) -> Result<Option<String>, StoreError>;
+    /// The findings in the order they were stored.
+    fn findings(&self, id: &str) -> Result<Vec<FindingRow>, StoreError>;
+    fn finding(&self, id: &str, finding_id: &str) -> Result<Option<FindingRow>, StoreError>;
+    /// Removes the rows and the analysis's folder (upload, document, index). Ok(false) if unknown.
+    fn delete_analysis(&self, id: &str) -> Result<bool, StoreError>;
+    /// Stores a session (times in RFC 3339; `expires_at` is kept normalized to UTC seconds).
+    fn create_session(&self, session: &Session) -> Result<(), StoreError>;
+    /// The session, or None when unknown or expired.
+    fn session(&self, id_hash: &str) -> Result<Option<Session>, StoreError>;
+    fn delete_session(&self, id_hash: &str) -> Result<(), StoreError>;
+    /// Appends to the audit log, timestamped now.
+    fn audit(
+        &self,
+        actor: &str,
+        action: &str,
+        target: &str,
+        detail: &str,
+    ) -> Result<(), StoreError>;
+    /// The last `limit` audit entries, newest first.
+    fn audit_log(&self, limit: usize) -> Result<Vec<AuditEntry>, StoreError>;
+    /// Every status with its count (zeros included), for /metrics.
+    fn counts_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError>;
+}

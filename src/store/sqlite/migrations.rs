@@ -1,0 +1,121 @@
+//! The schema, as an ordered list of migrations applied at open.
+//!
+//! A migration is never edited once released: a change is a new entry at the end. Each one
+//! runs in its own transaction together with its row in `schema_migrations`, so a crash
+//! leaves the database at one version or the next, never between.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+use crate::store::error::StoreError;
+
+/// The migrations, version 1 first.
+pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL];
+
+const V1_INITIAL: &str = "
+CREATE TABLE analyses (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    id               TEXT    NOT NULL UNIQUE,
+    name             TEXT    NOT NULL,
+    status           TEXT    NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+    created_at       TEXT    NOT NULL,
+    started_at       TEXT,
+    finished_at      TEXT,
+    size_bytes       INTEGER NOT NULL,
+    sha256           TEXT    NOT NULL,
+    bytes_done       INTEGER NOT NULL DEFAULT 0,
+    bytes_total      INTEGER NOT NULL DEFAULT 0,
+    files_done       INTEGER NOT NULL DEFAULT 0,
+    files_total      INTEGER NOT NULL DEFAULT 0,
+    index_state      TEXT    NOT NULL DEFAULT 'pending'
+                     CHECK (index_state IN ('pending', 'running', 'done', 'failed')),
+    index_bytes_done INTEGER NOT NULL DEFAULT 0,
+    index_error      TEXT,
+    error            TEXT,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    finding_count    INTEGER NOT NULL DEFAULT 0,
+    critical_count   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX analyses_by_status ON analyses (status, seq);
+
+CREATE TABLE results (
+    analysis_id TEXT PRIMARY KEY REFERENCES analyses (id) ON DELETE CASCADE,
+    report_json TEXT NOT NULL
+);
+
+CREATE TABLE findings (
+    analysis_id TEXT    NOT NULL REFERENCES analyses (id) ON DELETE CASCADE,
+    finding_id  TEXT    NOT NULL,
+    position    INTEGER NOT NULL,
+    detector    TEXT    NOT NULL,
+    severity    TEXT    NOT NULL,
+    title       TEXT    NOT NULL,
+    json        TEXT    NOT NULL,
+    PRIMARY KEY (analysis_id, finding_id)
+);
+CREATE INDEX findings_in_order ON findings (analysis_id, position);
+
+CREATE TABLE sessions (
+    id_hash    TEXT PRIMARY KEY,
+    csrf       TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+
+CREATE TABLE audit_log (
+    seq    INTEGER PRIMARY KEY AUTOINCREMENT,
+    at     TEXT NOT NULL,
+    actor  TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL
+);
+";
+
+/// Brings the database up to the last migration; returns the versions applied now.
+pub(super) fn migrate(connection: &mut Connection) -> Result<Vec<i64>, StoreError> {
+    connection.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version    INTEGER PRIMARY KEY,
+             applied_at TEXT NOT NULL
+         )",
+    )?;
+    let known = MIGRATIONS.len() as i64;
+    let mut applied = Vec::new();
+    for (position, sql) in MIGRATIONS.iter().enumerate() {
+        let version = position as i64 + 1;
+        // An immediate transaction: two processes opening the same folder apply each
+        // migration once, the second waits (busy timeout) then sees it done.
+        let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let current: i64 = transaction.query_row(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+            [],
+            |row| row.get(0),
+        )?;
+        if current > known {
+            return Err(StoreError::SchemaTooNew {
+                path: Default::default(),
+                found: current,
+                known,
+            });
+        }
+        let done = transaction
+            .query_row(
+                "SELECT 1 FROM schema_migrations WHERE version = ?1",
+                [version],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some();
+        if done {
+            continue;
+        }
+        transaction.execute_batch(sql)?;
+        transaction.execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+            rusqlite::params![version, super::clock::now_rfc3339()],
+        )?;
+        transaction.commit()?;
+        applied.push(version);
+    }
+    Ok(applied)
+}
