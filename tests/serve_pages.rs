@@ -386,7 +386,7 @@ async fn log_lines_are_escaped() {
     assert!(!raw.body.contains("<script>alert"), "{}", raw.body);
     assert!(
         raw.body
-            .contains("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp; more"),
+            .contains("&#60;script&#62;alert(&#39;x&#39;)&#60;/script&#62; &#38; more"),
         "{}",
         raw.body
     );

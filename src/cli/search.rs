@@ -77,6 +77,7 @@ pub fn run(args: &SearchArgs) -> anyhow::Result<ExitCode> {
         analysis: Options {
             tz: args.tz.clone(),
             progress: true,
+            ..Options::default()
         },
         sinks: Some(indexer.sinks()),
         ..RunOptions::default()

@@ -76,7 +76,7 @@ fn ceil_boundary(text: &str, mut at: usize) -> usize {
 /// names and values that way. Unpaired backticks stay as they are.
 pub fn prose_html(text: &str) -> String {
     let parts: Vec<&str> = text.split('`').collect();
-    if parts.len() % 2 == 0 {
+    if parts.len().is_multiple_of(2) {
         return escape_html(text);
     }
     let mut out = String::with_capacity(text.len() + parts.len() * 7);
@@ -140,7 +140,7 @@ pub fn count(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push('\u{2009}');
         }
         out.push(c);
