@@ -17,6 +17,8 @@ mod detect;
 mod document;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
+/// Pictures of findings and `timeline --format svg`.
+mod picture;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
 /// `evacdoc search`: the index built with the analysis, queried.

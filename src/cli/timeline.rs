@@ -1,5 +1,6 @@
 //! `evacdoc timeline PATH... (--instance UUID | --request REQ | --notification UUID |
-//! --host H) [--format text|json]`: the interleaved story across hosts and services.
+//! --host H) [--format text|json|svg]`: the interleaved story across hosts and services, as
+//! text, JSON entries or an SVG swimlane picture.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
-use evacdoc::correlate::timeline::{Subject, entries, render_text, select};
+use evacdoc::correlate::timeline::{Subject, SvgOptions, entries, render_svg, render_text, select};
 use evacdoc::model::Uuid;
 use evacdoc::run::{Options, analyze};
 
@@ -36,12 +37,17 @@ pub struct TimelineArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TimelineFormat::Text)]
     format: TimelineFormat,
+    /// Width of the SVG picture, in pixels.
+    #[arg(long, default_value_t = 1200, value_parser = clap::value_parser!(u32).range(400..=20000))]
+    width: u32,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum TimelineFormat {
     Text,
     Json,
+    /// A self-contained SVG picture: a lane per host and service.
+    Svg,
 }
 
 fn uuid_arg(flag: &str, value: &str) -> anyhow::Result<Uuid> {
@@ -50,6 +56,22 @@ fn uuid_arg(flag: &str, value: &str) -> anyhow::Result<Uuid> {
 }
 
 impl TimelineArgs {
+    /// The picture's heading: what the timeline is about.
+    fn title(&self) -> String {
+        let (what, value) = if let Some(v) = &self.instance {
+            ("Instance", v)
+        } else if let Some(v) = &self.notification {
+            ("Notification", v)
+        } else if let Some(v) = &self.request {
+            ("Request", v)
+        } else if let Some(v) = &self.host {
+            ("Host", v)
+        } else {
+            return "Timeline".into();
+        };
+        format!("{what} {}", value.trim())
+    }
+
     fn subject(&self) -> anyhow::Result<Subject> {
         Ok(if let Some(v) = &self.instance {
             Subject::Instance(uuid_arg("instance", v)?)
@@ -114,6 +136,14 @@ pub fn run(args: &TimelineArgs) -> anyhow::Result<ExitCode> {
         TimelineFormat::Json => {
             serde_json::to_writer_pretty(&mut out, &entries(&analysis, &rows))?;
             writeln!(out)?;
+        }
+        TimelineFormat::Svg => {
+            let options = SvgOptions {
+                width: args.width,
+                title: Some(args.title()),
+                ..SvgOptions::default()
+            };
+            out.write_all(render_svg(&analysis, &rows, &[], &options).as_bytes())?;
         }
     }
     out.flush()?;

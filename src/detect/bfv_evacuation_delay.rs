@@ -23,11 +23,12 @@
 //! that names the gap; a boot-from-volume instance that moved promptly, or an instance
 //! restarted in place, is not.
 
+use crate::correlate::Analysis;
 use crate::correlate::recovery::Recovery;
 use crate::correlate::timeline::utc;
 use crate::detect::bfv_gaps::{Gap, Mark, Move, Source, moves};
 use crate::detect::evidence::{self, duration, of_capture, of_events};
-use crate::detect::finding::{Action, Evidence, Finding, Remediation, Severity, Window};
+use crate::detect::finding::{Action, Evidence, Finding, Highlight, Remediation, Severity, Window};
 use crate::detect::{DetectContext, Detector};
 use crate::model::{EventId, Project, Uuid};
 use evacdoc_parsers::capture::Capture;
@@ -143,8 +144,10 @@ impl BfvEvacuationDelay {
         let mut actions = Vec::new();
         let mut delays = Vec::new();
         let mut details = Vec::new();
+        let mut highlights = Vec::new();
         for s in &slow {
             let m = s.m;
+            highlights.extend(gap_highlights(analysis, s, slow.len() > 1));
             let words: Vec<String> = s
                 .gaps
                 .iter()
@@ -405,8 +408,56 @@ impl BfvEvacuationDelay {
                 actions,
             },
             known_bugs: Vec::new(),
+            highlights,
         })
     }
+}
+
+/// The picture's highlights of one slow move: each measured gap, and the lines that
+/// begin and end them.
+fn gap_highlights(analysis: &Analysis, slow: &Slow<'_>, name_instance: bool) -> Vec<Highlight> {
+    let m = slow.m;
+    let prefix = if name_instance {
+        let id = m.instance.to_string();
+        format!("{}: ", id.get(..8).unwrap_or(&id))
+    } else {
+        String::new()
+    };
+    let mut out: Vec<Highlight> = slow
+        .gaps
+        .iter()
+        .map(|(gap, from, to)| Highlight::Span {
+            from: from.time,
+            to: to.time,
+            label: format!(
+                "{prefix}{} {}",
+                duration(to.time - from.time),
+                gap_words(*gap)
+            ),
+        })
+        .collect();
+    let ends = [
+        (&m.started, "evacuation started"),
+        (&m.accepted, "Nova accepted"),
+        (&m.rebuilt, "rebuilt"),
+    ];
+    for (mark, words) in ends {
+        let Some(mark) = mark else { continue };
+        let is_end = slow
+            .gaps
+            .iter()
+            .any(|(_, from, to)| std::ptr::eq(*from, mark) || std::ptr::eq(*to, mark));
+        if let (true, Source::Event(id)) = (is_end, &mark.source)
+            && let Some(e) = evidence::of_event(analysis, *id)
+        {
+            out.push(Highlight::Line {
+                path: e.path,
+                line: e.line,
+                label: format!("{prefix}{words}"),
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@
 
 use crate::correlate::recovery::{Call, CallAction, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, duration, of_config, of_events};
-use crate::detect::finding::{Action, ConfigChange, Finding, Remediation, Severity};
+use crate::detect::finding::{Action, ConfigChange, Finding, Highlight, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
 use crate::model::{EventId, Uuid};
 
@@ -396,6 +396,7 @@ impl Evacuate400Race {
             actions.push(Action::ForceDownService { host: host.clone() });
         }
         let all_ids: Vec<EventId> = refusals.iter().map(|(_, r)| r.call).collect();
+        let highlights = highlights(ctx, recovery, &refusals);
         Some(Finding {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
@@ -436,8 +437,62 @@ impl Evacuate400Race {
                 actions,
             },
             known_bugs: Vec::new(),
+            highlights,
         })
     }
+}
+
+/// The picture's highlights: the refused calls, the sleep before the first, the wait
+/// until each retry, and the later calls that went through.
+fn highlights(
+    ctx: &DetectContext<'_>,
+    recovery: &Recovery,
+    refusals: &[(&crate::correlate::recovery::Attempt, Refusal)],
+) -> Vec<Highlight> {
+    let analysis = ctx.analysis;
+    let line = |id: EventId, label: String| {
+        evidence::of_event(analysis, id).map(|e| Highlight::Line {
+            path: e.path,
+            line: e.line,
+            label,
+        })
+    };
+    let time = |id: Option<EventId>| Some(analysis.events.get(id? as usize)?.time);
+    let mut out = Vec::new();
+    if let Some((first_attempt, _)) = refusals.first()
+        && let Some((sleep, secs)) = first_attempt.sleep
+        && let Some(from) = time(Some(sleep))
+    {
+        out.push(Highlight::Span {
+            from,
+            to: from + secs as i64 * 1_000_000_000,
+            label: format!("{secs} s sleep"),
+        });
+    }
+    for (_, r) in refusals {
+        out.extend(line(r.call, "evacuate → 400".into()));
+    }
+    for pair in recovery.attempts.windows(2) {
+        let refused = refusals.iter().any(|(a, _)| std::ptr::eq(*a, &pair[0]));
+        if let (true, Some(from), Some(to)) = (refused, time(pair[0].end), time(pair[1].start)) {
+            out.push(Highlight::Span {
+                from,
+                to,
+                label: format!("retried after {}", duration(to - from)),
+            });
+        }
+    }
+    for attempt in &recovery.attempts {
+        for call in attempt.calls_of(CallAction::Evacuate, None) {
+            let later = refusals
+                .iter()
+                .any(|(_, r)| r.instance == call.instance && call.event > r.call);
+            if let (true, Some(status @ 200..=299)) = (later, call.status(analysis)) {
+                out.extend(line(call.event, format!("evacuate → {status}")));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -121,6 +121,7 @@ impl Detector for EvacuationRaceRisk {
                 actions: Vec::new(),
             },
             known_bugs: Vec::new(),
+            highlights: Vec::new(),
         }]
     }
 }

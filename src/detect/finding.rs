@@ -131,6 +131,30 @@ pub struct KnownBugRef {
     pub fix_status: String,
 }
 
+/// What a detector measured or pointed at, for the finding's picture (not part of the
+/// JSON document: the evidence and the explanation say it in words there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Highlight {
+    /// One of the finding's lines, with what it shows (`evacuate → 400`).
+    Line {
+        /// File, relative to the input root (as in [`Evidence::path`]).
+        path: String,
+        /// 1-based line in that file.
+        line: usize,
+        /// A few words.
+        label: String,
+    },
+    /// A span the detector measured between two moments (`60 s sleep`).
+    Span {
+        /// Start, UTC nanoseconds since the epoch.
+        from: i64,
+        /// End, UTC nanoseconds since the epoch.
+        to: i64,
+        /// A few words, the duration included.
+        label: String,
+    },
+}
+
 /// One conclusion of a detector.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -162,4 +186,7 @@ pub struct Finding {
     pub remediation: Remediation,
     /// Known bugs (filled by triage).
     pub known_bugs: Vec<KnownBugRef>,
+    /// What the finding's picture highlights (measured spans, failing calls).
+    #[serde(skip)]
+    pub highlights: Vec<Highlight>,
 }

@@ -11,10 +11,12 @@ pub mod finding;
 #[cfg(test)]
 mod interleaved_tests;
 mod pending_after_finished;
+mod picture;
 mod recovery_failed;
 
 pub use context::{DetectContext, DetectOptions, Ownership, run_all};
 pub use finding::{Finding, Severity};
+pub use picture::finding_picture;
 
 use crate::correlate::Analysis;
 

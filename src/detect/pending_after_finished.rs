@@ -18,8 +18,8 @@
 //! (`error`/`failed`) is not this.
 
 use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
-use crate::detect::evidence::{self, of_capture, of_events};
-use crate::detect::finding::{Action, Finding, Remediation, Severity};
+use crate::detect::evidence::{self, duration, of_capture, of_events};
+use crate::detect::finding::{Action, Finding, Highlight, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
 use crate::model::{EventId, EventKind, LogLevel, Project, Uuid};
 
@@ -209,6 +209,9 @@ impl PendingAfterFinished {
             })
             .collect();
         actions.extend(locked.iter().map(|i| Action::Unlock { instance: *i }));
+        let highlights = finished
+            .map(|a| highlights(analysis, a, &instances))
+            .unwrap_or_default();
         Some(Finding {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
@@ -246,8 +249,59 @@ impl PendingAfterFinished {
                 actions,
             },
             known_bugs: Vec::new(),
+            highlights,
         })
     }
+}
+
+/// The picture's highlights: the `finished` status, each dropped instance's last call,
+/// and the span between them in which its move never happened.
+fn highlights(
+    analysis: &crate::correlate::Analysis,
+    attempt: &Attempt,
+    instances: &[Uuid],
+) -> Vec<Highlight> {
+    let mut out = Vec::new();
+    let Some(end) = attempt.end.and_then(|e| evidence::of_event(analysis, e)) else {
+        return out;
+    };
+    let end_time = attempt
+        .end
+        .and_then(|e| analysis.events.get(e as usize))
+        .map(|e| e.time);
+    for &i in instances {
+        let id = i.to_string();
+        let short = id.get(..8).unwrap_or(&id);
+        let last = attempt
+            .calls
+            .iter()
+            .filter(|c| c.instance == Some(i))
+            .max_by_key(|c| c.event);
+        let Some((call, from)) = last.and_then(|c| {
+            let time = analysis.events.get(c.event as usize)?.time;
+            Some((evidence::of_event(analysis, c.event)?, time))
+        }) else {
+            continue;
+        };
+        out.push(Highlight::Line {
+            path: call.path,
+            line: call.line,
+            label: format!("last call for {short}"),
+        });
+        if let Some(to) = end_time.filter(|&t| t >= from) {
+            out.push(Highlight::Span {
+                from,
+                to,
+                label: format!("{short}: no move in {}, still pending", duration(to - from)),
+            });
+        }
+    }
+    out.push(Highlight::Line {
+        path: end.path,
+        line: end.line,
+        label: "notification finished".into(),
+    });
+    out
 }
 
 #[cfg(test)]

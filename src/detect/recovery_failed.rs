@@ -210,6 +210,7 @@ impl RecoveryFailed {
                 actions: Vec::new(),
             },
             known_bugs: Vec::new(),
+            highlights: Vec::new(),
         })
     }
 }

@@ -88,8 +88,19 @@ pub struct ExtractReport {
 pub fn detect_archive(path: &Path) -> Result<Option<(ArchiveKind, Compression)>, IngestError> {
     let (compression, mut reader) = open_decompressed(path)?;
     // A stream damaged after its first block is still an archive: extraction reports
-    // the damage, so a read error here only shortens the head.
-    let head = read_head(&mut reader, 512).unwrap_or_default();
+    // the damage, so a read error here only shortens the head. One that gives not a
+    // byte is no archive and no log either: say why rather than skip it unnamed.
+    let head = match read_head(&mut reader, 512) {
+        Ok(head) => head,
+        Err(error) if compression != Compression::None => {
+            return Err(IngestError::Damaged {
+                path: path.to_path_buf(),
+                reason: format!("{compression:?} stream unreadable from its start: {error}")
+                    .to_lowercase(),
+            });
+        }
+        Err(_) => Vec::new(),
+    };
     Ok(archive_kind(&head).map(|kind| (kind, compression)))
 }
 

@@ -10,9 +10,9 @@ use super::cache::Loaded;
 use super::progress::{BothSinks, JobProgress};
 use super::runner::JobCounters;
 use crate::index::{IndexError, Indexer};
-use crate::run::{Options, RunError, RunOptions, analyze_inputs};
+use crate::run::{Options, RunOptions, analyze_inputs};
 use crate::store::{
-    DataPaths, FindingRow, IndexProgress, IndexState, Store, StoreError, StoredResult,
+    AnalysisRow, DataPaths, FindingRow, IndexProgress, IndexState, Store, StoreError, StoredResult,
     write_document,
 };
 use crate::triage::report::json_document;
@@ -23,8 +23,8 @@ pub const INDEX_MEMORY_BUDGET: usize = 64 << 20;
 /// Why a job failed.
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
-    #[error(transparent)]
-    Analyze(#[from] RunError),
+    #[error("{0}")]
+    Input(String),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("cannot write the analysis document: {0}")]
@@ -42,12 +42,14 @@ pub fn input_dir(paths: &DataPaths, id: &str) -> Result<PathBuf, StoreError> {
 /// its search index. The analysis is done (findings served) before the index is.
 pub fn run_analysis(
     store: &dyn Store,
-    id: &str,
+    row: &AnalysisRow,
     progress: &JobProgress,
     counters: &JobCounters,
 ) -> Result<Loaded, JobError> {
+    let id = row.id.as_str();
     let paths = store.paths().clone();
-    let input = input_dir(&paths, id)?;
+    let folder = input_dir(&paths, id)?;
+    let input = folder.join(&row.name);
     let index_dir = paths.index_dir(id)?;
     let _ = std::fs::remove_dir_all(&index_dir);
     let indexer = match Indexer::create(&index_dir, INDEX_MEMORY_BUDGET) {
@@ -80,8 +82,13 @@ pub fn run_analysis(
         sinks: Some(sinks),
         ..RunOptions::default()
     };
-    let report = analyze_inputs(&[input], &options)?;
-    let analysis = report.analysis;
+    let report = analyze_inputs(&[input], &options).map_err(|e| {
+        // Name the upload, not where the service keeps it.
+        let inside = format!("{}/", folder.display());
+        JobError::Input(e.to_string().replace(&inside, ""))
+    })?;
+    let mut analysis = report.analysis;
+    analysis.inputs = vec![row.name.clone()];
     let findings = report.findings;
 
     let document = analysis
@@ -90,6 +97,10 @@ pub fn run_analysis(
         .map_err(|e| JobError::Document(e.to_string()))?;
     write_document(&paths, id, &document)?;
     let result = stored_result(&analysis, &findings);
+    let mut read = progress.snapshot();
+    read.files_total = read.files_done;
+    read.bytes_done = read.bytes_total;
+    store.set_progress(id, &read)?;
     store.finish_done(id, &result)?;
     counters
         .bytes_ingested

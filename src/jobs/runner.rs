@@ -188,11 +188,11 @@ impl JobRunner {
         };
         let outcome = {
             let store = self.store.clone();
-            let id = id.clone();
             let progress = progress.clone();
             let counters = self.counters.clone();
+            let row = row.clone();
             tokio::task::spawn_blocking(move || {
-                run_analysis(store.as_ref(), &id, &progress, &counters)
+                run_analysis(store.as_ref(), &row, &progress, &counters)
             })
             .await
         };

@@ -3,16 +3,18 @@
 //! Three steps: [`select`] picks the events (index lookups, then the widening an engineer
 //! does by hand, then for an instance the attribution that keeps the other instances of
 //! its recovery out), in time order; [`fold`] folds status polls into one row each; the
-//! renderers ([`render_text`], [`entries`]) print the rows in that one order.
+//! renderers ([`render_text`], [`entries`], [`render_svg`]) show the rows in that one order.
 
 mod attribution;
 mod fold;
 mod render;
 mod select;
+mod svg;
 
 pub use fold::{Repeat, Row, fold};
 pub use render::{Repeated, TimelineEntry, entries, render_text};
 pub use select::select;
+pub use svg::{Mark, MarkAt, SvgOptions, render_svg};
 
 use crate::model::Uuid;
 
