@@ -275,6 +275,10 @@ async fn the_pages_of_an_uploaded_scenario() {
     assert_eq!(finding.status, StatusCode::OK, "{}", finding.body);
     assert!(finding.body.contains("Evidence"));
     assert!(
+        finding.body.contains("<svg"),
+        "the timeline picture is inline"
+    );
+    assert!(
         finding.body.contains("is still in use"),
         "the 400 is evidence"
     );

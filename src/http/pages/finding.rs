@@ -13,8 +13,9 @@ use super::format::{
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
-use crate::detect::Finding;
+use crate::correlate::timeline::SvgOptions;
 use crate::detect::finding::{Action, KnownBugRef};
+use crate::detect::{Finding, finding_picture};
 use crate::http::api::analyses::row_of;
 use crate::http::api::timeline::loaded;
 use crate::http::error::ApiError;
@@ -37,6 +38,9 @@ struct FindingPage {
     requests: Vec<Link>,
     /// Paragraphs, HTML as `summary`.
     explanation: Vec<String>,
+    /// The timeline picture (a self-contained SVG built by `detect::finding_picture`,
+    /// its text escaped there), when it has anything to show.
+    picture: Option<String>,
     evidence: Vec<EvidenceRow>,
     changes: Vec<ChangeRow>,
     /// HTML as `summary`.
@@ -145,6 +149,8 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
             .map(|r| timeline("request", r))
             .collect(),
         explanation: paragraphs(&f.explanation),
+        picture: Some(finding_picture(analysis, f, &SvgOptions::default()))
+            .filter(|svg| !svg.trim().is_empty()),
         evidence: evidence(id, analysis, f),
         changes: f
             .remediation
