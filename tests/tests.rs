@@ -27,6 +27,8 @@ mod search;
 mod serve_api;
 /// `evacdoc serve` in headless Chromium: sign in, upload, finding, picture, search.
 mod serve_browser;
+/// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
+mod serve_pages;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
 /// Clock skew on copies of scenarios with moved clocks.

@@ -101,7 +101,7 @@ pub fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 /// Compares two hex hashes in time that does not depend on where they differ.
-fn same_hash(a: &str, b: &str) -> bool {
+pub(crate) fn same_hash(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

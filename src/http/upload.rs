@@ -119,7 +119,8 @@ mod tests {
         assert_eq!(safe_file_name(".."), "upload.bin");
         assert_eq!(safe_file_name(".hidden"), "hidden");
         assert_eq!(safe_file_name(""), "upload.bin");
-        assert_eq!(safe_file_name("ünï"), "upload.bin");
+        assert_eq!(safe_file_name("ünï.log"), "_n_.log");
+        assert_eq!(safe_file_name("üï"), "upload.bin");
     }
 
     fn chunks(parts: &[&'static [u8]]) -> impl Stream<Item = Result<Bytes, String>> + Unpin {

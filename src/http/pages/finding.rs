@@ -1,0 +1,302 @@
+//! `GET /analyses/{id}/findings/{finding}`: one finding as an operator reads it: what
+//! happened, the evidence lines interleaved across hosts (each linking to its place in
+//! the raw file), the configuration to change, the actions to take, the known bugs.
+
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::response::Response;
+
+use super::format::{
+    DayBreaks, FileLinks, HostHues, encode_component, prose_html, readable_time, short_path,
+    split_time,
+};
+use super::guard::Viewer;
+use super::render::{Chrome, PageError, ok};
+use crate::correlate::Analysis;
+use crate::correlate::timeline::SvgOptions;
+use crate::detect::finding::{Action, KnownBugRef};
+use crate::detect::{Finding, finding_picture};
+use crate::http::api::analyses::row_of;
+use crate::http::api::timeline::loaded;
+use crate::http::error::ApiError;
+use crate::http::state::AppState;
+
+#[derive(Template)]
+#[template(path = "finding.html")]
+struct FindingPage {
+    chrome: Chrome,
+    analysis_url: String,
+    severity: &'static str,
+    title: String,
+    /// HTML: escaped, `quoted` words as code.
+    summary: String,
+    detector: String,
+    failed_host: Option<Link>,
+    window: String,
+    instances: Vec<Link>,
+    notification: Option<Link>,
+    requests: Vec<Link>,
+    /// Paragraphs, HTML as `summary`.
+    explanation: Vec<String>,
+    /// The timeline picture (a self-contained SVG built by `detect::finding_picture`,
+    /// its text escaped there), when it has anything to show.
+    picture: Option<String>,
+    evidence: Vec<EvidenceRow>,
+    changes: Vec<ChangeRow>,
+    /// HTML as `summary`.
+    remedy: String,
+    actions: Vec<ActionRow>,
+    bugs: Vec<BugRow>,
+}
+
+/// A text and where it leads.
+struct Link {
+    text: String,
+    url: String,
+}
+
+struct EvidenceRow {
+    /// The date, where it changes from the row before.
+    day: Option<String>,
+    time: String,
+    host: String,
+    hue: String,
+    location: String,
+    path: String,
+    url: Option<String>,
+    text: String,
+}
+
+struct ChangeRow {
+    file: String,
+    short_file: String,
+    name: String,
+    current: String,
+    recommended: String,
+    /// HTML as `summary`.
+    note: String,
+}
+
+struct ActionRow {
+    action: &'static str,
+    detail: String,
+}
+
+struct BugRow {
+    /// `launchpad #1234`, or the tracker alone when the bug has no id.
+    label: String,
+    title: String,
+    url: Option<String>,
+    fixed_in: String,
+    fix_status: String,
+    /// `good`, `bad` or `unknown`, for its colour.
+    status_class: &'static str,
+}
+
+/// `GET /analyses/{id}/findings/{finding}`.
+pub async fn page(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    Path((id, finding)): Path<(String, String)>,
+) -> Result<Response, PageError> {
+    let row = row_of(&state, &id).await?;
+    let loaded = loaded(&state, &row.id).await?;
+    let found = loaded
+        .findings
+        .iter()
+        .find(|f| f.id == finding)
+        .ok_or_else(|| ApiError::not_found("finding"))?;
+    let chrome = Chrome::new(found.title.clone(), &viewer.csrf).within(&row.id, &row.name);
+    Ok(ok(&view(chrome, &row.id, &loaded.analysis, found)))
+}
+
+fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPage {
+    let timeline = |key: &str, value: &str| Link {
+        text: value.to_string(),
+        url: format!("/analyses/{id}/timeline?{key}={}", encode_component(value)),
+    };
+    FindingPage {
+        chrome,
+        analysis_url: format!("/analyses/{id}"),
+        severity: f.severity.as_str(),
+        title: f.title.clone(),
+        summary: prose_html(&f.summary),
+        detector: f.detector.to_string(),
+        failed_host: f.failed_host.as_deref().map(|h| timeline("host", h)),
+        window: f
+            .window
+            .as_ref()
+            .map(|w| {
+                format!(
+                    "{} – {} UTC",
+                    readable_time(&w.start),
+                    readable_time(&w.end)
+                )
+            })
+            .unwrap_or_default(),
+        instances: f
+            .instance_uuids
+            .iter()
+            .map(|i| timeline("instance", i))
+            .collect(),
+        notification: f
+            .notification_id
+            .as_deref()
+            .map(|n| timeline("notification", n)),
+        requests: f
+            .request_ids
+            .iter()
+            .map(|r| timeline("request", r))
+            .collect(),
+        explanation: paragraphs(&f.explanation),
+        picture: Some(finding_picture(analysis, f, &SvgOptions::default()))
+            .filter(|svg| !svg.trim().is_empty()),
+        evidence: evidence(id, analysis, f),
+        changes: f
+            .remediation
+            .config_changes
+            .iter()
+            .map(|c| ChangeRow {
+                file: c.file.clone(),
+                short_file: short_path(&c.file),
+                name: format!("[{}] {}", c.section, c.option),
+                current: c
+                    .current
+                    .clone()
+                    .unwrap_or_else(|| "unset (default)".to_string()),
+                recommended: c.recommended.clone(),
+                note: prose_html(&c.note),
+            })
+            .collect(),
+        remedy: prose_html(&f.remediation.summary),
+        actions: f.remediation.actions.iter().map(action_row).collect(),
+        bugs: f.known_bugs.iter().map(bug_row).collect(),
+    }
+}
+
+/// Text split at blank lines.
+fn paragraphs(text: &str) -> Vec<String> {
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(prose_html)
+        .collect()
+}
+
+fn evidence(id: &str, analysis: &Analysis, f: &Finding) -> Vec<EvidenceRow> {
+    let links = FileLinks::new(id, analysis);
+    let mut hues = HostHues::default();
+    let mut days = DayBreaks::default();
+    f.evidence
+        .iter()
+        .map(|e| {
+            let (date, time) = e.timestamp.as_deref().map(split_time).unwrap_or_default();
+            EvidenceRow {
+                day: days.at(&date),
+                time,
+                hue: hues.of(&e.host),
+                host: e.host.clone(),
+                location: format!("{}:{}", short_path(&e.path), e.line),
+                path: e.path.clone(),
+                url: links.line(&e.path, e.line as u64),
+                text: e.text.clone(),
+            }
+        })
+        .collect()
+}
+
+fn action_row(action: &Action) -> ActionRow {
+    match action {
+        Action::Evacuate {
+            instance,
+            from_host,
+        } => ActionRow {
+            action: "evacuate",
+            detail: format!("instance {instance} from {from_host}"),
+        },
+        Action::Unlock { instance } => ActionRow {
+            action: "unlock",
+            detail: format!("instance {instance}"),
+        },
+        Action::ForceDetachVolume {
+            volume,
+            attachment,
+            host,
+        } => ActionRow {
+            action: "force-detach-volume",
+            detail: match attachment {
+                Some(a) => format!("volume {volume} (attachment {a}) from {host}"),
+                None => format!("volume {volume} from {host}"),
+            },
+        },
+        Action::ForceDownService { host } => ActionRow {
+            action: "force-down-service",
+            detail: format!("nova-compute on {host} (only once the host is fenced)"),
+        },
+    }
+}
+
+fn bug_row(bug: &KnownBugRef) -> BugRow {
+    let status = bug.fix_status.to_ascii_lowercase();
+    let status_class = if status.starts_with("installed") {
+        "good"
+    } else if status.starts_with("not installed") {
+        "bad"
+    } else {
+        "unknown"
+    };
+    BugRow {
+        label: if bug.id.trim().is_empty() {
+            bug.tracker.clone()
+        } else {
+            format!("{} #{}", bug.tracker, bug.id)
+        },
+        title: bug.title.clone(),
+        // Only web links: a catalog entry cannot put a script in an href.
+        url: (bug.url.starts_with("https://") || bug.url.starts_with("http://"))
+            .then(|| bug.url.clone()),
+        fixed_in: bug.fixed_in.join(", "),
+        fix_status: bug.fix_status.clone(),
+        status_class,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explanations_split_into_paragraphs() {
+        assert_eq!(
+            paragraphs("One.\n\nTwo\nlines.\n\n\n"),
+            vec!["One.".to_string(), "Two\nlines.".to_string()]
+        );
+        assert_eq!(
+            paragraphs("Set `a` to <b>."),
+            vec!["Set <code>a</code> to &lt;b&gt;.".to_string()]
+        );
+    }
+
+    #[test]
+    fn bug_links_are_web_links_only() {
+        let bug = |url: &str, status: &str| KnownBugRef {
+            tracker: "launchpad".into(),
+            id: "1".into(),
+            title: "t".into(),
+            url: url.into(),
+            fixed_in: vec!["a".into(), "b".into()],
+            fix_status: status.into(),
+        };
+        let good = bug_row(&bug("https://bugs.launchpad.net/bugs/1", "installed (x)"));
+        assert_eq!(
+            good.url.as_deref(),
+            Some("https://bugs.launchpad.net/bugs/1")
+        );
+        assert_eq!(
+            (good.status_class, good.fixed_in.as_str()),
+            ("good", "a, b")
+        );
+        let bad = bug_row(&bug("javascript:alert(1)", "not installed"));
+        assert_eq!((bad.url, bad.status_class), (None, "bad"));
+    }
+}

@@ -1,0 +1,220 @@
+//! `GET /analyses/{id}/timeline?instance=|request=|notification=|host=`: the story of
+//! one subject across hosts and services, repeated polls folded, each row linking to its
+//! raw line. Without a subject: a form, and the subjects the findings name.
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::response::Response;
+use serde::Deserialize;
+
+use super::format::{
+    DayBreaks, FileLinks, HostHues, encode_component, readable_time, short_path, split_time,
+};
+use super::guard::Viewer;
+use super::render::{Chrome, PageError, ok};
+use crate::correlate::Analysis;
+use crate::correlate::timeline::{entries, fold, select};
+use crate::http::api::analyses::row_of;
+use crate::http::api::timeline::{TimelineQuery, loaded};
+use crate::http::state::AppState;
+use crate::jobs::Loaded;
+
+#[derive(Template)]
+#[template(path = "timeline.html")]
+struct TimelinePage {
+    chrome: Chrome,
+    analysis_url: String,
+    /// The subject's kind (`instance`, ...) and value, as asked.
+    kind: String,
+    value: String,
+    /// Why the query is not a subject.
+    error: Option<String>,
+    rows: Vec<TimelineRow>,
+    /// Whether a subject was asked for (else the suggestions are shown).
+    asked: bool,
+    suggestions: Vec<Suggestion>,
+}
+
+struct TimelineRow {
+    day: Option<String>,
+    time: String,
+    host: String,
+    hue: String,
+    service: String,
+    text: String,
+    more: String,
+    repeated: Option<String>,
+    url: Option<String>,
+    location: String,
+    path: String,
+}
+
+/// A subject worth a look.
+struct Suggestion {
+    kind: &'static str,
+    value: String,
+    url: String,
+}
+
+/// The page's query: the API's (`instance=`, ...), or the form's `kind=` and `value=`.
+#[derive(Debug, Default, Deserialize)]
+pub struct TimelineForm {
+    instance: Option<String>,
+    request: Option<String>,
+    notification: Option<String>,
+    host: Option<String>,
+    kind: Option<String>,
+    value: Option<String>,
+}
+
+impl TimelineForm {
+    /// The subject asked for, as the API takes it.
+    fn query(self) -> TimelineQuery {
+        let mut query = TimelineQuery {
+            instance: self.instance,
+            request: self.request,
+            notification: self.notification,
+            host: self.host,
+        };
+        if let Some(value) = self.value.filter(|v| !v.trim().is_empty()) {
+            match self.kind.as_deref() {
+                Some("notification") => query.notification = Some(value),
+                Some("request") => query.request = Some(value),
+                Some("host") => query.host = Some(value),
+                _ => query.instance = Some(value),
+            }
+        }
+        query
+    }
+}
+
+/// `GET /analyses/{id}/timeline`.
+pub async fn page(
+    State(state): State<AppState>,
+    viewer: Viewer,
+    Path(id): Path<String>,
+    Query(form): Query<TimelineForm>,
+) -> Result<Response, PageError> {
+    let query = form.query();
+    let row = row_of(&state, &id).await?;
+    let loaded = loaded(&state, &row.id).await?;
+    let (kind, value) = asked(&query);
+    let chrome = Chrome::new(
+        if value.is_empty() {
+            "Timeline".to_string()
+        } else {
+            format!("Timeline of {kind} {value}")
+        },
+        &viewer.csrf,
+    )
+    .within(&row.id, &row.name);
+    let asked_for = !value.is_empty();
+    let (rows, error) = if asked_for {
+        match query.subject() {
+            Ok(subject) => {
+                let (loaded, id) = (loaded.clone(), row.id.clone());
+                let rows = tokio::task::spawn_blocking(move || {
+                    let analysis = &loaded.analysis;
+                    let folded = fold(analysis, &select(analysis, &subject));
+                    rows(&id, analysis, &folded)
+                })
+                .await?;
+                (rows, None)
+            }
+            Err(e) => (Vec::new(), Some(e.message)),
+        }
+    } else {
+        (Vec::new(), None)
+    };
+    Ok(ok(&TimelinePage {
+        chrome,
+        analysis_url: format!("/analyses/{}", row.id),
+        kind,
+        value,
+        error,
+        rows,
+        asked: asked_for,
+        suggestions: suggestions(&row.id, &loaded),
+    }))
+}
+
+/// The kind and value of the subject asked for (the first one given).
+fn asked(query: &TimelineQuery) -> (String, String) {
+    let given = [
+        ("instance", &query.instance),
+        ("notification", &query.notification),
+        ("request", &query.request),
+        ("host", &query.host),
+    ];
+    given
+        .iter()
+        .find_map(|(kind, v)| {
+            v.as_deref()
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(|v| (kind.to_string(), v.to_string()))
+        })
+        .unwrap_or_else(|| ("instance".to_string(), String::new()))
+}
+
+fn rows(
+    id: &str,
+    analysis: &Analysis,
+    folded: &[crate::correlate::timeline::Row],
+) -> Vec<TimelineRow> {
+    let links = FileLinks::new(id, analysis);
+    let mut hues = HostHues::default();
+    let mut days = DayBreaks::default();
+    entries(analysis, folded)
+        .into_iter()
+        .map(|e| {
+            let (date, time) = split_time(&e.timestamp);
+            TimelineRow {
+                day: days.at(&date),
+                time,
+                hue: hues.of(e.host),
+                host: e.host.to_string(),
+                service: e.service.to_string(),
+                text: e.text.to_string(),
+                more: e.more.join("\n"),
+                repeated: e.repeated.as_ref().map(|r| {
+                    format!(
+                        "repeated {} times until {} (line {})",
+                        r.count,
+                        readable_time(&r.until),
+                        r.last_line
+                    )
+                }),
+                url: links.line(e.path, u64::from(e.line)),
+                location: format!("{}:{}", short_path(e.path), e.line),
+                path: e.path.to_string(),
+            }
+        })
+        .collect()
+}
+
+/// The instances, notifications and failed hosts the findings name, then every host.
+fn suggestions(id: &str, loaded: &Loaded) -> Vec<Suggestion> {
+    let mut out: Vec<Suggestion> = Vec::new();
+    let mut add = |kind: &'static str, value: &str| {
+        if !out.iter().any(|s| s.kind == kind && s.value == value) {
+            out.push(Suggestion {
+                kind,
+                value: value.to_string(),
+                url: format!("/analyses/{id}/timeline?{kind}={}", encode_component(value)),
+            });
+        }
+    };
+    for f in &loaded.findings {
+        if let Some(n) = &f.notification_id {
+            add("notification", n);
+        }
+        for i in &f.instance_uuids {
+            add("instance", i);
+        }
+    }
+    for h in &loaded.analysis.hosts {
+        add("host", &h.hostname);
+    }
+    out
+}
