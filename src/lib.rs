@@ -14,6 +14,7 @@ pub mod correlate;
 pub mod detect;
 /// Reading input files: the only module that opens them.
 pub mod ingest;
+pub mod memory;
 /// Hosts, services, ids and events.
 pub mod model;
 /// Consistent pseudonymisation of a bundle (`evacdoc redact`).
