@@ -396,15 +396,32 @@ fn stated_duration(e: &Event) -> Option<i64> {
 /// the intersection of two of one kind.
 pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
     let ctx = Ctx::new(events, files);
+    step("context", 0);
     let mut pairs: Vec<Pair> = Vec::new();
     returned_request_ids(&ctx, &mut pairs);
+    step("returned request ids", pairs.len());
     global_request_ids(&ctx, &mut pairs);
+    step("global request ids", pairs.len());
     let joined = anchored_joins(&ctx, &pairs);
     pairs.extend(joined.iter().cloned());
+    step("anchored joins", pairs.len());
     let covered: HashSet<(EventId, HostId)> = joined.iter().map(|p| (p.anchor, p.server)).collect();
     single_candidate_joins(&ctx, &covered, &mut pairs);
+    step("single candidates", pairs.len());
     nova_requests(&ctx, &mut pairs);
+    step("nova requests", pairs.len());
     merge(pairs)
+}
+
+/// Logs the memory after a family of pairs (debug level): the pairs' indexes are the
+/// largest transient structure of the analysis.
+fn step(what: &str, pairs: usize) {
+    tracing::debug!(
+        pairs,
+        rss_mb = crate::memory::rss_mb(),
+        peak_rss_mb = crate::memory::peak_rss_mb(),
+        "skew pairs: {what}"
+    );
 }
 
 /// Masakari lines that name the `Request-ID` of Nova's answer.
