@@ -20,6 +20,8 @@ pub mod index;
 pub mod ingest;
 /// The service's analysis jobs: queue, workers, progress, loaded results.
 pub mod jobs;
+/// The process's resident memory, for the stage logs.
+pub mod memory;
 /// Hosts, services, ids and events.
 pub mod model;
 /// Consistent pseudonymisation of a bundle (`evacdoc redact`).

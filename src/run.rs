@@ -66,6 +66,12 @@ pub fn analyze_inputs(inputs: &[PathBuf], options: &RunOptions) -> Result<Report
     let analysis = analyze_with(inputs, &options.analysis, options.sinks.as_deref())?;
     let mut findings = detect(&analysis, &options.detect);
     attach_known_bugs(&mut findings, &catalog, &analysis);
+    tracing::info!(
+        findings = findings.len(),
+        recoveries = analysis.recoveries.len(),
+        peak_rss_mb = crate::memory::peak_rss_mb(),
+        "detected"
+    );
     Ok(Report { analysis, findings })
 }
 

@@ -255,7 +255,10 @@ async fn an_uploaded_bundle_is_analysed_searched_and_deleted() {
                 .starts_with("image/svg+xml")
         );
         let svg = response.text().await.unwrap();
-        assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"), "{path}");
+        assert!(
+            svg.starts_with("<svg") || svg.starts_with("<?xml"),
+            "{path}"
+        );
         assert!(svg.contains("is still in use"), "{path}");
         assert!(!svg.contains("<script"), "{path}");
     }

@@ -47,7 +47,10 @@ impl Driver {
         };
         let started = Instant::now();
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver did not start");
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         Some(driver)
@@ -116,7 +119,14 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
     // Signed out: the home page sends to the sign-in form.
     browser.goto(&server.url("/")).await.unwrap();
     let token = wait_for(&browser, "input#token").await;
-    assert!(browser.current_url().await.unwrap().path().starts_with("/login"));
+    assert!(
+        browser
+            .current_url()
+            .await
+            .unwrap()
+            .path()
+            .starts_with("/login")
+    );
     token.send_keys("wrong").await.unwrap();
     token.send_keys(&enter()).await.unwrap();
     let alert = wait_for(&browser, ".alert").await;
@@ -162,7 +172,10 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
         )
         .await
         .unwrap();
-    assert!(picture.as_f64().unwrap_or(0.0) > 300.0, "the timeline picture is drawn: {picture}");
+    assert!(
+        picture.as_f64().unwrap_or(0.0) > 300.0,
+        "the timeline picture is drawn: {picture}"
+    );
     shot(&browser, "finding.png").await;
 
     // The instance's timeline page.
@@ -173,16 +186,28 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
         .await
         .unwrap();
     wait_for(&browser, "main table, main ol, main .rows").await;
-    assert!(browser.source().await.unwrap().contains("Instance spawned successfully"));
+    assert!(
+        browser
+            .source()
+            .await
+            .unwrap()
+            .contains("Instance spawned successfully")
+    );
     shot(&browser, "timeline.png").await;
 
     // Search from the keyboard: `/` focuses the box.
-    browser.goto(&server.url(&format!("/analyses/{id}"))).await.unwrap();
+    browser
+        .goto(&server.url(&format!("/analyses/{id}")))
+        .await
+        .unwrap();
     wait_for(&browser, "input#top-q").await;
     let body = browser.find(Locator::Css("body")).await.unwrap();
     body.send_keys("/").await.unwrap();
     let focused: Value = browser
-        .execute("return document.activeElement && document.activeElement.id", vec![])
+        .execute(
+            "return document.activeElement && document.activeElement.id",
+            vec![],
+        )
         .await
         .unwrap();
     assert_eq!(focused, json!("top-q"));

@@ -1,6 +1,8 @@
 //! The event keeper: the sink that keeps, of each file's records, the events a diagnosis
 //! needs ([`crate::correlate::extract::keep`]) and the time-zone evidence of its host.
 
+use std::sync::Mutex;
+
 use evacdoc_parsers::{Record, Timestamp};
 
 use crate::correlate::analysis::FileInfo;
@@ -9,11 +11,50 @@ use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
 
+/// Every file's kept events in one list, in no particular order (the assembler orders
+/// them). Keepers move their file's events here when the file ends, on the thread that
+/// read it: that thread's next file reuses the memory of the file's own list, and the
+/// events are never held twice (once per file and once in the final list).
+#[derive(Debug, Default)]
+pub struct KeptEvents(Mutex<Vec<RawEvent>>);
+
+impl KeptEvents {
+    /// Moves `events` to the end of the list.
+    fn add(&self, events: &mut Vec<RawEvent>) {
+        // A keeper that panicked mid-append left whole events: the list is still good.
+        let mut list = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        list.append(events);
+    }
+
+    /// The events kept so far.
+    pub fn snapshot<R>(&self, read: impl FnOnce(&[RawEvent]) -> R) -> R {
+        let list = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        read(&list)
+    }
+
+    /// The list.
+    pub fn into_events(self) -> Vec<RawEvent> {
+        self.0
+            .into_inner()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
 /// Keeps the events of one file.
 #[derive(Debug)]
 pub struct EventKeeper<'w> {
     watch: &'w Watched,
     events: Vec<RawEvent>,
+    /// Where the file's events go when it ends, if not into its outcome.
+    pool: Option<&'w KeptEvents>,
+    /// How many events were moved to the pool.
+    pooled: u64,
     votes: OffsetVotes,
     names: HostNameVotes,
     last_stamp: Option<Timestamp>,
@@ -24,8 +65,11 @@ pub struct EventKeeper<'w> {
 pub struct FileOutcome {
     /// The file as read.
     pub info: FileInfo,
-    /// The events kept, in file order, times still as the lines wrote them.
+    /// The events kept, in file order, times still as the lines wrote them (empty when
+    /// the keeper moved them to a [`KeptEvents`] pool).
     pub events: Vec<RawEvent>,
+    /// How many events the file gave (in `events` or in the pool).
+    pub kept: u64,
     /// The time-zone evidence of the file's lines.
     pub votes: OffsetVotes,
     /// What the file's lines say of their host's name.
@@ -40,9 +84,19 @@ impl<'w> EventKeeper<'w> {
         EventKeeper {
             watch,
             events: Vec::new(),
+            pool: None,
+            pooled: 0,
             votes: OffsetVotes::default(),
             names: HostNameVotes::default(),
             last_stamp: None,
+        }
+    }
+
+    /// A keeper that moves the file's events into `pool` when the file ends.
+    pub fn pooled(watch: &'w Watched, pool: &'w KeptEvents) -> EventKeeper<'w> {
+        EventKeeper {
+            pool: Some(pool),
+            ..EventKeeper::new(watch)
         }
     }
 
@@ -52,6 +106,7 @@ impl<'w> EventKeeper<'w> {
         self.events.shrink_to_fit();
         FileOutcome {
             info,
+            kept: self.pooled + self.events.len() as u64,
             events: self.events,
             votes: self.votes,
             names: self.names,
@@ -78,6 +133,14 @@ impl RecordSink for EventKeeper<'_> {
         }
         if let Some(stamp) = record.timestamp() {
             self.last_stamp = Some(stamp);
+        }
+    }
+
+    fn finish_file(&mut self, _file: &FileCtx<'_>, _info: &FileInfo) {
+        if let Some(pool) = self.pool {
+            self.pooled += self.events.len() as u64;
+            pool.add(&mut self.events);
+            self.events = Vec::new();
         }
     }
 }

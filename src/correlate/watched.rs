@@ -1,18 +1,17 @@
 //! Which instances to follow in Nova's request logs.
 
 use crate::correlate::analysis::CaptureFile;
+use crate::correlate::extract::RawEvent;
 use crate::correlate::extract::Watched;
-use crate::correlate::keeper::FileOutcome;
 
 /// The instances Masakari's events and the CLI captures name; `None` without any
 /// Masakari line (then nothing narrows Nova's requests).
-pub(crate) fn watched_instances(masakari: &[FileOutcome], captures: &[CaptureFile]) -> Watched {
+pub(crate) fn watched_instances(masakari: &[RawEvent], captures: &[CaptureFile]) -> Watched {
     let mut set: std::collections::HashSet<crate::model::Uuid> = masakari
         .iter()
-        .flat_map(|o| o.events.iter())
         .flat_map(|r| r.event.instances.iter().copied())
         .collect();
-    if masakari.iter().all(|o| o.events.is_empty()) {
+    if masakari.is_empty() {
         return None;
     }
     for capture in captures {

@@ -15,6 +15,7 @@ pub fn host_zones(
     tz_override: Option<&HostZone>,
     bundle_zones: &BTreeMap<u32, HostZone>,
     outcomes: &[FileOutcome],
+    events: &[RawEvent],
     captures: &[CaptureFile],
 ) -> Vec<HostZone> {
     let mut votes: BTreeMap<u32, OffsetVotes> = BTreeMap::new();
@@ -24,7 +25,7 @@ pub fn host_zones(
             .or_default()
             .merge(&outcome.votes);
     }
-    vote_from_progress(captures, outcomes, &mut votes);
+    vote_from_progress(captures, events, &mut votes);
     (0..hosts as u32)
         .map(|h| {
             if let Some(zone) = tz_override {
@@ -48,7 +49,7 @@ pub fn host_zones(
 /// `Disable nova-compute on X` in its local time: the difference is the engine's zone.
 pub(crate) fn vote_from_progress(
     captures: &[CaptureFile],
-    outcomes: &[FileOutcome],
+    events: &[RawEvent],
     votes: &mut BTreeMap<u32, OffsetVotes>,
 ) {
     const PREFIX: &str = "Disabling compute service on host: '";
@@ -73,20 +74,26 @@ pub(crate) fn vote_from_progress(
             };
             let wanted = format!("Disable nova-compute on {host}");
             let utc = utc.unix_nanos(0);
-            // The engine line nearest to a whole number of quarter hours away.
-            let best = outcomes
+            // The engine line nearest to a whole number of quarter hours away (of
+            // equals, the first in file order: `events` come in no order).
+            let best = events
                 .iter()
-                .flat_map(|o| o.events.iter().map(move |r| (o.info.host, r)))
-                .filter(|(_, r)| r.event.message() == wanted)
-                .filter_map(|(host, r)| {
+                .filter(|r| r.event.message() == wanted)
+                .filter_map(|r| {
                     let stamp = r.stamp.filter(|s| s.offset.is_none())?;
                     let diff = stamp.local.unix_nanos(0) - utc;
                     let quarter = 900 * 1_000_000_000i64;
                     let off = (diff - (diff + quarter / 2).div_euclid(quarter) * quarter).abs();
-                    (diff.abs() < 15 * 3600 * 1_000_000_000).then_some((off, host, diff))
+                    (diff.abs() < 15 * 3600 * 1_000_000_000).then_some((
+                        off,
+                        r.event.file,
+                        r.event.line,
+                        r.event.host,
+                        diff,
+                    ))
                 })
-                .min_by_key(|(off, _, _)| *off);
-            if let Some((_, host, diff)) = best {
+                .min_by_key(|(off, file, line, _, _)| (*off, *file, *line));
+            if let Some((_, _, _, host, diff)) = best {
                 votes
                     .entry(host)
                     .or_default()
@@ -96,13 +103,23 @@ pub(crate) fn vote_from_progress(
     }
 }
 
-/// Gives each event its UTC time from its line's stamp and the host's zone.
-pub(crate) fn utc_events(raw: Vec<RawEvent>, zone: &HostZone) -> impl Iterator<Item = Event> + '_ {
-    raw.into_iter()
-        .filter_map(move |RawEvent { mut event, stamp }| {
+/// Gives each event its UTC time from its line's stamp and its host's zone
+/// (`zones[host]`); events without a stamp, or of a host without a zone, are dropped.
+///
+/// Collected in place: the events reuse the memory of `raw` (a million events is a
+/// couple of hundred MB; they are never held twice).
+pub(crate) fn utc_events(raw: Vec<RawEvent>, zones: &[HostZone]) -> Vec<Event> {
+    let mut events: Vec<Event> = raw
+        .into_iter()
+        .filter_map(|RawEvent { mut event, stamp }| {
             let stamp = stamp?;
+            let zone = zones.get(event.host as usize)?;
             let offset = stamp.offset.unwrap_or_else(|| zone.offset_at(&stamp.local));
             event.time = stamp.local.unix_nanos(offset);
             Some(event)
         })
+        .collect();
+    // An event is smaller than a raw one: give back the tail.
+    events.shrink_to_fit();
+    events
 }

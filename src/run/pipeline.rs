@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::correlate::analysis::{Analysis, Skipped, Stats};
 use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
 use crate::correlate::extract::Watched;
-use crate::correlate::keeper::{EventKeeper, FileOutcome};
+use crate::correlate::keeper::{EventKeeper, FileOutcome, KeptEvents};
 use crate::correlate::watched::watched_instances;
 use crate::correlate::zones::host_zones;
 use crate::ingest::IngestError;
@@ -21,6 +21,7 @@ use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_small_files, zones_of_links};
 use crate::ingest::timezone::{HostZone, UnknownZone, ZoneSource};
+use crate::memory::peak_rss_mb;
 
 /// How to run an analysis.
 #[derive(Clone, Debug, Default)]
@@ -59,15 +60,6 @@ pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, Analyz
 /// Milliseconds since `since`.
 fn ms(since: Instant) -> u64 {
     since.elapsed().as_millis() as u64
-}
-
-/// The process's peak resident memory so far in MB (Linux `VmHWM`), for the stage logs:
-/// where the peak is reached tells what to make smaller.
-fn peak_rss_mb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
 }
 
 /// Runs the whole analysis of `inputs`, feeding every record of every log also to the
@@ -132,7 +124,9 @@ pub fn analyze_with(
     );
 
     let stage = Instant::now();
-    let outcomes = read_all_logs(logs, &small.captures, options, extra);
+    let pool = KeptEvents::default();
+    let outcomes = read_all_logs(logs, &small.captures, options, extra, &pool);
+    let kept_events = pool.into_events();
     stats.stages.read_ms = ms(stage);
     rename_hosts(&mut hosts, &outcomes, &small.config);
 
@@ -142,6 +136,7 @@ pub fn analyze_with(
         tz_override.as_ref(),
         &small.zones,
         &outcomes,
+        &kept_events,
         &small.captures,
     );
     for (host, zone) in hosts.iter_mut().zip(&zones) {
@@ -164,7 +159,7 @@ pub fn analyze_with(
         skew,
         joins,
         index,
-    } = assemble(outcomes, &zones, &hosts, &small.captures);
+    } = assemble(outcomes, kept_events, &zones, &hosts, &small.captures);
     skipped.extend(unread);
     let missing = missing_rotations(&files, overall_layout(&roots));
     stats.stages.assemble_ms = ms(stage);
@@ -222,12 +217,13 @@ pub fn analyze_with(
 /// Reads every log into its event keeper (and the extra sinks), Masakari's first: the
 /// instances they name decide which of Nova's server requests matter when the (much
 /// larger) rest is read. Within each group the largest go first, so that the threads
-/// finish together. File ids follow the order of reading.
+/// finish together. File ids follow the order of reading. The events go to `pool`.
 fn read_all_logs(
     mut logs: Vec<Placed<'_>>,
     captures: &[crate::correlate::analysis::CaptureFile],
     options: &Options,
     extra: Option<&dyn SinkFactory>,
+    pool: &KeptEvents,
 ) -> Vec<FileOutcome> {
     logs.sort_by_key(|p| (!is_masakari(p), std::cmp::Reverse(read_cost(p))));
     let split = logs.partition_point(is_masakari);
@@ -244,7 +240,7 @@ fn read_all_logs(
         let outcomes: Vec<FileOutcome> = read_logs(
             &logs[range.clone()],
             range.start as u32,
-            |ctx| (EventKeeper::new(watch), extra.map(|f| f.sink(ctx))),
+            |ctx| (EventKeeper::pooled(watch, pool), extra.map(|f| f.sink(ctx))),
             &progress,
         )
         .into_iter()
@@ -257,7 +253,7 @@ fn read_all_logs(
                 format = %o.info.format,
                 bytes = o.info.bytes,
                 records = o.info.records,
-                kept = o.events.len(),
+                kept = o.kept,
                 "read log"
             );
         }
@@ -265,7 +261,7 @@ fn read_all_logs(
             files = outcomes.len(),
             bytes = outcomes.iter().map(|o| o.info.bytes).sum::<u64>(),
             records = outcomes.iter().map(|o| o.info.records).sum::<u64>(),
-            kept = outcomes.iter().map(|o| o.events.len()).sum::<usize>(),
+            kept = outcomes.iter().map(|o| o.kept).sum::<u64>(),
             watched = watch.as_ref().map(|w| w.len()),
             ms = ms(stage),
             peak_rss_mb = peak_rss_mb(),
@@ -274,7 +270,7 @@ fn read_all_logs(
         outcomes
     };
     let mut outcomes = read(0..split, &None);
-    let watch = watched_instances(&outcomes, captures);
+    let watch = pool.snapshot(|masakari| watched_instances(masakari, captures));
     outcomes.extend(read(split..logs.len(), &watch));
     progress.finish_and_clear();
     outcomes

@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::analyses::row_of;
-use crate::correlate::timeline::{SvgOptions, render_svg};
 use crate::correlate::timeline::{Subject, entries, fold, select};
+use crate::correlate::timeline::{SvgOptions, render_svg};
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
 use crate::jobs::Loaded;

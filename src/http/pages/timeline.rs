@@ -13,7 +13,7 @@ use super::format::{
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
-use crate::correlate::timeline::{entries, fold, select};
+use crate::correlate::timeline::{SvgOptions, entries, fold, render_svg, select};
 use crate::http::api::analyses::row_of;
 use crate::http::api::timeline::{TimelineQuery, loaded};
 use crate::http::state::AppState;
@@ -30,6 +30,8 @@ struct TimelinePage {
     /// Why the query is not a subject.
     error: Option<String>,
     rows: Vec<TimelineRow>,
+    /// The swimlane picture of the rows (an SVG built by evacdoc, its text escaped).
+    picture: Option<String>,
     /// Whether a subject was asked for (else the suggestions are shown).
     asked: bool,
     suggestions: Vec<Suggestion>,
@@ -75,6 +77,7 @@ impl TimelineForm {
             request: self.request,
             notification: self.notification,
             host: self.host,
+            format: None,
         };
         if let Some(value) = self.value.filter(|v| !v.trim().is_empty()) {
             match self.kind.as_deref() {
@@ -109,22 +112,24 @@ pub async fn page(
     )
     .within(&row.id, &row.name);
     let asked_for = !value.is_empty();
-    let (rows, error) = if asked_for {
+    let (rows, picture, error) = if asked_for {
         match query.subject() {
             Ok(subject) => {
                 let (loaded, id) = (loaded.clone(), row.id.clone());
-                let rows = tokio::task::spawn_blocking(move || {
+                let (rows, picture) = tokio::task::spawn_blocking(move || {
                     let analysis = &loaded.analysis;
                     let folded = fold(analysis, &select(analysis, &subject));
-                    rows(&id, analysis, &folded)
+                    let picture = (!folded.is_empty())
+                        .then(|| render_svg(analysis, &folded, &[], &SvgOptions::default()));
+                    (rows(&id, analysis, &folded), picture)
                 })
                 .await?;
-                (rows, None)
+                (rows, picture, None)
             }
-            Err(e) => (Vec::new(), Some(e.message)),
+            Err(e) => (Vec::new(), None, Some(e.message)),
         }
     } else {
-        (Vec::new(), None)
+        (Vec::new(), None, None)
     };
     Ok(ok(&TimelinePage {
         chrome,
@@ -133,6 +138,7 @@ pub async fn page(
         value,
         error,
         rows,
+        picture,
         asked: asked_for,
         suggestions: suggestions(&row.id, &loaded),
     }))
