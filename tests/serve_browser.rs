@@ -151,15 +151,17 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
         assert!(started.elapsed() < Duration::from_secs(90), "{listed}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
-    let row = wait_for(&browser, &format!("tr[data-id='{id}'] a")).await;
+    // The list is redrawn by its poll: the row is found, then followed by its address.
+    wait_for(&browser, &format!("tr[data-id='{id}'] a")).await;
     shot(&browser, "home.png").await;
-    row.click().await.unwrap();
+    browser.goto(&server.url(&format!("/analyses/{id}"))).await.unwrap();
 
     // The analysis page lists the finding; its page shows the evidence and the picture.
     let finding = wait_for(&browser, "a.finding-title").await;
     assert!(finding.text().await.unwrap().contains("raced"));
     shot(&browser, "analysis.png").await;
-    finding.click().await.unwrap();
+    let href = finding.attr("href").await.unwrap().unwrap();
+    browser.goto(&server.url(&href)).await.unwrap();
     wait_for(&browser, "svg text").await;
     let page = browser.source().await.unwrap();
     assert!(page.contains("Compute service of node02ob100.maas is still in use"));
