@@ -154,7 +154,10 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
     // The list is redrawn by its poll: the row is found, then followed by its address.
     wait_for(&browser, &format!("tr[data-id='{id}'] a")).await;
     shot(&browser, "home.png").await;
-    browser.goto(&server.url(&format!("/analyses/{id}"))).await.unwrap();
+    browser
+        .goto(&server.url(&format!("/analyses/{id}")))
+        .await
+        .unwrap();
 
     // The analysis page lists the finding; its page shows the evidence and the picture.
     let finding = wait_for(&browser, "a.finding-title").await;

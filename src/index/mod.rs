@@ -1,9 +1,9 @@
 //! The full-text search index: one document per log record, built as a sink of the one
-//! reading pass ([`Indexer`]), searched by words, phrases and fields in UTC time order
-//! ([`SearchIndex`]). The only module that uses tantivy.
+//! reading pass ([`Indexer`](crate::index::Indexer)), searched by words, phrases and fields in UTC time order
+//! ([`SearchIndex`](crate::index::SearchIndex)). The only module that uses tantivy.
 //!
 //! Records are indexed with the time their line wrote (a host's zone and clock
-//! correction are known only after the analysis); [`Indexer::finish`] writes a small
+//! correction are known only after the analysis); [`Indexer::finish`](crate::index::Indexer::finish) writes a small
 //! meta file beside the index with each host's offsets and shift, which the search uses
 //! to turn a UTC range into each host's local range and hits back into UTC.
 

@@ -1,7 +1,7 @@
 //! The embedded store of `evacdoc serve`: analyses and their job queue, results and
 //! findings, sessions and the audit log, and the data folder's layout. The only module
-//! that knows SQL; the HTTP layer sees the [`Store`] trait, so another backend
-//! (PostgreSQL) can be added beside [`SqliteStore`] without touching it.
+//! that knows SQL; the HTTP layer sees the [`Store`](crate::store::Store) trait, so another backend
+//! (PostgreSQL) can be added beside [`SqliteStore`](crate::store::SqliteStore) without touching it.
 
 mod document;
 mod error;

@@ -1,7 +1,7 @@
 //! The UI: server-rendered pages (askama templates in `web/templates/`), static assets
 //! embedded in the binary (`web/static/`), signed in with the service token.
 //!
-//! One file per page; [`guard`] decides who may see them, [`render`] sends them with the
+//! One file per page; `guard` decides who may see them, `render` sends them with the
 //! page headers (CSP, no caching), [`format`] holds the small formatting helpers the
 //! pages share.
 
