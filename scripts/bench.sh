@@ -67,7 +67,7 @@ if [[ -n "${EVACDOC:-}" ]]; then
 else
     note "building: cargo build --release"
     cargo build --release --quiet || die "cargo build --release failed"
-    EVACDOC="$ROOT/target/release/evacdoc"
+    EVACDOC="${CARGO_TARGET_DIR:-$ROOT/target}/release/evacdoc"
 fi
 [[ -x "$EVACDOC" ]] || die "$EVACDOC missing"
 

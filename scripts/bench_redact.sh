@@ -21,7 +21,7 @@ note() { echo "bench_redact: $*" >&2; }
 
 if [[ -z "${EVACDOC:-}" ]]; then
     (cd "$ROOT" && cargo build --release --quiet --bin evacdoc) || die "cargo build failed"
-    EVACDOC="$ROOT/target/release/evacdoc"
+    EVACDOC="${CARGO_TARGET_DIR:-$ROOT/target}/release/evacdoc"
 fi
 BUNDLE="$ROOT/target/bench-bundle-redact-$SIZE"
 OUT="$ROOT/target/bench-out-redact-$SIZE"
