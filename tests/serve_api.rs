@@ -449,3 +449,32 @@ async fn openapi_health_and_metrics_describe_the_service() {
     ));
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_cut_short_by_a_stop_is_swept_at_the_next_start() {
+    let server = TestServer::start().await;
+    let kept = server
+        .upload("race.tar.gz", scenario_tar_gz("2020-juju-evacuate-race"))
+        .await;
+    server.wait_done(&kept).await;
+    let data = server.data.path().join("data");
+    // A folder with a partial upload and no row, as a crash mid-upload leaves it.
+    let orphan = data.join("analyses/0b8e0f8e-6f1c-4b7e-9d2a-3c4b5a6d7e8f");
+    std::fs::create_dir_all(orphan.join("input")).unwrap();
+    std::fs::write(orphan.join("input/big.tar.xz.part"), b"partial").unwrap();
+    let TestServer {
+        service, data: dir, ..
+    } = server;
+    service.unwrap().shutdown().await;
+
+    let mut config = ServeConfig::new("127.0.0.1:0".parse().unwrap(), data.clone());
+    config.token = Some(TOKEN.to_string());
+    let again = start(config).await.unwrap();
+    assert!(!orphan.exists(), "the orphan folder is swept");
+    assert!(
+        data.join("analyses").join(&kept).exists(),
+        "a stored analysis is kept"
+    );
+    again.shutdown().await;
+    drop(dir);
+}

@@ -81,6 +81,7 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         .await
         .map_err(|e| ServeError::Start(e.to_string()))??;
     let store: Arc<dyn Store> = Arc::new(store);
+    sweep_orphans(store.as_ref());
     let (token, source) = load_or_create_token(config.token.clone(), store.paths())?;
     let cache = Arc::new(AnalysisCache::new(4));
     let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
@@ -141,6 +142,28 @@ impl Service {
             Ok(Ok(Err(e))) => tracing::error!(error = %e, "server stopped with an error"),
             Ok(Err(e)) => tracing::error!(error = %e, "server task failed"),
             Err(_) => tracing::warn!("requests still open after 10 s: stopping anyway"),
+        }
+    }
+}
+
+/// Removes analysis folders without a row: what an upload cut short by a crash left (its
+/// row is written only once the upload is whole). Nothing else is touched.
+fn sweep_orphans(store: &dyn Store) {
+    let Ok(entries) = std::fs::read_dir(store.paths().analyses_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if crate::store::validate_id(&name).is_err() {
+            continue;
+        }
+        if let Ok(None) = store.get_analysis(&name) {
+            match std::fs::remove_dir_all(entry.path()) {
+                Ok(()) => tracing::info!(folder = %name, "removed an upload a stop cut short"),
+                Err(e) => {
+                    tracing::warn!(folder = %name, error = %e, "cannot remove an unfinished upload")
+                }
+            }
         }
     }
 }
