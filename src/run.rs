@@ -64,8 +64,7 @@ pub enum RunError {
 pub fn analyze_inputs(inputs: &[PathBuf], options: &RunOptions) -> Result<Report, RunError> {
     let catalog = Catalog::shipped()?;
     let analysis = analyze_with(inputs, &options.analysis, options.sinks.as_deref())?;
-    let mut findings = detect(&analysis, &options.detect);
-    attach_known_bugs(&mut findings, &catalog, &analysis);
+    let findings = findings_with_bugs(&analysis, &options.detect, &catalog);
     tracing::info!(
         findings = findings.len(),
         recoveries = analysis.recoveries.len(),
@@ -73,6 +72,18 @@ pub fn analyze_inputs(inputs: &[PathBuf], options: &RunOptions) -> Result<Report
         "detected"
     );
     Ok(Report { analysis, findings })
+}
+
+/// The detectors over `analysis`, known bugs attached: what a fresh analysis gets, and
+/// what a stored analysis document gets when it is loaded again.
+pub fn findings_with_bugs(
+    analysis: &Analysis,
+    options: &DetectOptions,
+    catalog: &Catalog,
+) -> Vec<Finding> {
+    let mut findings = detect(analysis, options);
+    attach_known_bugs(&mut findings, catalog, analysis);
+    findings
 }
 
 #[cfg(test)]

@@ -6,10 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use crate::correlate::Analysis;
 use crate::correlate::document::DocumentError;
-use crate::detect::{DetectOptions, Finding, detect};
+use crate::detect::{DetectOptions, Finding};
+use crate::run::findings_with_bugs;
 use crate::store::{Store, StoreError, read_document};
+use crate::triage::Catalog;
 use crate::triage::catalog::CatalogError;
-use crate::triage::{Catalog, attach_known_bugs};
 
 /// An analysis and its findings.
 #[derive(Debug)]
@@ -84,8 +85,8 @@ impl AnalysisCache {
         };
         let value: serde_json::Value = serde_json::from_slice(&bytes)?;
         let analysis = Analysis::from_document(value)?;
-        let mut findings = detect(&analysis, &DetectOptions::default());
-        attach_known_bugs(&mut findings, &Catalog::shipped()?, &analysis);
+        let findings =
+            findings_with_bugs(&analysis, &DetectOptions::default(), &Catalog::shipped()?);
         let loaded = Arc::new(Loaded { analysis, findings });
         self.insert(id, loaded.clone());
         Ok(Some(loaded))

@@ -99,10 +99,7 @@ pub async fn run(
     if row.index.state != IndexState::Done {
         return Err(ApiError::conflict(format!(
             "the search index is {}: search when it is done",
-            serde_json::to_value(row.index.state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
+            row.index.state
         )));
     }
     let dir = state.store.paths().index_dir(&row.id)?;
