@@ -35,5 +35,7 @@ mod serve_restart;
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
+/// `evacdoc triage` and `/api/v1/triage`: known-bug matches, environment, bug report.
+mod triage;
 /// Shared helpers: run the binary, find the samples.
 mod util;

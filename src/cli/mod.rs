@@ -6,6 +6,7 @@ mod redact;
 mod search;
 mod serve;
 mod timeline;
+mod triage;
 
 use std::process::ExitCode;
 
@@ -38,6 +39,9 @@ enum Command {
     /// The interleaved story of an instance, request, notification or host across the
     /// hosts and services of one or more bundles.
     Timeline(timeline::TimelineArgs),
+    /// The known bugs a bundle matches, with confidence and reasons, as JSON for a triage
+    /// bot or Markdown; `--bug-template` writes a complete bug report.
+    Triage(triage::TriageArgs),
 }
 
 /// Runs the chosen subcommand.
@@ -49,5 +53,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve(args) => serve::run(&args),
         Command::Search(args) => search::run(&args),
         Command::Timeline(args) => timeline::run(&args),
+        Command::Triage(args) => triage::run(&args),
     }
 }

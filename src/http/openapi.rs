@@ -20,10 +20,12 @@ use super::api;
         api::timeline::show,
         api::search::search,
         api::lines::lines,
+        api::triage::show,
+        api::triage::submit,
     ),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"))
+    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"), (name = "triage"))
 )]
 #[derive(Debug)]
 pub struct ApiDoc;

@@ -10,7 +10,7 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
-use super::api::{analyses, findings, lines, search, timeline};
+use super::api::{analyses, findings, lines, search, timeline, triage};
 use super::state::AppState;
 use super::{auth, error, metrics, openapi, pages};
 
@@ -38,6 +38,11 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/api/v1/analyses/{id}/timeline", get(timeline::show))
         .route("/api/v1/analyses/{id}/search", get(search::search))
+        .route("/api/v1/analyses/{id}/triage", get(triage::show))
+        .route(
+            "/api/v1/triage",
+            post(triage::submit).layer(DefaultBodyLimit::disable()),
+        )
         .route(
             "/api/v1/analyses/{id}/files/{file}/lines",
             get(lines::lines),

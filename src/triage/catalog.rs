@@ -49,6 +49,20 @@ pub struct KnownBug {
     /// Where a fix is released.
     #[serde(default)]
     pub fixed_in: Vec<FixedIn>,
+    /// Whether the bug explains a finding or bears on its fix.
+    #[serde(default)]
+    pub relevance: Relevance,
+}
+
+/// What a known bug is to the findings that point to it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relevance {
+    /// The bug is why the finding happened: a triage match.
+    #[default]
+    Cause,
+    /// The bug bears on the remediation only: shown with the finding, not matched.
+    Remediation,
 }
 
 /// The catalog.
@@ -82,28 +96,76 @@ impl Catalog {
 }
 
 /// What the installed packages say of a bug's fix.
-fn fix_status(bug: &KnownBug, analysis: &Analysis) -> String {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FixState {
+    /// A listed package is at or past the fixed version.
+    Included {
+        /// The package.
+        package: String,
+        /// Its version as installed.
+        installed: String,
+        /// The first fixed version.
+        fixed: String,
+    },
+    /// A listed package predates the fixed version.
+    Missing {
+        /// The package.
+        package: String,
+        /// Its version as installed.
+        installed: String,
+        /// The first fixed version.
+        fixed: String,
+    },
+    /// The bundle cannot tell (no package list, or no fixed version to compare with).
+    Unknown(String),
+}
+
+impl std::fmt::Display for FixState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FixState::Included {
+                package,
+                installed,
+                fixed,
+            } => write!(
+                f,
+                "installed: {package} {installed} includes the fix ({fixed})"
+            ),
+            FixState::Missing {
+                package,
+                installed,
+                fixed,
+            } => write!(
+                f,
+                "not installed: {package} {installed} predates the fix ({fixed})"
+            ),
+            FixState::Unknown(why) => write!(f, "unknown: {why}"),
+        }
+    }
+}
+
+/// What the installed packages say of `bug`'s fix.
+pub fn fix_state(bug: &KnownBug, analysis: &Analysis) -> FixState {
     for fixed in &bug.fixed_in {
         let (Some(package), Some(fixed_version)) = (&fixed.package, &fixed.version) else {
             continue;
         };
-        let installed: Vec<_> = analysis
-            .packages
-            .iter()
-            .filter(|p| &p.name == package)
-            .collect();
-        if let Some(p) = installed.first() {
+        if let Some(p) = analysis.packages.iter().find(|p| &p.name == package) {
             let have = version::upstream(&p.version);
-            return if version::compare(have, fixed_version) != std::cmp::Ordering::Less {
-                format!(
-                    "installed: {package} {} includes the fix ({fixed_version})",
-                    p.version
-                )
+            let (package, installed, fixed) =
+                (package.clone(), p.version.clone(), fixed_version.clone());
+            return if version::compare(have, &fixed) != std::cmp::Ordering::Less {
+                FixState::Included {
+                    package,
+                    installed,
+                    fixed,
+                }
             } else {
-                format!(
-                    "not installed: {package} {} predates the fix ({fixed_version})",
-                    p.version
-                )
+                FixState::Missing {
+                    package,
+                    installed,
+                    fixed,
+                }
             };
         }
     }
@@ -118,14 +180,14 @@ fn fix_status(bug: &KnownBug, analysis: &Analysis) -> String {
         .map(|p| format!("{} {}", p.name, p.version))
         .take(3)
         .collect();
-    if relevant.is_empty() {
-        "unknown: the bundle has no package list for the affected components".into()
+    FixState::Unknown(if relevant.is_empty() {
+        "the bundle has no package list for the affected components".into()
     } else {
         format!(
-            "unknown: installed {}; the catalog has no fixed version to compare with",
+            "installed {}; the catalog has no fixed version to compare with",
             relevant.join(", ")
         )
-    }
+    })
 }
 
 /// Adds to each finding the catalog's bugs for its detector, with the fix status.
@@ -151,7 +213,7 @@ pub fn attach_known_bugs(findings: &mut [Finding], catalog: &Catalog, analysis: 
                         None => format!("{}: {}", f.place, f.status),
                     })
                     .collect(),
-                fix_status: fix_status(bug, analysis),
+                fix_status: fix_state(bug, analysis).to_string(),
             })
             .collect();
     }

@@ -5,3 +5,4 @@ pub mod findings;
 pub mod lines;
 pub mod search;
 pub mod timeline;
+pub mod triage;
