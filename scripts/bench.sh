@@ -91,6 +91,8 @@ mix_args() {
     esac
 }
 
+# Bundles and results live under the checkout's target/ even when CARGO_TARGET_DIR is elsewhere.
+mkdir -p "$ROOT/target"
 RESULTS="$ROOT/target/bench-results-$SIZE.txt"
 CHECKS="$ROOT/target/bench-checks-$SIZE.txt"
 : > "$CHECKS"
