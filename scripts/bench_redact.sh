@@ -9,7 +9,8 @@
 #
 # The bundle is scripts/gen_bundle.py's sosreport mix (one sosreport per host), kept in
 # target/bench-bundle-redact-<SIZE>. `sos clean` (Debian `sosreport`) takes one sosreport
-# at a time and wants a `sos_logs/` folder in it, which is added.
+# at a time, wants a `sos_logs/` folder in it (added), and changes the folder it is given:
+# it gets a copy of each report.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZE=${1:-1G}
@@ -74,7 +75,9 @@ note "$(wc -l < "$OUT/seeded.txt") seeded values to look for"
 leftovers() {
     local dir=$1 n=0 left=()
     while IFS= read -r v; do
-        if grep -rqaF -- "$v" "$dir" 2>/dev/null || zgrep -rqaF -- "$v" "$dir" 2>/dev/null; then
+        # sos clean keeps its private map and log beside its output: not part of the output.
+        if grep -rqaF --exclude='*-private_map' --exclude='*-obfuscation.log' -- "$v" "$dir" 2>/dev/null \
+            || zgrep -rqaF --exclude='*-private_map' --exclude='*-obfuscation.log' -- "$v" "$dir" 2>/dev/null; then
             n=$((n + 1)); left+=("$v")
         fi
     done < "$OUT/seeded.txt"
@@ -98,8 +101,11 @@ printf '%-22s %9s %9s %8s %s %s\n' "evacdoc redact" "$ew" "$ec" "$er" "$el" "$el
 if [[ "$SOS" == 1 ]] && command -v sos >/dev/null; then
     mkdir -p "$OUT/sos"
     total_w=0 total_c=0 max_r=0
-    for report in "$BUNDLE"/sosreport-*/; do
-        report=${report%/}
+    for original in "$BUNDLE"/sosreport-*/; do
+        # sos 4.0 cleans a report folder in place (its files end up moved away): give it a
+        # copy, made before the clock starts.
+        report="$OUT/sos-input/$(basename "$original")"
+        mkdir -p "$OUT/sos-input" && cp -a "${original%/}" "$report"
         mkdir -p "$report/sos_logs" && touch "$report/sos_logs/sos.log"
         read -r w c r < <(measure "sos-$(basename "$report")" sos clean --batch --tmp-dir "$OUT/sos" "$report")
         total_w=$(awk -v a="$total_w" -v b="$w" 'BEGIN { print a + b }')
