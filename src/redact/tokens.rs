@@ -5,7 +5,7 @@
 
 use std::sync::LazyLock;
 
-use regex::{Captures, Regex};
+use regex::Regex;
 
 #[cfg(test)]
 use super::map::PseudonymMap;
@@ -53,48 +53,86 @@ fn may_match(line: &str) -> bool {
 }
 
 /// `line` with every shaped value replaced; `None` when nothing changed.
+///
+/// The pattern finds each value's span only (the lazy DFA); which shape it is comes from
+/// its text, which tells the alternatives apart (see [`Shape::of`]): running the pattern
+/// for its capture groups cost a third of `evacdoc redact`'s time.
 pub fn redact_shapes(line: &str, map: &mut dyn Pseudonyms) -> Option<String> {
     if !may_match(line) {
         return None;
     }
+    let mut out = String::new();
+    let mut copied = 0;
     let mut changed = false;
-    let out = SHAPES.replace_all(line, |c: &Captures<'_>| {
-        let whole = c.get(0).map_or("", |m| m.as_str());
-        let replaced = replace_one(c, map);
-        if let Some(r) = &replaced
-            && r != whole
-        {
+    for m in SHAPES.find_iter(line) {
+        let whole = m.as_str();
+        let Some(replaced) = replace_one(whole, map) else {
+            continue;
+        };
+        if replaced != whole {
+            out.push_str(&line[copied..m.start()]);
+            out.push_str(&replaced);
+            copied = m.end();
             changed = true;
         }
-        replaced.unwrap_or_else(|| whole.to_string())
-    });
-    changed.then(|| out.into_owned())
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&line[copied..]);
+    Some(out)
 }
 
-fn replace_one(c: &Captures<'_>, map: &mut dyn Pseudonyms) -> Option<String> {
-    if let Some(m) = c.name("email") {
-        return Some(map.pseudonym(Kind::Email, &m.as_str().to_ascii_lowercase()));
+/// Which alternative of [`SHAPES`] a match is, from its text: only an e-mail address
+/// holds `@`, only a context bracket starts with `[`, only MAC and IPv6 addresses hold
+/// `:` (a MAC is exactly six pairs, the alternative tried first), only an IPv4 address
+/// is digits and dots, only a dashed host name holds `-`; the rest is a hex id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    Email,
+    Mac,
+    Ipv6,
+    Ipv4,
+    Dashed,
+    Hex,
+    Context,
+}
+
+impl Shape {
+    fn of(text: &str) -> Shape {
+        let b = text.as_bytes();
+        if b.first() == Some(&b'[') {
+            Shape::Context
+        } else if b.contains(&b'@') {
+            Shape::Email
+        } else if b.contains(&b':') {
+            let mac = b.len() == 17
+                && b.chunks(3)
+                    .all(|c| c[0].is_ascii_hexdigit() && c[1].is_ascii_hexdigit());
+            if mac { Shape::Mac } else { Shape::Ipv6 }
+        } else if b.contains(&b'-') {
+            Shape::Dashed
+        } else if b.contains(&b'.') {
+            Shape::Ipv4
+        } else {
+            Shape::Hex
+        }
     }
-    if let Some(m) = c.name("mac") {
-        return Some(map.pseudonym(Kind::Mac, &m.as_str().to_ascii_lowercase()));
+}
+
+fn replace_one(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
+    match Shape::of(text) {
+        Shape::Email => Some(map.pseudonym(Kind::Email, &text.to_ascii_lowercase())),
+        Shape::Mac => Some(map.pseudonym(Kind::Mac, &text.to_ascii_lowercase())),
+        Shape::Ipv6 => ipv6(text, map),
+        Shape::Ipv4 => ipv4(text, '.', map),
+        Shape::Dashed => {
+            let (head, addr) = text.split_once('-')?;
+            Some(format!("{head}-{}", ipv4(addr, '-', map)?))
+        }
+        Shape::Hex => Some(map.pseudonym(Kind::KeystoneId, text)),
+        Shape::Context => Some(context_names(text, map)),
     }
-    if let Some(m) = c.name("ipv6") {
-        return ipv6(m.as_str(), map);
-    }
-    if let Some(m) = c.name("ipv4") {
-        return ipv4(m.as_str(), '.', map);
-    }
-    if let Some(m) = c.name("dashed") {
-        let (head, addr) = m.as_str().split_once('-')?;
-        return Some(format!("{head}-{}", ipv4(addr, '-', map)?));
-    }
-    if let Some(m) = c.name("hex") {
-        return Some(map.pseudonym(Kind::KeystoneId, m.as_str()));
-    }
-    if let Some(m) = c.name("context") {
-        return Some(context_names(m.as_str(), map));
-    }
-    None
 }
 
 /// An IPv4 address `a.b.c.d` (or `a-b-c-d` inside a host name): the network `a.b.c`
@@ -173,6 +211,34 @@ mod tests {
     fn run(line: &str) -> String {
         let mut m = PseudonymMap::with_key("k");
         redact_shapes(line, &mut m).unwrap_or_else(|| line.to_string())
+    }
+
+    /// The shape told from a match's text is the alternative the pattern took.
+    #[test]
+    fn shapes_told_from_text_are_the_pattern_alternatives() {
+        let line = "jane.doe@acme.example.com fa:16:3e:12:34:56 fe80::f816:3eff:fe12:3456 \
+                    10.5.0.17 dhcp-192-168-0-66 0f1e2d3c4b5a69788796a5b4c3d2e1f0 \
+                    [req-11111111-2222-3333-4444-555555555555 alice acme] 19:51:12.309 \
+                    ab:cd:ef:01:23:45:67 2001:db8::1";
+        let names = [
+            ("email", Shape::Email),
+            ("mac", Shape::Mac),
+            ("ipv6", Shape::Ipv6),
+            ("ipv4", Shape::Ipv4),
+            ("dashed", Shape::Dashed),
+            ("hex", Shape::Hex),
+            ("context", Shape::Context),
+        ];
+        let mut seen = 0;
+        for c in SHAPES.captures_iter(line) {
+            let (group, shape) = names
+                .iter()
+                .find(|(name, _)| c.name(name).is_some())
+                .unwrap();
+            assert_eq!(Shape::of(&c[0]), *shape, "{group}: {}", &c[0]);
+            seen += 1;
+        }
+        assert!(seen >= 10, "{seen}");
     }
 
     #[test]
