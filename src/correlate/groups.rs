@@ -4,7 +4,7 @@
 //! more than this.
 
 /// Keys in order, and each key's positions (ascending) in one list.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupIndex<K> {
     keys: Vec<K>,
     /// Where each key's positions end in `positions`.
@@ -72,6 +72,14 @@ impl<K: Ord> GroupIndex<K> {
     }
 }
 
+/// The positions of a key; none for a key the index does not hold (never a panic).
+impl<K: Ord> std::ops::Index<&K> for GroupIndex<K> {
+    type Output = [u32];
+    fn index(&self, key: &K) -> &[u32] {
+        self.get(key).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +90,8 @@ mod tests {
         assert_eq!(index.get(&7), Some(&[2, 9][..]));
         assert_eq!(index.get(&3), Some(&[1][..]));
         assert_eq!(index.get(&4), None);
+        assert!(index[&4].is_empty());
+        assert_eq!(index[&3], [1]);
         let all: Vec<(i32, Vec<u32>)> = index.groups().map(|(k, p)| (*k, p.to_vec())).collect();
         assert_eq!(all, vec![(3, vec![1]), (5, vec![4]), (7, vec![2, 9])]);
         assert_eq!(GroupIndex::<u8>::default().groups().count(), 0);
