@@ -22,7 +22,7 @@ pub(crate) fn log_census(events: &[Event], files: &[FileInfo]) {
         g.2 += usize::from(e.http().is_some());
     }
     let mut list: Vec<_> = groups.into_iter().collect();
-    list.sort_by(|a, b| b.1.1.cmp(&a.1.1));
+    list.sort_by_key(|g| std::cmp::Reverse(g.1.1));
     for (key, (count, bytes, http)) in list.into_iter().take(25) {
         tracing::debug!(count, text_mb = bytes / 1_000_000, http, "census: {key}");
     }
