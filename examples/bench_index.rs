@@ -72,17 +72,22 @@ fn main() {
     let index = SearchIndex::open(dir.path()).unwrap();
     let a = &report.analysis;
     let mut rng = Lcg(7);
-    let words: Vec<&str> = a
+    let words: Vec<String> = a
         .events
         .iter()
-        .flat_map(|e| e.message().split_whitespace())
+        .flat_map(|e| {
+            e.message()
+                .split_whitespace()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
         .filter(|w| w.len() > 4 && w.chars().all(|c| c.is_ascii_alphabetic()))
         .take(100_000)
         .collect();
     let mut made = Vec::with_capacity(queries);
     while made.len() < queries {
         let e = &a.events[rng.below(a.events.len())];
-        let word = words[rng.below(words.len())];
+        let word = &words[rng.below(words.len())];
         let host = &a.hosts[e.host as usize].hostname;
         let service = a.files[e.file as usize].service.name();
         let mut query = SearchQuery::new("");
@@ -99,8 +104,8 @@ fn main() {
             3 => format!("host:{host} level:WARNING"),
             4 => format!("service:{service} {word}"),
             5 => {
-                let phrase: Vec<&str> = e
-                    .message()
+                let message = e.message();
+                let phrase: Vec<&str> = message
                     .split_whitespace()
                     .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic()))
                     .take(2)

@@ -3,6 +3,12 @@
 //! Everything here is plain data that can be stored, indexed and redacted later. Ids are
 //! kept as 128-bit numbers (a UUID, or the UUID of a `req-` id) so that indexes stay small.
 
+pub mod lines;
+pub mod shared;
+
+pub use shared::SharedStr;
+
+use std::borrow::Cow;
 use std::fmt;
 
 use std::sync::Arc;
@@ -201,18 +207,20 @@ impl LogLevel {
     }
 }
 
-/// An HTTP request line as an access log or Nova's request log recorded it.
+/// An HTTP request line as an access log or Nova's request log recorded it. Its
+/// strings are shared with the other requests that repeat them (methods, agents, the
+/// path of a server polled once a second).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HttpRequest {
     /// `GET`, `POST`, ...
-    pub method: String,
+    pub method: SharedStr,
     /// The path with its query string.
-    pub path: String,
+    pub path: SharedStr,
     /// The response status.
     pub status: u16,
     /// The user agent, when the line has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user_agent: Option<String>,
+    pub user_agent: Option<SharedStr>,
 }
 
 /// What kind of line an event came from.
@@ -287,8 +295,11 @@ pub struct Event {
     /// one box so that the others pay one pointer for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     extra: Option<Box<Extra>>,
-    /// The record's first line as written, then its kept further lines, joined by `\n`.
-    lines: Box<str>,
+    /// The record's first line as written, then its kept further lines, joined by `\n`:
+    /// the event's own until its keeper packs it into a compressed block
+    /// ([`Event::pack_text`]).
+    #[serde(serialize_with = "lines_text", deserialize_with = "plain_lines")]
+    lines: lines::Lines,
     /// Byte length of the first line in `lines`.
     first_len: u32,
     /// Byte offset of the message within the first line (0 when the line has no prefix).
@@ -298,6 +309,15 @@ pub struct Event {
     /// True when the time came from a line with one-second precision (Apache `%t`):
     /// the request happened somewhere in that second.
     pub second_precision: bool,
+}
+
+fn lines_text<S: Serializer>(lines: &lines::Lines, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&lines.get())
+}
+
+fn plain_lines<'de, D: Deserializer<'de>>(d: D) -> Result<lines::Lines, D::Error> {
+    let text = String::deserialize(d)?;
+    Ok(lines::Lines::new(text.into_boxed_str()))
 }
 
 fn logger_name<S: Serializer>(logger: &Option<Arc<str>>, s: S) -> Result<S::Ok, S::Error> {
@@ -442,7 +462,7 @@ impl Event {
             notifications: Ids::default(),
             volumes: Ids::default(),
             extra: None,
-            lines: Box::default(),
+            lines: lines::Lines::default(),
             first_len: 0,
             message_start: 0,
             message_len: 0,
@@ -477,7 +497,7 @@ impl Event {
         if omitted > 0 || self.extra.is_some() {
             self.extra_mut().more_omitted = u32::try_from(omitted).unwrap_or(u32::MAX);
         }
-        self.lines = lines.into_boxed_str();
+        self.lines = lines::Lines::new(lines.into_boxed_str());
     }
 
     /// Sets the logger, shared with the other events of the same logger.
@@ -508,12 +528,17 @@ impl Event {
     }
 
     /// The message part of the first line.
-    pub fn message(&self) -> &str {
-        let text = self.text();
+    pub fn message(&self) -> Cow<'_, str> {
         let start = self.message_start as usize;
+        let text = self.text();
         // A first line cut at TEXT_MAX keeps the start of its message.
         let end = (start + self.message_len as usize).min(text.len());
-        text.get(start..end).unwrap_or(text)
+        match text {
+            Cow::Borrowed(t) => Cow::Borrowed(t.get(start..end).unwrap_or(t)),
+            Cow::Owned(t) => {
+                Cow::Owned(t.get(start..end).map_or_else(|| t.clone(), str::to_string))
+            }
+        }
     }
 
     /// The key that orders events: time, with a one-second-precision stamp placed at the
@@ -528,20 +553,42 @@ impl Event {
     }
 
     /// The record's first line as written in the file.
-    pub fn text(&self) -> &str {
-        self.lines
-            .get(..self.first_len as usize)
-            .unwrap_or(&self.lines)
+    pub fn text(&self) -> Cow<'_, str> {
+        let first = self.first_len as usize;
+        match self.lines.get() {
+            Cow::Borrowed(all) => Cow::Borrowed(all.get(..first).unwrap_or(all)),
+            Cow::Owned(mut all) => {
+                if all.is_char_boundary(first) {
+                    all.truncate(first);
+                }
+                Cow::Owned(all)
+            }
+        }
     }
 
     /// The record's further lines (continuation, then traceback), as written; of a long
     /// traceback the first and the last ones (see [`Event::more_omitted`]).
-    pub fn more(&self) -> impl DoubleEndedIterator<Item = &str> + '_ {
-        let rest = self
-            .lines
+    pub fn more(&self) -> std::vec::IntoIter<String> {
+        let all = self.lines.get();
+        let rest = all
             .get(self.first_len as usize..)
             .and_then(|r| r.strip_prefix('\n'));
-        rest.into_iter().flat_map(|r| r.split('\n'))
+        rest.into_iter()
+            .flat_map(|r| r.split('\n'))
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+            .into_iter()
+    }
+
+    /// Moves the text of `events` that is still their own into one compressed block
+    /// shared by them (the accessors read it back).
+    pub fn pack_text<'a>(events: impl IntoIterator<Item = &'a mut Event>) {
+        lines::pack(events.into_iter().map(|e| &mut e.lines));
+    }
+
+    /// Byte length of the kept text (first line and further lines).
+    pub fn text_len(&self) -> usize {
+        self.lines.len()
     }
 
     /// How many further lines were not kept.
@@ -569,7 +616,7 @@ impl Event {
 
     /// Every kept line of the record joined with newlines.
     pub fn full_text(&self) -> String {
-        self.lines.to_string()
+        self.lines.get().into_owned()
     }
 }
 
@@ -607,10 +654,10 @@ mod tests {
         let mut e = Event::new(0, 7, 0, EventKind::Log);
         e.set_text("2024-05-21 10:02:47.600 41 ERROR m Failed", &more);
         assert_eq!(e.text(), "2024-05-21 10:02:47.600 41 ERROR m Failed");
-        let kept: Vec<&str> = e.more().collect();
+        let kept: Vec<String> = e.more().collect();
         assert_eq!(kept.len(), MORE_HEAD + MORE_TAIL);
         assert_eq!(kept[0], more[0]);
-        assert_eq!(e.more().next_back(), more.last().copied());
+        assert_eq!(e.more().next_back().as_deref(), more.last().copied());
         assert_eq!(e.more_omitted() as usize, more.len() - kept.len());
         let mut short = Event::new(0, 1, 0, EventKind::Log);
         short.set_text("one line", &[]);

@@ -110,7 +110,7 @@ fn id_indexes_cover_every_kind_of_id() {
     // The lock, the evacuate, and the warning with Nova's 400, under one request id.
     let lock_and_evacuate = &a.index.request
         [&Uuid::parse_request_id("req-de081ecf-4201-4542-b092-e21b2f5ce942").unwrap()];
-    let messages: Vec<&str> = lock_and_evacuate
+    let messages: Vec<std::borrow::Cow<str>> = lock_and_evacuate
         .iter()
         .map(|&i| a.events[i as usize].message())
         .collect();

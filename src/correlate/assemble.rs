@@ -63,6 +63,7 @@ pub fn assemble(
     }
 
     step("events in one list", events.len());
+    census::log_census(&events, &files);
     sort_events(&mut events);
     let project_of = |e: &Event| {
         files
@@ -194,5 +195,6 @@ pub(crate) fn missing_rotations(files: &[FileInfo], layout: Layout) -> Vec<Missi
     missing
 }
 
+mod census;
 #[cfg(test)]
 mod tests;

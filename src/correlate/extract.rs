@@ -313,8 +313,8 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
             if let Some(request) = record.nova_request() {
                 event.kind = EventKind::Request;
                 event.set_http(HttpRequest {
-                    method: request.method.to_string(),
-                    path: request.uri.to_string(),
+                    method: request.method.into(),
+                    path: request.uri.into(),
                     status: request.status,
                     user_agent: None,
                 });
@@ -324,10 +324,10 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
             event.kind = EventKind::Request;
             event.second_precision = true;
             event.set_http(HttpRequest {
-                method: a.method.unwrap_or("-").to_string(),
-                path: a.path.unwrap_or(a.request).to_string(),
+                method: a.method.unwrap_or("-").into(),
+                path: a.path.unwrap_or(a.request).into(),
                 status: a.status,
-                user_agent: a.user_agent.map(str::to_string),
+                user_agent: a.user_agent.map(Into::into),
             });
             // The request and what follows it (status, size, agent).
             message = raw
@@ -337,8 +337,8 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         Content::Uwsgi(u) => {
             event.kind = EventKind::Request;
             event.set_http(HttpRequest {
-                method: u.method.to_string(),
-                path: u.path.to_string(),
+                method: u.method.into(),
+                path: u.path.into(),
                 status: u.status,
                 user_agent: None,
             });

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::correlate::groups::GroupIndex;
 use crate::correlate::ids::short_host;
 use crate::model::{Event, EventId, Uuid};
 
@@ -10,15 +11,15 @@ use crate::model::{Event, EventId, Uuid};
 #[derive(Clone, Debug, Default)]
 pub struct Indexes {
     /// Local request id → events.
-    pub request: HashMap<Uuid, Vec<EventId>>,
+    pub request: GroupIndex<Uuid>,
     /// Global request id → events.
-    pub global_request: HashMap<Uuid, Vec<EventId>>,
+    pub global_request: GroupIndex<Uuid>,
     /// Instance UUID → events.
-    pub instance: HashMap<Uuid, Vec<EventId>>,
+    pub instance: GroupIndex<Uuid>,
     /// Notification UUID → events.
-    pub notification: HashMap<Uuid, Vec<EventId>>,
+    pub notification: GroupIndex<Uuid>,
     /// Volume UUID → events.
-    pub volume: HashMap<Uuid, Vec<EventId>>,
+    pub volume: GroupIndex<Uuid>,
     /// Short host name (lowercase) → events logged on it or mentioning it.
     pub host: HashMap<String, Vec<EventId>>,
 }
@@ -48,23 +49,21 @@ impl Indexes {
     /// Builds the indexes of `events`; `host_names[h]` lists the short names of host `h`.
     pub fn build(events: &[Event], host_names: &[Vec<String>]) -> Indexes {
         let mut index = Indexes::default();
+        let ids = |of: &dyn Fn(&Event) -> &[Uuid]| {
+            let entries: Vec<(Uuid, EventId)> = events
+                .iter()
+                .enumerate()
+                .flat_map(|(position, e)| of(e).iter().map(move |&u| (u, position as EventId)))
+                .collect();
+            GroupIndex::build(entries)
+        };
+        index.request = ids(&|e| e.request_id.as_slice());
+        index.global_request = ids(&|e| e.global_request_id.as_slice());
+        index.instance = ids(&|e| e.instances.as_slice());
+        index.notification = ids(&|e| e.notifications.as_slice());
+        index.volume = ids(&|e| e.volumes.as_slice());
         for (position, event) in events.iter().enumerate() {
             let id = position as EventId;
-            if let Some(r) = event.request_id {
-                add(&mut index.request, r, id);
-            }
-            if let Some(g) = event.global_request_id {
-                add(&mut index.global_request, g, id);
-            }
-            for i in &event.instances {
-                add(&mut index.instance, *i, id);
-            }
-            for n in &event.notifications {
-                add(&mut index.notification, *n, id);
-            }
-            for v in &event.volumes {
-                add(&mut index.volume, *v, id);
-            }
             for name in host_names.get(event.host as usize).into_iter().flatten() {
                 add(&mut index.host, name.clone(), id);
             }

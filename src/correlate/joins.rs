@@ -38,13 +38,10 @@ pub(crate) struct Expected {
     method: &'static str,
     /// The request path must contain all of these.
     path_parts: Vec<String>,
-    /// The path (before any query) must end with this `/servers/<id>` (a plain
+    /// The path (before any query) must end with the first of `path_parts` (a plain
     /// `GET /servers/<id>`).
-    exact_server: Option<String>,
+    exact_server: bool,
     instance: Option<Uuid>,
-    /// The key of [`RequestIndex`] under which every request this call may make is
-    /// filed (a superset: [`matches`] still decides).
-    index_key: String,
 }
 
 /// Path parts other than server ids that a call's request is filed under.
@@ -57,48 +54,36 @@ const LITERAL_PARTS: [&str; 4] = [
 
 fn expected_request(message: &str, instance: Option<Uuid>) -> Option<Expected> {
     let kind = CallKind::of(message)?;
-    let expected =
-        |path_parts: Vec<String>, exact_server: Option<String>, instance: Option<Uuid>| {
-            // An instance call's request names the instance right after `/servers/`; any
-            // other is filed under its first literal part.
-            let index_key = match instance {
-                Some(i) => format!("{} {i}", kind.method),
-                None => format!("{} {}", kind.method, path_parts[0]),
-            };
-            Expected {
-                method: kind.method,
-                path_parts,
-                exact_server,
-                instance,
-                index_key,
-            }
-        };
+    let expected = |path_parts: Vec<String>, exact_server: bool, instance: Option<Uuid>| Expected {
+        method: kind.method,
+        path_parts,
+        exact_server,
+        instance,
+    };
     Some(match kind.path {
         PathShape::Server => {
             let i = instance?;
-            expected(
-                vec![format!("/servers/{i}")],
-                Some(format!("/servers/{i}")),
-                Some(i),
-            )
+            expected(vec![format!("/servers/{i}")], true, Some(i))
         }
         PathShape::ServerAction => {
             let i = instance?;
-            expected(vec![format!("/servers/{i}/action")], None, Some(i))
+            expected(vec![format!("/servers/{i}/action")], false, Some(i))
         }
         PathShape::ServersOnHost => {
             let host = message.strip_prefix(kind.prefix)?.trim();
             expected(
                 vec!["/servers/detail".into(), format!("host={host}")],
-                None,
+                false,
                 None,
             )
         }
-        PathShape::Services => expected(vec!["/os-services".into()], None, None),
-        PathShape::Aggregates => expected(vec!["/os-aggregates".into()], None, None),
-        PathShape::AggregateAction => {
-            expected(vec!["/os-aggregates/".into(), "/action".into()], None, None)
-        }
+        PathShape::Services => expected(vec!["/os-services".into()], false, None),
+        PathShape::Aggregates => expected(vec!["/os-aggregates".into()], false, None),
+        PathShape::AggregateAction => expected(
+            vec!["/os-aggregates/".into(), "/action".into()],
+            false,
+            None,
+        ),
     })
 }
 
@@ -114,12 +99,12 @@ fn matches(expected: &Expected, request: &Event) -> bool {
     {
         return false;
     }
-    match &expected.exact_server {
-        Some(suffix) => {
+    match expected.path_parts.first() {
+        Some(suffix) if expected.exact_server => {
             let path = http.path.split('?').next().unwrap_or("");
             path.ends_with(suffix.as_str())
         }
-        None => true,
+        _ => true,
     }
 }
 
@@ -127,12 +112,24 @@ impl Expected {
     /// What the Masakari `call` makes, `None` for a line that is no Nova call: worked
     /// out once per call by callers that test it against many requests.
     pub(crate) fn of(call: &Event) -> Option<Expected> {
-        expected_request(call.message(), call.instances.first().copied())
+        expected_request(&call.message(), call.instances.first().copied())
     }
 
     /// Whether `request` is the kind of request the call makes (as [`makes`]).
     pub(crate) fn made_by(&self, request: &Event) -> bool {
         matches(self, request)
+    }
+
+    /// The key of [`RequestIndex`] under which every request this call may make is
+    /// filed (a superset: [`matches`] still decides). An instance call's request names
+    /// the instance right after `/servers/`; any other is filed under its first
+    /// literal part.
+    fn index_key(&self) -> String {
+        match (self.instance, self.path_parts.first()) {
+            (Some(i), _) => format!("{} {i}", self.method),
+            (None, Some(part)) => format!("{} {part}", self.method),
+            (None, None) => self.method.to_string(),
+        }
     }
 
     /// As [`call_key`].
@@ -145,7 +142,7 @@ impl Expected {
 /// knows (without building what it makes): a call kind, naming its instance when the
 /// path needs one.
 pub(crate) fn is_call_line(call: &Event) -> bool {
-    CallKind::of(call.message()).is_some_and(|kind| {
+    CallKind::of(&call.message()).is_some_and(|kind| {
         !matches!(kind.path, PathShape::Server | PathShape::ServerAction)
             || !call.instances.is_empty()
     })
@@ -154,7 +151,7 @@ pub(crate) fn is_call_line(call: &Event) -> bool {
 /// Whether `request` is the kind of request the Masakari `call` makes (method, path,
 /// instance), whatever their times and ids.
 pub fn makes(call: &Event, request: &Event) -> bool {
-    expected_request(call.message(), call.instances.first().copied())
+    expected_request(&call.message(), call.instances.first().copied())
         .is_some_and(|expected| matches(&expected, request))
 }
 
@@ -212,11 +209,11 @@ pub fn candidates(
         if call.logger() != Some("masakari.compute.nova") {
             continue;
         }
-        let Some(expected) = expected_request(call.message(), call.instances.first().copied())
+        let Some(expected) = expected_request(&call.message(), call.instances.first().copied())
         else {
             continue;
         };
-        let Some(filed) = index.by_key.get(expected.index_key.as_str()) else {
+        let Some(filed) = index.by_key.get(expected.index_key().as_str()) else {
             continue;
         };
         let window = index.times.window(call.time - before, call.time + after);

@@ -10,6 +10,8 @@ use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets}
 use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
+use crate::model::Event;
+use crate::model::lines::BLOCK_BYTES;
 
 /// Every file's kept events in one list, in no particular order (the assembler orders
 /// them). Keepers move their file's events here when the file ends, on the thread that
@@ -58,6 +60,10 @@ pub struct EventKeeper<'w> {
     votes: OffsetVotes,
     names: HostNameVotes,
     last_stamp: Option<Timestamp>,
+    /// Events before this position of `events` have their text packed.
+    packed: usize,
+    /// Bytes of text not packed yet.
+    unpacked_bytes: usize,
 }
 
 /// What reading and keeping one log file gave.
@@ -89,6 +95,8 @@ impl<'w> EventKeeper<'w> {
             votes: OffsetVotes::default(),
             names: HostNameVotes::default(),
             last_stamp: None,
+            packed: 0,
+            unpacked_bytes: 0,
         }
     }
 
@@ -102,6 +110,7 @@ impl<'w> EventKeeper<'w> {
 
     /// The file's outcome, from what the reader said of it and what was kept.
     pub fn into_outcome(mut self, info: FileInfo, skipped: Option<String>) -> FileOutcome {
+        self.pack_text();
         // Held until every file is read: no growth slack.
         self.events.shrink_to_fit();
         FileOutcome {
@@ -112,6 +121,17 @@ impl<'w> EventKeeper<'w> {
             names: self.names,
             skipped,
         }
+    }
+}
+
+impl EventKeeper<'_> {
+    /// Packs the text of the events kept since the last block into one compressed
+    /// block: what the file's events cost is then mostly their fields.
+    fn pack_text(&mut self) {
+        let start = self.packed.min(self.events.len());
+        Event::pack_text(self.events[start..].iter_mut().map(|raw| &mut raw.event));
+        self.packed = self.events.len();
+        self.unpacked_bytes = 0;
     }
 }
 
@@ -129,7 +149,11 @@ impl RecordSink for EventKeeper<'_> {
             if raw.stamp.is_none() {
                 raw.stamp = self.last_stamp;
             }
+            self.unpacked_bytes += raw.event.text_len();
             self.events.push(raw);
+            if self.unpacked_bytes >= BLOCK_BYTES {
+                self.pack_text();
+            }
         }
         if let Some(stamp) = record.timestamp() {
             self.last_stamp = Some(stamp);
@@ -137,10 +161,12 @@ impl RecordSink for EventKeeper<'_> {
     }
 
     fn finish_file(&mut self, _file: &FileCtx<'_>, _info: &FileInfo) {
+        self.pack_text();
         if let Some(pool) = self.pool {
             self.pooled += self.events.len() as u64;
             pool.add(&mut self.events);
             self.events = Vec::new();
+            self.packed = 0;
         }
     }
 }

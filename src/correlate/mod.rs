@@ -6,6 +6,7 @@ pub mod assemble;
 pub mod calls;
 pub mod document;
 pub mod extract;
+pub mod groups;
 pub mod ids;
 pub mod index;
 pub mod joins;

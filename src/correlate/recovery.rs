@@ -300,6 +300,7 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
             continue;
         }
         let message = event.message();
+        let message: &str = &message;
         let processing = message.strip_prefix("Processing notification ");
         let owner = match processing {
             Some(_) => event.notifications.first().copied(),

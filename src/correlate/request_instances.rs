@@ -122,7 +122,7 @@ pub fn attribute_request_instances(
         // A line naming a UUID as something else (a volume) still gets its instance; one
         // naming an instance in prose already has it.
         if let Some(i) = found
-            && !classified_uuids(event.message())
+            && !classified_uuids(&event.message())
                 .iter()
                 .any(|(k, u)| *k == UuidKind::Instance && *u != i)
         {

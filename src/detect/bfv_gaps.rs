@@ -149,7 +149,7 @@ fn engine_start(
             .filter(|&i| task.is_none_or(|t| i > t))
             .find(|&i| {
                 events.get(i as usize).is_some_and(|e| {
-                    e.instances.contains(&instance) && CallAction::of(e.message()).is_some()
+                    e.instances.contains(&instance) && CallAction::of(&e.message()).is_some()
                 })
             });
         let mark = |id: Option<EventId>, what| {

@@ -115,7 +115,7 @@ fn masakari_warnings(
                 // answer to this call, whatever a join by time (off under clock skew) says.
                 let same_context = call_context.is_some() && e.request_id == call_context;
                 let other_request = !same_context
-                    && quoted_request_id(e.message())
+                    && quoted_request_id(&e.message())
                         .is_some_and(|q| !nova_ids.is_empty() && !nova_ids.contains(&q));
                 e.message().contains("(HTTP 400)") && !other_instance && !other_request
             })
@@ -131,7 +131,7 @@ fn quoted_request_lines(ctx: &DetectContext<'_>, warnings: &[EventId]) -> Vec<Ev
             .analysis
             .events
             .get(w as usize)
-            .and_then(|e| quoted_request_id(e.message()));
+            .and_then(|e| quoted_request_id(&e.message()));
         if let Some(q) = quoted {
             out.extend(ctx.analysis.index.request.get(&q).into_iter().flatten());
         }

@@ -172,7 +172,7 @@ impl PendingAfterFinished {
                     .more()
                     .rev()
                     .find(|l| !l.trim().is_empty())
-                    .map_or_else(|| "a traceback".into(), str::to_string),
+                    .unwrap_or_else(|| "a traceback".into()),
                 _ => e.message().chars().take(160).collect(),
             })
             .take(4)

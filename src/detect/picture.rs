@@ -114,7 +114,7 @@ fn failing_calls(analysis: &Analysis, ids: impl IntoIterator<Item = EventId>) ->
         let action = analysis
             .events
             .get(join.call as usize)
-            .and_then(|e| crate::correlate::calls::CallKind::of(e.message()))
+            .and_then(|e| crate::correlate::calls::CallKind::of(&e.message()))
             .map_or("call", |k| call_word(k.prefix));
         if answered.insert(join.call) {
             out.push(Mark {

@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::correlate::analysis::FileInfo;
+use crate::correlate::groups::GroupIndex;
 use crate::correlate::joins::{Expected, is_call_line};
 use crate::correlate::skew::interval::{Interval, consensus};
 use crate::correlate::window::{Times, within};
@@ -93,14 +94,14 @@ struct Ctx<'a> {
     /// Each file's project, and whether it is a nova-api log.
     kinds: Vec<(Project, bool)>,
     /// Masakari lines by (host, local request id).
-    by_request: HashMap<(HostId, Uuid), Vec<usize>>,
+    by_request: GroupIndex<(HostId, Uuid)>,
     /// Masakari lines by (host, instance named).
-    by_instance: HashMap<(HostId, Uuid), Vec<usize>>,
+    by_instance: GroupIndex<(HostId, Uuid)>,
     /// Local request ids that Masakari lines about more than one instance share: they
     /// do not follow one green thread.
     shared: HashSet<(HostId, Uuid)>,
     /// Nova lines by local request id.
-    nova_by_request: HashMap<Uuid, Vec<usize>>,
+    nova_by_request: GroupIndex<Uuid>,
     /// Masakari's Nova calls, by host, in time order.
     calls_by_host: HashMap<HostId, Vec<usize>>,
     /// What each of those calls makes, by position.
@@ -131,10 +132,10 @@ impl<'a> Ctx<'a> {
         let mut ctx = Ctx {
             events,
             kinds,
-            by_request: HashMap::new(),
-            by_instance: HashMap::new(),
+            by_request: GroupIndex::default(),
+            by_instance: GroupIndex::default(),
             shared: HashSet::new(),
-            nova_by_request: HashMap::new(),
+            nova_by_request: GroupIndex::default(),
             calls_by_host: HashMap::new(),
             expected: HashMap::new(),
             requests_by_host: HashMap::new(),
@@ -143,11 +144,15 @@ impl<'a> Ctx<'a> {
         };
         // The instance each (host, request id) is about, `None` once it is about two.
         let mut instances_of: HashMap<(HostId, Uuid), Option<Uuid>> = HashMap::new();
+        let mut by_request: Vec<((HostId, Uuid), u32)> = Vec::new();
+        let mut by_instance: Vec<((HostId, Uuid), u32)> = Vec::new();
+        let mut nova_by_request: Vec<(Uuid, u32)> = Vec::new();
         for (i, e) in events.iter().enumerate() {
+            let position = i as u32;
             match ctx.project(e) {
                 Project::Masakari => {
                     if let Some(r) = e.request_id {
-                        ctx.by_request.entry((e.host, r)).or_default().push(i);
+                        by_request.push(((e.host, r), position));
                         for &u in &e.instances {
                             instances_of
                                 .entry((e.host, r))
@@ -160,7 +165,7 @@ impl<'a> Ctx<'a> {
                         }
                     }
                     for u in &e.instances {
-                        ctx.by_instance.entry((e.host, *u)).or_default().push(i);
+                        by_instance.push(((e.host, *u), position));
                     }
                     if let Some(expected) = call_expected(e) {
                         ctx.calls_by_host.entry(e.host).or_default().push(i);
@@ -169,7 +174,7 @@ impl<'a> Ctx<'a> {
                 }
                 Project::Nova => {
                     if let Some(r) = e.request_id {
-                        ctx.nova_by_request.entry(r).or_default().push(i);
+                        nova_by_request.push((r, position));
                     }
                     if e.http().is_some() && ctx.is_api(e) {
                         let list = ctx.requests_by_host.entry(e.host).or_default();
@@ -189,6 +194,9 @@ impl<'a> Ctx<'a> {
                 _ => {}
             }
         }
+        ctx.by_request = GroupIndex::build(by_request);
+        ctx.by_instance = GroupIndex::build(by_instance);
+        ctx.nova_by_request = GroupIndex::build(nova_by_request);
         ctx.request_times = ctx
             .requests_by_host
             .iter()
@@ -257,12 +265,12 @@ impl<'a> Ctx<'a> {
     /// the HTTP client logs while the call is still out.
     fn next_time(&self, pos: usize) -> Option<i64> {
         let call = &self.events[pos];
-        let after = |list: Option<&Vec<usize>>, ok: &dyn Fn(&Event) -> bool| {
+        let after = |list: Option<&[u32]>, ok: &dyn Fn(&Event) -> bool| {
             list.and_then(|l| {
-                let start = l.partition_point(|&p| p <= pos);
+                let start = l.partition_point(|&p| p as usize <= pos);
                 l[start..]
                     .iter()
-                    .map(|&p| &self.events[p])
+                    .map(|&p| &self.events[p as usize])
                     .find(|e| !during_call(e) && ok(e))
                     .map(|e| e.time)
             })
@@ -293,7 +301,7 @@ impl<'a> Ctx<'a> {
             .get(&r)
             .map(|l| {
                 l.iter()
-                    .copied()
+                    .map(|&p| p as usize)
                     .filter(|&p| self.events[p].host == host && self.is_api(&self.events[p]))
                     .collect()
             })
@@ -386,7 +394,8 @@ fn returned_ids(message: &str) -> Vec<Uuid> {
 
 /// The duration a Nova request line states (`time: 0.412345`), in ns.
 fn stated_duration(e: &Event) -> Option<i64> {
-    let (_, rest) = e.message().rsplit_once("time: ")?;
+    let message = e.message();
+    let (_, rest) = message.rsplit_once("time: ")?;
     let secs: f64 = rest.split_whitespace().next()?.parse().ok()?;
     (secs.is_finite() && (0.0..3600.0).contains(&secs)).then_some((secs * 1e9) as i64)
 }
@@ -402,10 +411,11 @@ pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
     step("returned request ids", pairs.len());
     global_request_ids(&ctx, &mut pairs);
     step("global request ids", pairs.len());
-    let joined = anchored_joins(&ctx, &pairs);
-    pairs.extend(joined.iter().cloned());
-    step("anchored joins", pairs.len());
+    let mut joined = anchored_joins(&ctx, &pairs);
     let covered: HashSet<(EventId, HostId)> = joined.iter().map(|p| (p.anchor, p.server)).collect();
+    pairs.append(&mut joined);
+    drop(joined);
+    step("anchored joins", pairs.len());
     single_candidate_joins(&ctx, &covered, &mut pairs);
     step("single candidates", pairs.len());
     nova_requests(&ctx, &mut pairs);
@@ -430,13 +440,13 @@ fn returned_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         if ctx.project(e) != Project::Masakari {
             continue;
         }
-        for r in returned_ids(e.message()) {
+        for r in returned_ids(&e.message()) {
             let Some(lines) = ctx.nova_by_request.get(&r) else {
                 continue;
             };
             let mut hosts: Vec<HostId> = lines
                 .iter()
-                .map(|&p| &ctx.events[p])
+                .map(|&p| &ctx.events[p as usize])
                 .filter(|l| l.host != e.host && ctx.is_api(l))
                 .map(|l| l.host)
                 .collect();
@@ -710,8 +720,8 @@ fn single_candidate_joins(
 /// One request id on nova-api and on other Nova hosts: the work nova-api casts is
 /// logged after the API request started (its line's time minus the duration it states).
 fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
-    for lines in ctx.nova_by_request.values() {
-        let Some((anchor, start)) = lines.iter().find_map(|&p| {
+    for (_, lines) in ctx.nova_by_request.groups() {
+        let Some((anchor, start)) = lines.iter().map(|&p| p as usize).find_map(|p| {
             let e = &ctx.events[p];
             (e.http().is_some() && ctx.is_api(e))
                 .then(|| stated_duration(e).map(|d| (p, e.time - d)))
@@ -721,7 +731,7 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         };
         let api_host = ctx.events[anchor].host;
         let mut by_host: HashMap<HostId, Vec<usize>> = HashMap::new();
-        for &p in lines {
+        for p in lines.iter().map(|&p| p as usize) {
             let e = &ctx.events[p];
             if e.host != api_host && !ctx.is_api(e) {
                 by_host.entry(e.host).or_default().push(p);

@@ -57,7 +57,7 @@ impl<'a> Attribution<'a> {
             return false;
         }
         let instance = self.instance;
-        if let Some(cited) = cited_request(event.message()) {
+        if let Some(cited) = cited_request(&event.message()) {
             let owners = self.named_by(cited);
             if !owners.is_empty() {
                 return owners.contains(&instance);

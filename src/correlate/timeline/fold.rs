@@ -65,7 +65,7 @@ impl<'a> Stream<'a> {
 
 /// What must be equal for two lines of a stream to fold.
 fn shape(event: &Event) -> String {
-    let mut out = normalised(event.message());
+    let mut out = normalised(&event.message());
     if let Some(http) = event.http() {
         // Another client asking the same is another line.
         out.push_str(&format!(
@@ -78,7 +78,7 @@ fn shape(event: &Event) -> String {
     }
     for line in event.more() {
         out.push('\u{1f}');
-        out.push_str(&normalised(line));
+        out.push_str(&normalised(&line));
     }
     out
 }

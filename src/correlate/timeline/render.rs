@@ -28,10 +28,10 @@ pub struct TimelineEntry<'a> {
     /// 1-based line.
     pub line: u32,
     /// The record's first line as written.
-    pub text: &'a str,
+    pub text: std::borrow::Cow<'a, str>,
     /// Its further lines.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub more: Vec<&'a str>,
+    pub more: Vec<String>,
     /// The lines of the same shape folded into this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repeated: Option<Repeated>,

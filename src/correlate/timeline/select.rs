@@ -153,7 +153,7 @@ fn notification_events(analysis: &Analysis, id: Uuid) -> Vec<EventId> {
         .filter(|e| project(analysis, e) == Project::Masakari)
         .map(|e| e.file)
         .collect();
-    let mut out: Vec<EventId> = seed.clone();
+    let mut out: Vec<EventId> = seed.to_vec();
     let mut instances: BTreeSet<Uuid> = BTreeSet::new();
     // The engine's lines between the first and the last mention. Events are kept in
     // time order, so the window is a slice.

@@ -39,10 +39,10 @@ fn tooltip(analysis: &Analysis, item: &Item<'_>) -> String {
             last.line
         );
     }
-    text.push_str(&clip(e.text(), TOOLTIP_CHARS));
+    text.push_str(&clip(&e.text(), TOOLTIP_CHARS));
     for line in e.more().take(TOOLTIP_MORE_LINES) {
         text.push('\n');
-        text.push_str(&clip(line, TOOLTIP_MORE_CHARS));
+        text.push_str(&clip(&line, TOOLTIP_MORE_CHARS));
     }
     let _ = write!(text, "\n{path}:{}", e.line);
     text
@@ -99,7 +99,7 @@ pub(super) fn joins(out: &mut String, analysis: &Analysis, layout: &Layout<'_>) 
             analysis
                 .events
                 .get(id as usize)
-                .map_or_else(String::new, |e: &Event| clip(e.message(), 120))
+                .map_or_else(String::new, |e: &Event| clip(&e.message(), 120))
         };
         // A curve, so that a join within one lane or between neighbours stays visible.
         let bend = if (y2 - y1).abs() < 1.0 {

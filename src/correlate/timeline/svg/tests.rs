@@ -160,7 +160,7 @@ fn one_lane_per_host_and_service_and_every_line_with_its_tooltip() {
         let tooltip = title_of(g);
         let path = &analysis.file(e.file).unwrap().path;
         assert!(tooltip.contains(&format!("{path}:{}", e.line)), "{tooltip}");
-        assert!(tooltip.contains(e.text()), "{tooltip}");
+        assert!(tooltip.contains(&*e.text()), "{tooltip}");
         assert!(tooltip.contains(&analysis.host(e.host).unwrap().hostname));
     }
     // The engine's polls and Nova's answers fold apart, each a bar with its count.
