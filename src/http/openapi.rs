@@ -20,10 +20,14 @@ use super::api;
         api::timeline::show,
         api::search::search,
         api::lines::lines,
+        crate::http::share::api::create,
+        crate::http::share::api::list,
+        crate::http::share::api::revoke,
+        crate::http::share::api::preview,
     ),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"))
+    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"), (name = "shares"))
 )]
 #[derive(Debug)]
 pub struct ApiDoc;
