@@ -131,7 +131,12 @@ fn encodings(value: &str) -> Vec<String> {
         .replace('>', "&gt;")
         .replace('"', "&quot;")
         .replace('\'', "&#39;");
-    let html_numeric = value.replace('\'', "&#x27;").replace('"', "&#34;");
+    let html_numeric = value
+        .replace('&', "&#38;")
+        .replace('<', "&#60;")
+        .replace('>', "&#62;")
+        .replace('"', "&#34;")
+        .replace('\'', "&#39;");
     let url: String = value
         .bytes()
         .map(|b| {
