@@ -6,6 +6,18 @@
 //! The case map and the seeds live in the analysis's folder under `share/` (mode 0600),
 //! never served: a later view, the bundle and (when asked) a later upload of the same
 //! case reuse them, so one real value has one pseudonym everywhere.
+//!
+//! What a link replaces, everywhere it shows text (evidence and timeline lines, their
+//! further lines, config values, finding titles, summaries, explanations, remedies,
+//! actions, picture labels, file paths): host names, FQDNs and domains (seeded from the
+//! analysis's hosts, the names its lines mention, failed hosts, `host =` options and the
+//! upload's `/etc/hosts`), IPv4 (per /24), IPv6, MAC and e-mail addresses, user and
+//! project names of oslo contexts, Keystone ids; secrets are hidden outright (secret
+//! options, URLs with credentials, Fernet tokens, `X-Auth-Token`/`X-Subject-Token`,
+//! private keys and certificates). What it keeps: instance, notification, volume and
+//! request ids, times, levels, loggers, services, the shape of paths, option names and
+//! their other values, package versions, known bugs, service accounts (`admin`, `nova`,
+//! `masakari`, …). The private note of a link is never shown on it.
 
 mod bundle;
 mod scope;
