@@ -28,6 +28,8 @@ pub mod model;
 pub mod redact;
 /// The library entry point: inputs and options in, analysis and findings out.
 pub mod run;
+/// Public share links: scopes, the redacted view of an analysis, the redacted bundle.
+pub mod share;
 /// The embedded store of `evacdoc serve`: analyses, job queue, findings, sessions, audit
 /// log, and the data folder's layout. The only module that knows SQL.
 pub mod store;

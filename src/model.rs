@@ -618,6 +618,43 @@ impl Event {
     pub fn full_text(&self) -> String {
         self.lines.get().into_owned()
     }
+
+    /// Rewrites every piece of text the event holds with `rewrite` (redaction): its
+    /// lines one at a time, the prefix, message and rest of the first line apart so that
+    /// the message keeps its bounds, the hosts it mentions, its HTTP path and agent.
+    /// Ids, times and positions stay.
+    pub fn rewrite_text(&mut self, rewrite: &mut dyn FnMut(&str) -> String) {
+        let first = self.text().into_owned();
+        let first = first.as_str();
+        let start = floor_boundary(first, self.message_start as usize);
+        let end = floor_boundary(first, start + self.message_len as usize).max(start);
+        let prefix = rewrite(&first[..start]);
+        let message = rewrite(&first[start..end]);
+        let rest = rewrite(&first[end..]);
+        let mut lines = format!("{prefix}{message}{rest}");
+        let first_len = lines.len();
+        let more: Vec<String> = self.more().map(|line| rewrite(&line)).collect();
+        for line in &more {
+            lines.push('\n');
+            lines.push_str(line);
+        }
+        self.message_start = u32::try_from(prefix.len()).unwrap_or(0);
+        self.message_len = u32::try_from(message.len()).unwrap_or(0);
+        self.first_len = u32::try_from(first_len).unwrap_or(0);
+        self.lines = lines::Lines::new(lines.into_boxed_str());
+        if let Some(extra) = self.extra.as_mut() {
+            for host in extra.mentioned_hosts.iter_mut() {
+                *host = rewrite(host).into_boxed_str();
+            }
+            if let Some(http) = extra.http.as_mut() {
+                http.path = rewrite(&http.path).into();
+                http.user_agent = http
+                    .user_agent
+                    .as_deref()
+                    .map(|agent| rewrite(agent).into());
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -663,6 +700,25 @@ mod tests {
         short.set_text("one line", &[]);
         assert_eq!(short.more().count(), 0);
         assert_eq!(short.full_text(), "one line");
+    }
+
+    #[test]
+    fn rewritten_text_keeps_the_message_bounds() {
+        let mut e = Event::new(0, 1, 0, EventKind::Log);
+        let first = "2024-05-21 10:02:47.600 41 INFO m [req-1 alice] Disable cmp1 now";
+        e.set_text(first, &["  cmp1 again"]);
+        e.message_start = first.find("Disable").unwrap() as u32;
+        e.message_len = "Disable cmp1 now".len() as u32;
+        e.set_mentioned_hosts(["cmp1"]);
+        let mut rewrite = |s: &str| s.replace("cmp1", "host-abcdef").replace("alice", "u");
+        e.rewrite_text(&mut rewrite);
+        assert_eq!(e.message(), "Disable host-abcdef now");
+        assert_eq!(
+            e.text(),
+            "2024-05-21 10:02:47.600 41 INFO m [req-1 u] Disable host-abcdef now"
+        );
+        assert_eq!(e.more().collect::<Vec<_>>(), vec!["  host-abcdef again"]);
+        assert_eq!(e.mentioned_hosts().collect::<Vec<_>>(), vec!["host-abcdef"]);
     }
 
     #[test]

@@ -190,3 +190,82 @@ fn the_cli_refuses_a_map_inside_the_output_and_a_used_output() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not an empty folder"), "{}", stderr(&o));
 }
+
+#[test]
+fn the_service_view_and_the_bundle_share_one_map_and_keep_relationships() {
+    use evacdoc::redact::ViewRedactor;
+    use evacdoc::redact::seed::seeds_of;
+
+    let dir = samples().join("scenarios/2020-juju-evacuate-race");
+    let original = analyze_inputs(std::slice::from_ref(&dir), &RunOptions::default()).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let map_path = tmp.path().join("case.map.json");
+    let mut view = ViewRedactor::new(seeds_of(&original.analysis), PseudonymMap::new());
+    let redacted = view
+        .analysis(original.analysis.to_document().unwrap())
+        .unwrap();
+    let findings: Vec<_> = original.findings.iter().map(|f| view.finding(f)).collect();
+    let map = view.into_map();
+    map.save(&map_path).unwrap();
+
+    // FQDN and short name map together; the /24 is one pseudonymous /24.
+    let host = map.get(Kind::Host, "node02ob100").unwrap().to_string();
+    let domain = map.get(Kind::Domain, "maas").unwrap().to_string();
+    let net = map.get(Kind::Ipv4Net, "172.27.100").unwrap().to_string();
+    let texts: Vec<(u32, String)> = redacted
+        .events
+        .iter()
+        .map(|e| (e.file, e.full_text()))
+        .collect();
+    let fqdn = format!("{host}.{domain}");
+    let with_fqdn: BTreeSet<u32> = texts
+        .iter()
+        .filter(|(_, t)| t.contains(&fqdn))
+        .map(|(f, _)| *f)
+        .collect();
+    assert!(
+        with_fqdn.len() >= 2,
+        "the FQDN in several files: {with_fqdn:?}"
+    );
+    assert!(
+        texts
+            .iter()
+            .all(|(_, t)| !t.contains("172.27.100.") && !t.contains("node0"))
+    );
+    let addresses: BTreeSet<&str> = texts
+        .iter()
+        .flat_map(|(_, t)| t.split(|c: char| !(c.is_ascii_digit() || c == '.')))
+        .filter(|w| w.starts_with(&format!("{net}.")) && w.matches('.').count() == 3)
+        .collect();
+    assert!(
+        addresses.len() >= 2,
+        "several hosts of one pseudonymous /24: {addresses:?}"
+    );
+    // The redacted view reads back whole: the race is there, on the pseudonymous host.
+    let race = findings
+        .iter()
+        .find(|f| f.detector == "evacuate-400-race")
+        .unwrap();
+    assert_eq!(race.failed_host.as_deref(), Some(fqdn.as_str()));
+    assert!(redacted.hosts.iter().any(|h| h.hostname == host));
+
+    // The bundle redacted with the same map gives the same names: its own analysis finds
+    // the same hosts and the same failed host.
+    let out = tmp.path().join("bundle");
+    redact_bundle(
+        std::slice::from_ref(&dir),
+        &RedactOptions::new(out.clone(), Some(map_path.clone())),
+    )
+    .unwrap();
+    let again = analyze_inputs(&[out], &RunOptions::default()).unwrap();
+    let names = |a: &evacdoc::correlate::Analysis| -> BTreeSet<String> {
+        a.hosts.iter().map(|h| h.hostname.clone()).collect()
+    };
+    assert_eq!(names(&again.analysis), names(&redacted));
+    let again_race = again
+        .findings
+        .iter()
+        .find(|f| f.detector == "evacuate-400-race")
+        .unwrap();
+    assert_eq!(again_race.failed_host, race.failed_host);
+}

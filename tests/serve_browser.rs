@@ -1,8 +1,8 @@
 //! `evacdoc serve` in a real browser: headless Chromium driven through chromedriver
 //! (Debian `chromium` and `chromium-driver`, installed by `.ci/run`). A user signs in,
-//! drops a bundle on the home page, opens the finding and its timeline picture, and
-//! searches. Screenshots of the pages go to `$EVACDOC_SCREENSHOTS` (CI artefacts) or
-//! `target/screenshots`.
+//! drops a bundle on the home page, opens the finding and its timeline picture,
+//! searches, and shares the finding (preview, link, public page). Screenshots of the
+//! pages go to `$EVACDOC_SCREENSHOTS` (CI artefacts) or `target/screenshots`.
 
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -222,6 +222,35 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
     let mark = wait_for(&browser, "mark").await;
     assert_eq!(mark.text().await.unwrap().to_lowercase(), "still");
     shot(&browser, "search.png").await;
+
+    // Share the finding: the redacted preview, the link made and shown once, the public
+    // page (no session, no script) redacted with its picture.
+    browser.goto(&server.url(&href)).await.unwrap();
+    wait_for(&browser, "a.share-link")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let make = "form[action$='/share'] button[type=submit]";
+    wait_for(&browser, make).await;
+    let preview = browser.source().await.unwrap();
+    assert!(preview.contains("is still in use") && !preview.contains("node02ob100"));
+    shot(&browser, "share-preview.png").await;
+    browser
+        .find(Locator::Css(make))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let link = wait_for(&browser, "input[aria-label='Share link']").await;
+    let url = link.attr("value").await.unwrap().unwrap();
+    assert!(url.contains("/s/"), "{url}");
+    browser.goto(&url).await.unwrap();
+    wait_for(&browser, "svg text").await;
+    let public = browser.source().await.unwrap();
+    assert!(public.contains("is still in use") && !public.contains("node02ob100"));
+    shot(&browser, "share-public.png").await;
 
     browser.close().await.unwrap();
     server.stop().await;

@@ -397,3 +397,117 @@ async fn log_lines_are_escaped() {
 
     service.shutdown().await;
 }
+
+/// Text of an HTML attribute, unescaped.
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&#60;", "<")
+        .replace("&#62;", ">")
+        .replace("&gt;", ">")
+        .replace("&#38;", "&")
+        .replace("&amp;", "&")
+}
+
+/// Every byte but letters and digits as `%XX`.
+fn form_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finding_is_previewed_shared_once_and_revoked_from_the_pages() {
+    let (service, _dir) = service().await;
+    let (cookie, csrf) = sign_in(&service).await;
+    let bundle = tar_gz(&samples().join("scenarios/2020-juju-evacuate-race"));
+    let id = upload(&service, &cookie, &csrf, "juju-race.tar.gz", bundle).await;
+    wait_done(&service, &cookie, &id).await;
+    let page = get(&service, &format!("/analyses/{id}"), Some(&cookie)).await;
+    assert!(
+        page.body
+            .contains(&format!("/analyses/{id}/share?scope=analysis"))
+    );
+    let finding_url = between(&page.body, "class=\"finding-title\" href=\"", "\"").to_string();
+    let finding = get(&service, &finding_url, Some(&cookie)).await;
+    let share_url = unescape(between(&finding.body, "class=\"share-link\" href=\"", "\""));
+    assert!(
+        share_url.starts_with(&format!("/analyses/{id}/share?scope=finding&finding=")),
+        "{share_url}"
+    );
+
+    // The preview: the redacted finding, nothing shared yet.
+    let preview = get(&service, &share_url, Some(&cookie)).await;
+    assert_eq!(preview.status, StatusCode::OK, "{}", preview.body);
+    assert!(preview.body.contains("Share: preview"));
+    assert!(preview.body.contains("is still in use"));
+    assert!(preview.body.contains("Compute service of host-"));
+    assert!(
+        !preview.body.contains("node02ob100"),
+        "the preview is redacted"
+    );
+    assert!(!preview.body.contains("/s/"), "no link yet");
+    let scope = unescape(between(&preview.body, "name=\"scope\" value=\"", "\""));
+
+    // Made with the session's CSRF token only; the link is shown once.
+    let form = format!("scope={}&days=7&note=for+launchpad", form_encode(&scope));
+    let forged = post_form(
+        &service,
+        &format!("/analyses/{id}/share"),
+        &format!("csrf=nope&{form}"),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let made = post_form(
+        &service,
+        &format!("/analyses/{id}/share"),
+        &format!("csrf={csrf}&{form}"),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::OK, "{}", made.body);
+    let link = between(&made.body, "readonly value=\"", "\"").to_string();
+    let path = &link[link.find("/s/").unwrap()..];
+    assert_eq!(path.len(), 3 + 64, "{link}");
+    let public = get(&service, path, None).await;
+    assert_eq!(public.status, StatusCode::OK, "{}", public.body);
+    assert!(public.body.contains("is still in use"));
+    assert!(!public.body.contains("node02ob100"));
+    assert!(
+        !public.body.contains("csrf"),
+        "nothing of the session on a public page"
+    );
+    assert_eq!(public.header(header::REFERRER_POLICY), "no-referrer");
+    let again = get(&service, &share_url, Some(&cookie)).await;
+    assert!(!again.body.contains(path), "the link is never shown again");
+    assert!(again.body.contains("for launchpad") && again.body.contains(">live<"));
+
+    // Revoked from the list: the link answers 404.
+    let share_id = between(&again.body, &format!("/analyses/{id}/shares/"), "/revoke").to_string();
+    let revoke_url = format!("/analyses/{id}/shares/{share_id}/revoke");
+    let forged = post_form(&service, &revoke_url, "csrf=nope", Some(&cookie)).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let revoked = post_form(
+        &service,
+        &revoke_url,
+        &format!("csrf={csrf}"),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(revoked.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        get(&service, path, None).await.status,
+        StatusCode::NOT_FOUND
+    );
+    service.shutdown().await;
+}

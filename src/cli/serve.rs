@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use evacdoc::http::share::limit::RateLimit;
 use evacdoc::http::{ServeConfig, start};
 use evacdoc::jobs::JobConfig;
 
@@ -29,6 +30,12 @@ pub struct ServeArgs {
     /// queued again for the next start).
     #[arg(long, default_value_t = 10)]
     shutdown_grace: u64,
+    /// Requests a client address may make at once to public share links (`/s/…`).
+    #[arg(long, default_value_t = 60)]
+    share_burst: u32,
+    /// Requests a second a client address may make to share links after its burst.
+    #[arg(long, default_value_t = 1.0)]
+    share_rate: f64,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -48,6 +55,10 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     config.token = std::env::var("EVACDOC_TOKEN").ok();
     config.shutdown_grace = Duration::from_secs(args.shutdown_grace);
+    config.public_rate = RateLimit {
+        burst: args.share_burst,
+        per_second: args.share_rate,
+    };
     let service = start(config)
         .await
         .with_context(|| format!("{}: cannot start the service", args.data.display()))?;

@@ -9,6 +9,7 @@ pub mod openapi;
 pub mod pages;
 mod router;
 mod server;
+pub mod share;
 pub mod state;
 pub mod upload;
 

@@ -22,10 +22,14 @@ use super::api;
         api::lines::lines,
         api::triage::show,
         api::triage::submit,
+        crate::http::share::api::create,
+        crate::http::share::api::list,
+        crate::http::share::api::revoke,
+        crate::http::share::api::preview,
     ),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"), (name = "triage"))
+    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"), (name = "triage"), (name = "shares"))
 )]
 #[derive(Debug)]
 pub struct ApiDoc;

@@ -11,6 +11,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use super::api::{analyses, findings, lines, search, timeline, triage};
+use super::share::api as share_api;
+use super::share::public as share_public;
 use super::state::AppState;
 use super::{auth, error, metrics, openapi, pages};
 
@@ -44,6 +46,18 @@ pub fn router(state: AppState) -> Router {
             post(triage::submit).layer(DefaultBodyLimit::disable()),
         )
         .route(
+            "/api/v1/analyses/{id}/shares",
+            post(share_api::create).get(share_api::list),
+        )
+        .route(
+            "/api/v1/analyses/{id}/shares/preview",
+            post(share_api::preview),
+        )
+        .route(
+            "/api/v1/analyses/{id}/shares/{share}",
+            axum::routing::delete(share_api::revoke),
+        )
+        .route(
             "/api/v1/analyses/{id}/files/{file}/lines",
             get(lines::lines),
         )
@@ -56,6 +70,8 @@ pub fn router(state: AppState) -> Router {
         .merge(public)
         .merge(api)
         .merge(pages::routes())
+        .merge(share_public::routes(state.clone()))
+        .fallback(share_public::fallback)
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,

@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 
 use super::auth::{TokenSource, hash_secret, load_or_create_token};
 use super::metrics::Metrics;
+use super::share::limit::{RateLimit, RateLimiter};
 use super::state::AppState;
 use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
 use crate::store::{SqliteStore, Store, StoreError};
@@ -31,6 +32,8 @@ pub struct ServeConfig {
     pub token: Option<String>,
     /// How long running jobs may go on after a shutdown is asked for.
     pub shutdown_grace: Duration,
+    /// Requests a client address may make to the public share routes.
+    pub public_rate: RateLimit,
 }
 
 impl ServeConfig {
@@ -43,6 +46,7 @@ impl ServeConfig {
             jobs: JobConfig::default(),
             token: None,
             shutdown_grace: Duration::from_secs(10),
+            public_rate: RateLimit::default(),
         }
     }
 }
@@ -93,6 +97,8 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         cache,
         searchers: Arc::default(),
         max_upload: config.max_upload,
+        shares: Arc::new(crate::share::ShareViews::new(4)),
+        public_limit: Arc::new(RateLimiter::new(config.public_rate)),
     };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -107,11 +113,14 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     let (stop, stopped) = oneshot::channel::<()>();
     let app = super::router(state.clone());
     let server = tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async move {
-                let _ = stopped.await;
-            })
-            .await
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async move {
+            let _ = stopped.await;
+        })
+        .await
     });
     tracing::info!(%addr, "evacdoc serving");
     Ok(Service {

@@ -23,6 +23,10 @@ pub struct AppState {
     pub searchers: Arc<super::api::search::Searchers>,
     /// The largest upload accepted, in bytes.
     pub max_upload: u64,
+    /// The redacted views share links are served from.
+    pub shares: Arc<crate::share::ShareViews>,
+    /// The rate limit of the public share routes, per client address.
+    pub public_limit: Arc<super::share::limit::RateLimiter>,
 }
 
 impl std::fmt::Debug for AppState {

@@ -8,6 +8,6 @@ mod progress;
 mod run_one;
 mod runner;
 
-pub use cache::{AnalysisCache, Loaded};
+pub use cache::{AnalysisCache, LoadError, Loaded};
 pub use run_one::{JobError, input_dir, run_analysis};
 pub use runner::{JobConfig, JobCounters, JobRunner};

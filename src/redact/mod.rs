@@ -15,6 +15,8 @@ pub mod names;
 pub mod secrets;
 pub mod seed;
 pub mod tokens;
+pub mod view;
 
 pub use bundle::{RedactError, RedactOptions, RedactReport, redact_bundle};
 pub use map::{Kind, PseudonymMap};
+pub use view::ViewRedactor;

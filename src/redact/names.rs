@@ -27,7 +27,7 @@ const GENERIC: &[&str] = &[
 ];
 
 /// The host names and domains to look for.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Seeds {
     /// Short host names, lowercase.
     pub hosts: BTreeSet<String>,

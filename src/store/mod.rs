@@ -12,12 +12,13 @@ mod types;
 
 pub use document::{read_document, write_document};
 pub use error::StoreError;
+pub(crate) use paths::create_private_dir;
 pub use paths::{DataPaths, validate_id};
 pub use sqlite::SqliteStore;
 pub use token::{read_token, write_token};
 pub use types::{
     AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, JobStatus, NewAnalysis,
-    Progress, Session, StoredResult, UnknownStatus,
+    NewShare, Progress, Session, ShareRow, StoredResult, UnknownStatus,
 };
 
 /// Everything the service keeps, behind methods that each do one whole thing. Synchronous:
@@ -72,6 +73,15 @@ pub trait Store: Send + Sync {
     ) -> Result<(), StoreError>;
     /// The last `limit` audit entries, newest first.
     fn audit_log(&self, limit: usize) -> Result<Vec<AuditEntry>, StoreError>;
+    /// Stores a share link; its analysis must exist.
+    fn create_share(&self, share: &NewShare) -> Result<ShareRow, StoreError>;
+    /// The share links of an analysis, newest first (revoked and expired ones included).
+    fn shares(&self, analysis_id: &str) -> Result<Vec<ShareRow>, StoreError>;
+    /// The share whose token hashes to `token_hash`, only while it is live: not revoked,
+    /// not expired. Unknown, revoked and expired all answer `None`.
+    fn live_share(&self, token_hash: &str) -> Result<Option<ShareRow>, StoreError>;
+    /// Revokes share `share_id` of analysis `analysis_id`; Ok(false) if it has no such share.
+    fn revoke_share(&self, analysis_id: &str, share_id: &str) -> Result<bool, StoreError>;
     /// Every status with its count (zeros included), for /metrics.
     fn counts_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError>;
 }

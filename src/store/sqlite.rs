@@ -10,6 +10,7 @@ mod clock;
 mod convert;
 mod migrations;
 mod sessions;
+mod shares;
 
 use std::path::Path;
 use std::sync::{Mutex, PoisonError};
@@ -21,8 +22,8 @@ use super::Store;
 use super::error::StoreError;
 use super::paths::{DataPaths, create_private_dir};
 use super::types::{
-    AnalysisRow, AuditEntry, FindingRow, IndexProgress, JobStatus, NewAnalysis, Progress, Session,
-    StoredResult,
+    AnalysisRow, AuditEntry, FindingRow, IndexProgress, JobStatus, NewAnalysis, NewShare, Progress,
+    Session, ShareRow, StoredResult,
 };
 
 /// How long a statement waits for another writer (another process) before giving up.
@@ -216,6 +217,22 @@ impl Store for SqliteStore {
 
     fn audit_log(&self, limit: usize) -> Result<Vec<AuditEntry>, StoreError> {
         self.read(|connection| sessions::audit_log(connection, limit))
+    }
+
+    fn create_share(&self, share: &NewShare) -> Result<ShareRow, StoreError> {
+        self.write(|connection| shares::create(connection, share))
+    }
+
+    fn shares(&self, analysis_id: &str) -> Result<Vec<ShareRow>, StoreError> {
+        self.read(|connection| shares::list(connection, analysis_id))
+    }
+
+    fn live_share(&self, token_hash: &str) -> Result<Option<ShareRow>, StoreError> {
+        self.read(|connection| shares::live(connection, token_hash))
+    }
+
+    fn revoke_share(&self, analysis_id: &str, share_id: &str) -> Result<bool, StoreError> {
+        self.write(|connection| shares::revoke(connection, analysis_id, share_id))
     }
 
     fn counts_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError> {

@@ -186,6 +186,37 @@ pub struct Session {
     pub expires_at: String,
 }
 
+/// A share link to be stored: only the hash of its token is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewShare {
+    /// A lowercase UUID made by the caller.
+    pub id: String,
+    /// SHA-256 (hex) of the link's token.
+    pub token_hash: String,
+    pub analysis_id: String,
+    /// `finding`, `timeline` or `analysis`.
+    pub scope_kind: String,
+    /// The scope as JSON (what the link shows).
+    pub scope_json: String,
+    pub note: String,
+    /// RFC 3339; kept normalized to UTC seconds.
+    pub expires_at: String,
+}
+
+/// A stored share link (never its token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareRow {
+    pub id: String,
+    pub analysis_id: String,
+    pub scope_kind: String,
+    pub scope_json: String,
+    pub note: String,
+    pub created_at: String,
+    pub expires_at: String,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<String>,
+}
+
 /// One line of the audit log: who did what to what, and when (RFC 3339 UTC).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct AuditEntry {

@@ -41,6 +41,9 @@ pub struct AnalysisView {
 pub struct UploadQuery {
     /// The bundle's file name (its extension is not needed: archives are told by their bytes).
     pub name: Option<String>,
+    /// An earlier analysis of the same case: this one's share links and redacted bundle
+    /// reuse its pseudonym map, so one real value keeps one pseudonym across uploads.
+    pub case: Option<String>,
 }
 
 /// Runs a store call on a blocking thread.
@@ -73,6 +76,10 @@ pub async fn upload(
     request: Request,
 ) -> Result<Response, ApiError> {
     let id = uuid::Uuid::new_v4().hyphenated().to_string();
+    let case = match query.case.as_deref().filter(|c| !c.trim().is_empty()) {
+        Some(case) => Some(row_of(&state, case).await?.id),
+        None => None,
+    };
     let dir = input_dir(state.store.paths(), &id)?;
     let multipart = request
         .headers()
@@ -118,6 +125,18 @@ pub async fn upload(
         Ok(row)
     })
     .await?;
+    if let Some(case) = case {
+        let (views, paths, to) = (
+            state.shares.clone(),
+            state.store.paths().clone(),
+            id.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            crate::share::share_case_map(&views, &paths, &case, &to)
+        })
+        .await?
+        .map_err(ApiError::internal)?;
+    }
     state.jobs.wake();
     tracing::info!(analysis = %id, name = %name, bytes = received.size, sha256 = %received.sha256, "upload queued");
     let created = Created {
@@ -226,6 +245,7 @@ pub async fn delete(
     let actor = principal.map_or("anonymous", |p| p.0.actor());
     let id = row.id.clone();
     state.cache.remove(&id);
+    state.shares.remove(&id);
     let deleted = blocking(&state, move |store| {
         let deleted = store.delete_analysis(&id)?;
         store.audit(actor, "delete", &id, "")?;

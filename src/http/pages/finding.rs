@@ -26,6 +26,8 @@ use crate::http::state::AppState;
 struct FindingPage {
     chrome: Chrome,
     analysis_url: String,
+    /// The preview of a share link of this finding.
+    share_url: String,
     severity: &'static str,
     title: String,
     /// HTML: escaped, `quoted` words as code.
@@ -118,6 +120,10 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
     FindingPage {
         chrome,
         analysis_url: format!("/analyses/{id}"),
+        share_url: format!(
+            "/analyses/{id}/share?scope=finding&finding={}",
+            encode_component(&f.id)
+        ),
         severity: f.severity.as_str(),
         title: f.title.clone(),
         summary: prose_html(&f.summary),

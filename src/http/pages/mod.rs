@@ -17,6 +17,8 @@ mod login;
 mod render;
 mod rows;
 mod search;
+mod share_preview;
+pub(crate) mod share_view;
 mod timeline;
 
 use axum::Router;
@@ -38,5 +40,13 @@ pub fn routes() -> Router<AppState> {
         .route("/analyses/{id}/timeline", get(timeline::page))
         .route("/analyses/{id}/search", get(search::page))
         .route("/analyses/{id}/files/{file}", get(file::page))
+        .route(
+            "/analyses/{id}/share",
+            get(share_preview::page).post(share_preview::create),
+        )
+        .route(
+            "/analyses/{id}/shares/{share}/revoke",
+            axum::routing::post(share_preview::revoke),
+        )
         .route("/static/{name}", get(assets::asset))
 }

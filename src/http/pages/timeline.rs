@@ -34,6 +34,8 @@ struct TimelinePage {
     picture: Option<String>,
     /// Whether a subject was asked for (else the suggestions are shown).
     asked: bool,
+    /// The preview of a share link of this timeline (instances, notifications, hosts).
+    share_url: Option<String>,
     suggestions: Vec<Suggestion>,
 }
 
@@ -131,6 +133,13 @@ pub async fn page(
     } else {
         (Vec::new(), None, None)
     };
+    let share_url = (asked_for && kind != "request").then(|| {
+        format!(
+            "/analyses/{}/share?scope=timeline&{kind}={}",
+            row.id,
+            encode_component(&value)
+        )
+    });
     Ok(ok(&TimelinePage {
         chrome,
         analysis_url: format!("/analyses/{}", row.id),
@@ -140,6 +149,7 @@ pub async fn page(
         rows,
         picture,
         asked: asked_for,
+        share_url,
         suggestions: suggestions(&row.id, &loaded),
     }))
 }

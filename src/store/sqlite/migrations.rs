@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use crate::store::error::StoreError;
 
 /// The migrations, version 1 first.
-pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL];
+pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL, V2_SHARES];
 
 const V1_INITIAL: &str = "
 CREATE TABLE analyses (
@@ -69,6 +69,22 @@ CREATE TABLE audit_log (
     target TEXT NOT NULL,
     detail TEXT NOT NULL
 );
+";
+
+/// Public share links (issue 10): only the hash of a link's token is kept.
+const V2_SHARES: &str = "
+CREATE TABLE shares (
+    id          TEXT PRIMARY KEY,
+    token_hash  TEXT NOT NULL UNIQUE,
+    analysis_id TEXT NOT NULL REFERENCES analyses (id) ON DELETE CASCADE,
+    scope_kind  TEXT NOT NULL CHECK (scope_kind IN ('finding', 'timeline', 'analysis')),
+    scope_json  TEXT NOT NULL,
+    note        TEXT NOT NULL DEFAULT '',
+    created_at  TEXT NOT NULL,
+    expires_at  TEXT NOT NULL,
+    revoked_at  TEXT
+);
+CREATE INDEX shares_of_analysis ON shares (analysis_id, created_at);
 ";
 
 /// Brings the database up to the last migration; returns the versions applied now.

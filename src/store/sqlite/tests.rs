@@ -642,3 +642,71 @@ fn a_real_analysis_round_trips_through_the_store() {
     );
     assert_eq!(store.finding(&id, &first.id).unwrap().as_ref(), Some(first));
 }
+
+fn new_share(analysis_id: &str, token_hash: &str, expires_at: &str) -> NewShare {
+    NewShare {
+        id: uuid::Uuid::new_v4().hyphenated().to_string(),
+        token_hash: token_hash.to_owned(),
+        analysis_id: analysis_id.to_owned(),
+        scope_kind: "finding".to_owned(),
+        scope_json: r#"{"kind":"finding","finding":"evacuate-400-race:x"}"#.to_owned(),
+        note: "for the upstream bug".to_owned(),
+        expires_at: expires_at.to_owned(),
+    }
+}
+
+#[test]
+fn shares_are_found_by_token_hash_only_while_live_and_go_with_their_analysis() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    let a = store.create_analysis(&new_analysis("a")).unwrap().id;
+    let b = store.create_analysis(&new_analysis("b")).unwrap().id;
+    let live = store
+        .create_share(&new_share(&a, "hash-live", "2999-01-01T00:00:00+02:00"))
+        .unwrap();
+    assert_eq!(live.expires_at, "2998-12-31T22:00:00Z");
+    assert_eq!(live.revoked_at, None);
+    let expired = store
+        .create_share(&new_share(&a, "hash-expired", "2001-01-01T00:00:00Z"))
+        .unwrap();
+    assert_eq!(store.live_share("hash-live").unwrap(), Some(live.clone()));
+    assert_eq!(store.live_share("hash-expired").unwrap(), None);
+    assert_eq!(store.live_share("hash-unknown").unwrap(), None);
+    let listed: Vec<String> = store
+        .shares(&a)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(listed.len(), 2);
+    assert!(listed.contains(&expired.id));
+    assert!(store.shares(&b).unwrap().is_empty());
+
+    // Revoked through the other analysis: refused; through its own: gone for good.
+    assert!(!store.revoke_share(&b, &live.id).unwrap());
+    assert!(store.live_share("hash-live").unwrap().is_some());
+    assert!(store.revoke_share(&a, &live.id).unwrap());
+    assert_eq!(store.live_share("hash-live").unwrap(), None);
+    let revoked = store.shares(&a).unwrap();
+    assert!(
+        revoked
+            .iter()
+            .any(|s| s.id == live.id && s.revoked_at.is_some())
+    );
+
+    // A share of an unknown analysis is refused; an analysis deleted takes its shares.
+    let unknown = uuid::Uuid::new_v4().hyphenated().to_string();
+    assert!(matches!(
+        store.create_share(&new_share(&unknown, "h", "2999-01-01T00:00:00Z")),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(store.delete_analysis(&a).unwrap());
+    assert_eq!(
+        table_count(
+            &store,
+            "SELECT COUNT(*) FROM shares WHERE analysis_id = ?1",
+            &a
+        ),
+        0
+    );
+}

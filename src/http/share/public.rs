@@ -1,0 +1,286 @@
+//! The public routes of share links, `/s/<token>/…`: no sign-in, only the redacted view
+//! of the link's scope. Unknown, expired and revoked tokens, and routes the scope does
+//! not have, all get the same 404. Every answer carries the headers that keep it out of
+//! search engines, referrers and caches, and every client address is rate-limited.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+
+use crate::http::auth::hash_secret;
+use crate::http::pages::share_view::{self, render_public};
+use crate::http::state::AppState;
+use crate::share::{RedactedView, Scope, redacted_bundle};
+
+/// The policy of every public answer: nothing but this site's stylesheet and inline
+/// styles (the pictures), no scripts, no forms, no frames.
+pub const PUBLIC_CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inline'; \
+    img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The public routes, rate-limited and with the public headers.
+pub fn routes(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/s/{token}", get(page))
+        .route("/s/{token}/data.json", get(data))
+        .route("/s/{token}/picture.svg", get(picture))
+        .route("/s/{token}/findings/{n}", get(finding_page))
+        .route("/s/{token}/findings/{n}/picture.svg", get(finding_picture))
+        .route("/s/{token}/bundle.tar.gz", get(bundle))
+        .layer(middleware::from_fn_with_state(state, guard))
+}
+
+/// The one answer for anything that is not a live link's route.
+pub fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "Not found: this link does not exist or is no longer shared.\n",
+    )
+        .into_response()
+}
+
+fn failed(error: impl std::fmt::Display) -> Response {
+    tracing::error!(error = %error, "share link");
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        "The shared view could not be made.\n",
+    )
+        .into_response()
+}
+
+/// Rate limit first, the public headers on whatever the answer is.
+async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    let mut response = match state.public_limit.take(client) {
+        Ok(()) => next.run(request).await,
+        Err(wait) => {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            (
+                StatusCode::TOO_MANY_REQUESTS,
+                [
+                    (header::RETRY_AFTER, seconds.max(1).to_string()),
+                    (
+                        header::CONTENT_TYPE,
+                        "text/plain; charset=utf-8".to_string(),
+                    ),
+                ],
+                "Too many requests: wait a little.\n",
+            )
+                .into_response()
+        }
+    };
+    with_public_headers(&mut response);
+    response
+}
+
+/// The headers of every public answer, set over any the handler set.
+pub fn with_public_headers(response: &mut Response) {
+    let headers = response.headers_mut();
+    headers.insert(
+        "x-robots-tag",
+        HeaderValue::from_static("noindex, nofollow"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(PUBLIC_CSP),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+}
+
+/// The service's fallback: any other path under `/s/` gets a link's 404 with the public
+/// headers; the rest the plain 404.
+pub async fn fallback(uri: axum::http::Uri) -> Response {
+    if uri.path().starts_with("/s/") {
+        let mut response = not_found();
+        with_public_headers(&mut response);
+        response
+    } else {
+        StatusCode::NOT_FOUND.into_response()
+    }
+}
+
+/// A link's scope and its analysis's redacted view, or the 404.
+async fn resolve(
+    state: &AppState,
+    token: &str,
+) -> Result<(Scope, String, Arc<RedactedView>), Response> {
+    // 256 random bits as hex: anything else is not a token, and costs no lookup.
+    if token.len() != 64
+        || !token
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(not_found());
+    }
+    let hash = hash_secret(token);
+    let (store, cache, views) = (
+        state.store.clone(),
+        state.cache.clone(),
+        state.shares.clone(),
+    );
+    let found = tokio::task::spawn_blocking(move || {
+        let Some(share) = store.live_share(&hash)? else {
+            return Ok(None);
+        };
+        let Ok(scope) = serde_json::from_str::<Scope>(&share.scope_json) else {
+            return Ok(None);
+        };
+        match views.get(store.as_ref(), &cache, &share.analysis_id) {
+            Ok(view) => Ok(Some((scope, share.analysis_id, view))),
+            Err(crate::share::ShareError::NotReady(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    })
+    .await
+    .map_err(failed)?;
+    match found {
+        Ok(Some(found)) => Ok(found),
+        Ok(None) => Err(not_found()),
+        Err(e) => Err(failed(e)),
+    }
+}
+
+fn base(token: &str) -> String {
+    format!("/s/{token}")
+}
+
+fn svg(svg: String) -> Response {
+    (
+        [(header::CONTENT_TYPE, "image/svg+xml; charset=utf-8")],
+        svg,
+    )
+        .into_response()
+}
+
+/// `GET /s/{token}`: the page of the link's scope.
+async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (scope, _, view) = match resolve(&state, &token).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let base = base(&token);
+    match tokio::task::spawn_blocking(move || share_view::content(&view, &scope, Some(&base))).await
+    {
+        Ok(Some(content)) => render_public(content),
+        Ok(None) => not_found(),
+        Err(e) => failed(e),
+    }
+}
+
+/// `GET /s/{token}/data.json`: the scope as JSON.
+async fn data(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (scope, _, view) = match resolve(&state, &token).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let base = base(&token);
+    match tokio::task::spawn_blocking(move || share_view::json(&view, &scope, Some(&base))).await {
+        Ok(Some(value)) => axum::Json(value).into_response(),
+        Ok(None) => not_found(),
+        Err(e) => failed(e),
+    }
+}
+
+/// `GET /s/{token}/picture.svg`: a finding's or a timeline's picture.
+async fn picture(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (scope, _, view) = match resolve(&state, &token).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    match tokio::task::spawn_blocking(move || share_view::picture(&view, &scope)).await {
+        Ok(Some(picture)) => svg(picture),
+        Ok(None) => not_found(),
+        Err(e) => failed(e),
+    }
+}
+
+/// `GET /s/{token}/findings/{n}`: finding `n` of an analysis link.
+async fn finding_page(
+    State(state): State<AppState>,
+    Path((token, n)): Path<(String, usize)>,
+) -> Response {
+    let (scope, _, view) = match resolve(&state, &token).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    if scope != Scope::Analysis {
+        return not_found();
+    }
+    match tokio::task::spawn_blocking(move || share_view::nth_finding(&view, n)).await {
+        Ok(Some(content)) => render_public(content),
+        Ok(None) => not_found(),
+        Err(e) => failed(e),
+    }
+}
+
+/// `GET /s/{token}/findings/{n}/picture.svg`.
+async fn finding_picture(
+    State(state): State<AppState>,
+    Path((token, n)): Path<(String, usize)>,
+) -> Response {
+    let (scope, _, view) = match resolve(&state, &token).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    if scope != Scope::Analysis {
+        return not_found();
+    }
+    match tokio::task::spawn_blocking(move || share_view::nth_picture(&view, n)).await {
+        Ok(Some(picture)) => svg(picture),
+        Ok(None) => not_found(),
+        Err(e) => failed(e),
+    }
+}
+
+/// `GET /s/{token}/bundle.tar.gz`: the redacted copy of the whole upload (analysis
+/// links only), made on first download and kept, streamed from the file.
+async fn bundle(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (scope, id, _) = match resolve(&state, &token).await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    if scope != Scope::Analysis {
+        return not_found();
+    }
+    let (views, paths) = (state.shares.clone(), state.store.paths().clone());
+    let path = match tokio::task::spawn_blocking(move || redacted_bundle(&views, &paths, &id)).await
+    {
+        Ok(Ok(path)) => path,
+        Ok(Err(e)) => return failed(e),
+        Err(e) => return failed(e),
+    };
+    let file = match tokio::fs::File::open(&path).await {
+        Ok(file) => file,
+        Err(e) => return failed(e),
+    };
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(file));
+    (
+        [
+            (header::CONTENT_TYPE, "application/gzip"),
+            (
+                header::CONTENT_DISPOSITION,
+                "attachment; filename=\"evacdoc-redacted.tar.gz\"",
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}

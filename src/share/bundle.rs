@@ -1,0 +1,59 @@
+//! The redacted bundle an analysis link offers: `evacdoc redact` of the upload with the
+//! analysis's case map, made on first download and kept in the share folder.
+
+use std::path::PathBuf;
+use std::sync::PoisonError;
+
+use super::view::{ShareError, ShareFiles, ShareViews, input_of};
+use crate::redact::{PseudonymMap, RedactOptions, redact_bundle};
+use crate::store::{DataPaths, create_private_dir};
+
+/// The redacted `.tar.gz` of analysis `id`, made when not yet made. Blocking (the first
+/// call reads the whole upload).
+pub fn redacted_bundle(
+    views: &ShareViews,
+    paths: &DataPaths,
+    id: &str,
+) -> Result<PathBuf, ShareError> {
+    let files = ShareFiles::of(paths, id)?;
+    let lock = views.lock_of(id);
+    let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    let bundle = files.bundle();
+    if bundle.is_file() {
+        return Ok(bundle);
+    }
+    create_private_dir(files.dir())?;
+    let building = files.dir().join("building.tar.gz");
+    let _ = std::fs::remove_file(&building);
+    let options = RedactOptions {
+        out: building.clone(),
+        map: files.map(),
+    };
+    redact_bundle(&[input_of(paths, id)?], &options)?;
+    std::fs::rename(&building, &bundle).map_err(|e| ShareError::io(&bundle, e))?;
+    Ok(bundle)
+}
+
+/// Gives analysis `to` the case map of analysis `from` (made there first if it has none):
+/// a later upload of the same case, whose values must keep their pseudonyms. Blocking.
+pub fn share_case_map(
+    views: &ShareViews,
+    paths: &DataPaths,
+    from: &str,
+    to: &str,
+) -> Result<(), ShareError> {
+    let (source, target) = (ShareFiles::of(paths, from)?, ShareFiles::of(paths, to)?);
+    let lock = views.lock_of(from);
+    let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+    create_private_dir(source.dir())?;
+    let map = if source.map().exists() {
+        PseudonymMap::load(&source.map())?
+    } else {
+        let map = PseudonymMap::new();
+        map.save(&source.map())?;
+        map
+    };
+    create_private_dir(target.dir())?;
+    map.save(&target.map())?;
+    Ok(())
+}

@@ -1,0 +1,28 @@
+//! Public share links (issue 10): what a link shows (its [`Scope`](crate::share::Scope)),
+//! the redacted view of an analysis every link of it is served from
+//! ([`RedactedView`](crate::share::RedactedView), built once with the analysis's case map
+//! and kept), and the redacted bundle an analysis link offers for download.
+//!
+//! The case map and the seeds live in the analysis's folder under `share/` (mode 0600),
+//! never served: a later view, the bundle and (when asked) a later upload of the same
+//! case reuse them, so one real value has one pseudonym everywhere.
+//!
+//! What a link replaces, everywhere it shows text (evidence and timeline lines, their
+//! further lines, config values, finding titles, summaries, explanations, remedies,
+//! actions, picture labels, file paths): host names, FQDNs and domains (seeded from the
+//! analysis's hosts, the names its lines mention, failed hosts, `host =` options and the
+//! upload's `/etc/hosts`), IPv4 (per /24), IPv6, MAC and e-mail addresses, user and
+//! project names of oslo contexts, Keystone ids; secrets are hidden outright (secret
+//! options, URLs with credentials, Fernet tokens, `X-Auth-Token`/`X-Subject-Token`,
+//! private keys and certificates). What it keeps: instance, notification, volume and
+//! request ids, times, levels, loggers, services, the shape of paths, option names and
+//! their other values, package versions, known bugs, service accounts (`admin`, `nova`,
+//! `masakari`, …). The private note of a link is never shown on it.
+
+mod bundle;
+mod scope;
+mod view;
+
+pub use bundle::{redacted_bundle, share_case_map};
+pub use scope::{Scope, TimelineScope};
+pub use view::{RedactedView, ShareError, ShareFiles, ShareViews};

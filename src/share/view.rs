@@ -1,0 +1,277 @@
+//! The redacted view of an analysis: its stored document and its findings through
+//! [`ViewRedactor`] with the analysis's case map, built once (on a blocking thread) and
+//! kept for every link of that analysis.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::correlate::Analysis;
+use crate::correlate::document::DocumentError;
+use crate::detect::Finding;
+use crate::ingest::IngestError;
+use crate::jobs::{AnalysisCache, LoadError, input_dir};
+use crate::redact::map::MapError;
+use crate::redact::names::Seeds;
+use crate::redact::seed::{add_etc_hosts, seeds_of};
+use crate::redact::{PseudonymMap, RedactError, ViewRedactor};
+use crate::store::{DataPaths, Store, StoreError, create_private_dir, read_document};
+
+/// Why a redacted view or bundle could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShareError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error(transparent)]
+    Document(#[from] DocumentError),
+    #[error("analysis document: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error(transparent)]
+    Map(#[from] MapError),
+    #[error(transparent)]
+    Redact(#[from] RedactError),
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    /// The analysis has no stored document (not done, or deleted).
+    #[error("analysis {0} has no stored document")]
+    NotReady(String),
+}
+
+impl ShareError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> ShareError {
+        ShareError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// The private files of an analysis's shares: `analyses/<id>/share/`.
+#[derive(Debug, Clone)]
+pub struct ShareFiles {
+    dir: PathBuf,
+}
+
+impl ShareFiles {
+    /// The share folder of analysis `id`.
+    pub fn of(paths: &DataPaths, id: &str) -> Result<ShareFiles, StoreError> {
+        Ok(ShareFiles {
+            dir: paths.analysis_dir(id)?.join("share"),
+        })
+    }
+
+    /// The folder (mode 0700 once made).
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The case map (mode 0600): it undoes the redaction, so it is never served.
+    pub fn map(&self) -> PathBuf {
+        self.dir.join("map.json")
+    }
+
+    /// The host names and domains looked for (mode 0600).
+    pub fn seeds(&self) -> PathBuf {
+        self.dir.join("seeds.json")
+    }
+
+    /// The redacted bundle, once made.
+    pub fn bundle(&self) -> PathBuf {
+        self.dir.join("redacted.tar.gz")
+    }
+}
+
+/// An analysis as a share link shows it: every name, address, id and secret redacted.
+#[derive(Debug)]
+pub struct RedactedView {
+    /// The redacted analysis (indexes built from the pseudonymous names).
+    pub analysis: Analysis,
+    /// The findings, redacted, each with its real id (what a share's scope names).
+    pub findings: Vec<(String, Finding)>,
+    redactor: Mutex<ViewRedactor>,
+}
+
+impl RedactedView {
+    /// `text` redacted with the view's map (a host a timeline scope names, say).
+    pub fn redact(&self, text: &str) -> String {
+        self.redactor
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .text(text)
+    }
+
+    /// The redacted finding whose real id is `id`, with its position.
+    pub fn finding(&self, id: &str) -> Option<(usize, &Finding)> {
+        self.findings
+            .iter()
+            .enumerate()
+            .find(|(_, (real, _))| real == id)
+            .map(|(n, (_, f))| (n, f))
+    }
+
+    /// Builds the view of analysis `id` from its stored document and loaded findings,
+    /// with the case map (made on first use) and the seeds (gathered on first use from
+    /// the analysis and the bundle's `/etc/hosts` files). Blocking.
+    pub fn build(
+        store: &dyn Store,
+        cache: &AnalysisCache,
+        id: &str,
+    ) -> Result<RedactedView, ShareError> {
+        let paths = store.paths();
+        let files = ShareFiles::of(paths, id)?;
+        let loaded = cache
+            .get(store, id)?
+            .ok_or_else(|| ShareError::NotReady(id.to_string()))?;
+        let bytes =
+            read_document(paths, id)?.ok_or_else(|| ShareError::NotReady(id.to_string()))?;
+        create_private_dir(files.dir())?;
+        let seeds = match std::fs::read(files.seeds()) {
+            Ok(bytes) => serde_json::from_slice(&bytes)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let mut seeds = seeds_of(&loaded.analysis);
+                add_bundle_hosts(&mut seeds, &input_of(paths, id)?)?;
+                write_private(&files.seeds(), &serde_json::to_vec(&seeds)?)?;
+                seeds
+            }
+            Err(e) => return Err(ShareError::io(&files.seeds(), e)),
+        };
+        let map = if files.map().exists() {
+            PseudonymMap::load(&files.map())?
+        } else {
+            PseudonymMap::new()
+        };
+        let mut redactor = ViewRedactor::new(seeds, map);
+        let analysis = redactor.analysis(serde_json::from_slice(&bytes)?)?;
+        let findings = loaded
+            .findings
+            .iter()
+            .map(|f| (f.id.clone(), redactor.finding(f)))
+            .collect();
+        let map = redactor.into_map();
+        map.save(&files.map())?;
+        let seeds: Seeds = serde_json::from_slice(
+            &std::fs::read(files.seeds()).map_err(|e| ShareError::io(&files.seeds(), e))?,
+        )?;
+        Ok(RedactedView {
+            analysis,
+            findings,
+            redactor: Mutex::new(ViewRedactor::new(seeds, map)),
+        })
+    }
+}
+
+/// The uploaded input of analysis `id` (the archive or file under its own name).
+pub(crate) fn input_of(paths: &DataPaths, id: &str) -> Result<PathBuf, ShareError> {
+    let dir = input_dir(paths, id)?;
+    let entries = std::fs::read_dir(&dir).map_err(|e| ShareError::io(&dir, e))?;
+    entries
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_file() || p.is_dir())
+        .ok_or_else(|| ShareError::NotReady(id.to_string()))
+}
+
+/// Adds the names of every `etc/hosts` file of the bundle (unpacked in a scratch folder).
+fn add_bundle_hosts(seeds: &mut Seeds, input: &Path) -> Result<(), ShareError> {
+    let work = tempfile::tempdir().map_err(|e| ShareError::io(Path::new("work folder"), e))?;
+    let found = crate::ingest::discover::discover(&[input.to_path_buf()], work.path())?;
+    for file in found.files.iter().filter(|f| f.rel.ends_with("etc/hosts")) {
+        if let Ok(text) = std::fs::read_to_string(&file.abs) {
+            add_etc_hosts(seeds, &text);
+        }
+    }
+    Ok(())
+}
+
+/// Writes a file readable by its owner only, whole or not at all.
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), ShareError> {
+    use std::io::Write;
+    let tmp = path.with_extension("tmp");
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&tmp).map_err(|e| ShareError::io(&tmp, e))?;
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| ShareError::io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| ShareError::io(path, e))
+}
+
+/// The redacted views in use, the last few kept, and one lock per analysis so that a
+/// view and a bundle of one analysis are never made at once (they share its map).
+#[derive(Debug)]
+pub struct ShareViews {
+    capacity: usize,
+    views: Mutex<Vec<(String, Arc<RedactedView>)>>,
+    locks: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+}
+
+impl ShareViews {
+    pub fn new(capacity: usize) -> ShareViews {
+        ShareViews {
+            capacity: capacity.max(1),
+            views: Mutex::new(Vec::new()),
+            locks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The lock of analysis `id`'s share files.
+    pub(crate) fn lock_of(&self, id: &str) -> Arc<Mutex<()>> {
+        self.locks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(id.to_string())
+            .or_default()
+            .clone()
+    }
+
+    /// The redacted view of analysis `id`, built when not kept. Blocking.
+    pub fn get(
+        &self,
+        store: &dyn Store,
+        cache: &AnalysisCache,
+        id: &str,
+    ) -> Result<Arc<RedactedView>, ShareError> {
+        if let Some(view) = self.cached(id) {
+            return Ok(view);
+        }
+        let lock = self.lock_of(id);
+        let _held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(view) = self.cached(id) {
+            return Ok(view);
+        }
+        let view = Arc::new(RedactedView::build(store, cache, id)?);
+        let mut views = self.views.lock().unwrap_or_else(PoisonError::into_inner);
+        views.push((id.to_string(), view.clone()));
+        while views.len() > self.capacity {
+            views.remove(0);
+        }
+        Ok(view)
+    }
+
+    /// Forgets analysis `id` (deleted).
+    pub fn remove(&self, id: &str) {
+        self.views
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(k, _)| k != id);
+    }
+
+    fn cached(&self, id: &str) -> Option<Arc<RedactedView>> {
+        let mut views = self.views.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = views.iter().position(|(k, _)| k == id)?;
+        let entry = views.remove(at);
+        let view = entry.1.clone();
+        views.push(entry);
+        Some(view)
+    }
+}
