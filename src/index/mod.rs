@@ -7,12 +7,14 @@
 //! meta file beside the index with each host's offsets and shift, which the search uses
 //! to turn a UTC range into each host's local range and hits back into UTC.
 
+mod document;
 mod error;
 mod marks;
 mod meta;
 mod query;
 mod schema;
 mod search;
+mod spool;
 mod writer;
 
 pub use error::IndexError;

@@ -19,6 +19,7 @@ pub(crate) const TEXT_TOKENIZER: &str = "default";
 /// Field names as the query language spells them.
 pub(crate) mod names {
     pub const TEXT: &str = "text";
+    pub const RAW: &str = "raw";
     pub const LEVEL: &str = "level";
     pub const LOGGER: &str = "logger";
     pub const REQUEST: &str = "request";
@@ -41,6 +42,9 @@ pub(crate) const FLAG_OWN_TIME: u64 = 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fields {
     pub text: Field,
+    /// The record's lines as the file holds them, stored only, when they differ from
+    /// the text.
+    pub raw: Field,
     pub level: Field,
     pub logger: Field,
     /// Local and global request ids (`request:` finds either).
@@ -73,6 +77,7 @@ pub(crate) fn build() -> (Schema, Fields) {
     );
     let fields = Fields {
         text: b.add_text_field(names::TEXT, text),
+        raw: b.add_text_field(names::RAW, STORED),
         level: b.add_text_field(names::LEVEL, id.clone() | STORED),
         logger: b.add_text_field(names::LOGGER, id.clone()),
         request: b.add_text_field(names::REQUEST, id.clone()),
@@ -94,6 +99,7 @@ pub(crate) fn fields_of(schema: &Schema) -> tantivy::Result<Fields> {
     let f = |name: &str| schema.get_field(name);
     Ok(Fields {
         text: f(names::TEXT)?,
+        raw: f(names::RAW)?,
         level: f(names::LEVEL)?,
         logger: f(names::LOGGER)?,
         request: f(names::REQUEST)?,
