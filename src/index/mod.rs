@@ -14,6 +14,7 @@ mod meta;
 mod query;
 mod schema;
 mod search;
+mod spans;
 mod spool;
 mod writer;
 

@@ -37,10 +37,13 @@ pub(crate) struct SpooledRecord<'a> {
     pub request: &'a str,
     pub global: &'a str,
     pub instance: &'a str,
-    /// The message, its continuation and traceback lines.
-    pub text: &'a str,
     /// The lines as the file holds them.
     pub raw: &'a str,
+    /// Where the text (message, continuation and traceback lines) lies in `raw`
+    /// ([`crate::index::spans`]); empty when the text is `raw` or stands on its own.
+    pub spans: &'a [u8],
+    /// The text, when it is not made of slices of `raw` (else empty).
+    pub own_text: &'a str,
 }
 
 const HAS_TIME: u8 = 1;
@@ -65,12 +68,14 @@ impl<'a> SpooledRecord<'a> {
             self.request,
             self.global,
             self.instance,
-            self.text,
             self.raw,
+            self.own_text,
         ] {
             out.extend_from_slice(&(text.len() as u32).to_le_bytes());
             out.extend_from_slice(text.as_bytes());
         }
+        out.extend_from_slice(&(self.spans.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.spans);
     }
 
     /// The record at `*at` in `buf`, moving `*at` past it; `None` at the end or on a
@@ -95,8 +100,9 @@ impl<'a> SpooledRecord<'a> {
             request: cursor.text()?,
             global: cursor.text()?,
             instance: cursor.text()?,
-            text: cursor.text()?,
             raw: cursor.text()?,
+            own_text: cursor.text()?,
+            spans: cursor.sized()?,
         };
         *at = cursor.at;
         Some(record)
@@ -120,9 +126,13 @@ impl<'a> Cursor<'a> {
         self.bytes(N)?.try_into().ok()
     }
 
-    fn text(&mut self) -> Option<&'a str> {
+    fn sized(&mut self) -> Option<&'a [u8]> {
         let len = u32::from_le_bytes(self.array()?) as usize;
-        std::str::from_utf8(self.bytes(len)?).ok()
+        self.bytes(len)
+    }
+
+    fn text(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.sized()?).ok()
     }
 }
 
@@ -282,14 +292,15 @@ mod tests {
             request: "req-1",
             global: "",
             instance: "7d1e5f0a-0000-4000-8000-000000000001",
-            text: "Failed\nTraceback",
             raw: "2026-03-02 11:10:01.100 41 ERROR nova.compute.manager Failed",
+            spans: &[54, 0, 0, 0, 60, 0, 0, 0],
+            own_text: "",
         };
         let second = SpooledRecord {
             file: 4,
             line: 1,
-            text: "plain",
-            raw: "plain",
+            raw: "plain \u{1b}[0m",
+            own_text: "plain",
             ..SpooledRecord::default()
         };
         let mut buf = Vec::new();

@@ -20,6 +20,7 @@ use crate::index::IndexError;
 use crate::index::document::document;
 use crate::index::meta::IndexMeta;
 use crate::index::schema;
+use crate::index::spans::spans_of;
 use crate::index::spool::{FRAME_BYTES, SpoolReader, SpoolWriter, SpooledRecord};
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory};
 
@@ -176,11 +177,12 @@ impl Indexer {
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         let mut reader = SpoolReader::open(spool)?;
         let mut plain = Vec::with_capacity(FRAME_BYTES * 2);
+        let mut scratch = String::new();
         while reader.next_frame(&mut plain)? {
             let mut at = 0;
             while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
                 writer
-                    .add_document(document(&fields, &record))
+                    .add_document(document(&fields, &record, &mut scratch))
                     .map_err(|e| IndexError::tantivy(dir, e))?;
             }
             if at != plain.len() {
@@ -228,6 +230,9 @@ impl SinkFactory for Factory {
             span: None,
             text: String::new(),
             raw: String::new(),
+            pieces: Vec::new(),
+            lines: Vec::new(),
+            spans: Vec::new(),
             buffer: Vec::new(),
         })
     }
@@ -244,6 +249,9 @@ struct FileSink {
     /// The text and raw lines of the record being spooled, reused.
     text: String,
     raw: String,
+    pieces: Vec<&'static str>,
+    lines: Vec<&'static str>,
+    spans: Vec<u8>,
     buffer: Vec<u8>,
 }
 
@@ -260,27 +268,33 @@ impl FileSink {
                 None => (raw, raw),
             });
         }
+        // The raw lines are kept once: the text is told as slices of them when it is.
+        let mut pieces = reuse(std::mem::take(&mut self.pieces));
+        let mut lines = reuse(std::mem::take(&mut self.lines));
+        pieces.push(record.message());
+        pieces.extend(record.continuation.iter().chain(record.traceback.iter()));
+        lines.extend(record.raw_lines());
+        let sliced = spans_of(&pieces, &lines, &mut self.spans);
         self.text.clear();
-        self.text.push_str(record.message());
-        for line in record.continuation.iter().chain(record.traceback.iter()) {
-            self.text.push('\n');
-            self.text.push_str(line);
+        if !sliced {
+            join_lines(&mut self.text, &pieces);
         }
-        self.raw.clear();
-        for (i, line) in record.raw_lines().enumerate() {
-            if i > 0 {
-                self.raw.push('\n');
+        let raw: &str = match lines.as_slice() {
+            [one] => one,
+            _ => {
+                join_lines(&mut self.raw, &lines);
+                &self.raw
             }
-            self.raw.push_str(line);
-        }
+        };
         let mut spooled = SpooledRecord {
             file: file.id,
             line: span.first_line as u64,
             // A record without a time of its own sorts after the one before it.
             time: self.last_time,
             own_time: own.is_some(),
-            text: &self.text,
-            raw: &self.raw,
+            raw,
+            spans: &self.spans,
+            own_text: &self.text,
             ..SpooledRecord::default()
         };
         if let Some(oslo) = record.oslo() {
@@ -293,6 +307,8 @@ impl FileSink {
             spooled.instance = oslo.instance.unwrap_or_default();
         }
         spooled.encode(&mut self.buffer);
+        self.pieces = reuse(pieces);
+        self.lines = reuse(lines);
     }
 
     fn flush(&mut self) {
@@ -323,6 +339,24 @@ impl RecordSink for FileSink {
         let entry = spans.entry(file.host).or_insert((lo, hi));
         *entry = (entry.0.min(lo), entry.1.max(hi));
     }
+}
+
+/// `lines` joined by `\n` into `out` (replacing what it held).
+fn join_lines(out: &mut String, lines: &[&str]) {
+    out.clear();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+}
+
+/// An empty vector of slices of any lifetime that keeps the allocation of `v`: the
+/// sink reuses its lists of a record's lines from one record to the next.
+fn reuse<'a, 'b>(mut v: Vec<&'a str>) -> Vec<&'b str> {
+    v.clear();
+    v.into_iter().map(|_| "").collect()
 }
 
 impl Drop for FileSink {

@@ -48,10 +48,8 @@ impl SearchIndex {
             let doc: TantivyDocument = searcher
                 .doc(address)
                 .map_err(|e| IndexError::tantivy(&self.dir, e))?;
-            // The raw lines are stored only where they differ from the text.
             let text = doc
                 .get_first(self.fields.raw)
-                .or_else(|| doc.get_first(self.fields.text))
                 .and_then(|v| v.as_str())
                 .unwrap_or_default()
                 .to_string();
