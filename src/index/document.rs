@@ -28,10 +28,7 @@ pub(crate) fn document(
     if let Some((raw, zoned)) = record.time {
         doc.add_i64(if zoned { f.time_utc } else { f.time_local }, raw);
     }
-    doc.add_u64(
-        f.flags,
-        if record.own_time { FLAG_OWN_TIME } else { 0 },
-    );
+    doc.add_u64(f.flags, if record.own_time { FLAG_OWN_TIME } else { 0 });
     for (field, value) in [
         (f.level, record.level),
         (f.logger, record.logger),

@@ -46,7 +46,7 @@ pub(crate) struct Fields {
     pub text: Field,
     /// The record's lines as the file holds them, stored only.
     pub raw: Field,
-    /// Where the text lies in the raw lines ([`crate::index::spans`]), stored only.
+    /// Where the text lies in the raw lines (`index::spans`), stored only.
     pub spans: Field,
     /// The text when it is not made of slices of the raw lines, stored only.
     pub own_text: Field,

@@ -40,7 +40,7 @@ pub(crate) struct SpooledRecord<'a> {
     /// The lines as the file holds them.
     pub raw: &'a str,
     /// Where the text (message, continuation and traceback lines) lies in `raw`
-    /// ([`crate::index::spans`]); empty when the text is `raw` or stands on its own.
+    /// (`index::spans`); empty when the text is `raw` or stands on its own.
     pub spans: &'a [u8],
     /// The text, when it is not made of slices of `raw` (else empty).
     pub own_text: &'a str,

@@ -284,7 +284,9 @@ fn the_raw_view_shows_the_files_real_lines() {
     let on_disk = std::fs::read_to_string(root.join(&hit.path)).unwrap();
     let file_lines: Vec<&str> = on_disk.lines().collect();
     let from = hit.line as u32;
-    let shown = index.lines(file, from.saturating_sub(1).max(1), from + 1).unwrap();
+    let shown = index
+        .lines(file, from.saturating_sub(1).max(1), from + 1)
+        .unwrap();
     let (_, record) = shown.iter().find(|(line, _)| *line == from).unwrap();
     let lines: Vec<&str> = record.lines().collect();
     assert!(lines.len() > 2, "{record}");

@@ -1,5 +1,5 @@
 //! Building the index in two steps: during the reading pass every record is spooled
-//! (cheaply, [`crate::index::spool`]) so that the analysis never waits for tantivy; once
+//! (cheaply, `index::spool`) so that the analysis never waits for tantivy; once
 //! the findings are stored, [`Indexer::finish`] builds the index from the spool with every
 //! core, commits it and writes the meta file.
 
@@ -134,7 +134,9 @@ impl Indexer {
             reason,
         };
         if let Some(reason) = self.shared.error.lock().ok().and_then(|e| e.clone()) {
-            return Err(writer_error(format!("a record could not be spooled: {reason}")));
+            return Err(writer_error(format!(
+                "a record could not be spooled: {reason}"
+            )));
         }
         self.shared.spool.close()?;
         let spool_path = self.shared.spool.path().to_path_buf();
@@ -161,7 +163,8 @@ impl Indexer {
     /// pass is over: the cores are the index's), then one commit.
     fn build_from_spool(&self, spool: &Path) -> Result<(), IndexError> {
         let dir = &self.dir;
-        let fields = schema::fields_of(&self.index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
+        let fields =
+            schema::fields_of(&self.index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
         let threads = indexing_threads(self.memory_budget);
         let options = IndexWriterOptions::builder()
             .memory_budget_per_thread((self.memory_budget / threads).max(MIN_BUDGET_PER_THREAD))
@@ -202,9 +205,7 @@ impl Indexer {
 /// One indexing thread per core, at most four, at most one per 30 MB of budget.
 fn indexing_threads(memory_budget: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores
-        .clamp(1, 4)
-        .min((memory_budget / 30_000_000).max(1))
+    cores.clamp(1, 4).min((memory_budget / 30_000_000).max(1))
 }
 
 fn folder_size(dir: &Path) -> u64 {
