@@ -355,7 +355,7 @@ fn join_lines(out: &mut String, lines: &[&str]) {
 
 /// An empty vector of slices of any lifetime that keeps the allocation of `v`: the
 /// sink reuses its lists of a record's lines from one record to the next.
-fn reuse<'a, 'b>(mut v: Vec<&'a str>) -> Vec<&'b str> {
+fn reuse<'b>(mut v: Vec<&str>) -> Vec<&'b str> {
     v.clear();
     v.into_iter().map(|_| "").collect()
 }
