@@ -117,8 +117,9 @@ pub struct Record<'a> {
     /// `Traceback (most recent call last):`.
     pub traceback: Vec<&'a str>,
     /// The lines after the first as the file holds them (prefixes kept), for showing the
-    /// record as written; empty for a one-line record.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// record as written; empty for a one-line record. Not serialized: it repeats the
+    /// lines the other fields hold.
+    #[serde(skip)]
     pub raw_rest: Vec<&'a str>,
     /// How many input lines the record spans (rsyslog can put a whole multi-line
     /// message on one line, so this is not always 1 + continuation + traceback).
