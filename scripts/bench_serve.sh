@@ -38,10 +38,13 @@ input_bytes=$(du -sb --apparent-size "$BUNDLE" | cut -f1)
 archive_bytes=$(stat -c %s "$ARCHIVE")
 
 now() { date +%s.%N; }
+# CPU seconds the server used so far (user + system).
+cpu_now() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$PID/stat"; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
-t0=$(now); xz -dc "$ARCHIVE" > /dev/null; t1=$(now)
-xz_s=$(secs "$t0" "$t1")
+TIMEFORMAT='%R %U %S'
+read -r xz_s xz_u xz_sys < <({ time xz -dc "$ARCHIVE" > /dev/null; } 2>&1)
+xz_cpu=$(awk -v u="$xz_u" -v s="$xz_sys" 'BEGIN { printf "%.2f", u + s }')
 
 DATA=$(mktemp -d)
 trap 'kill "$PID" 2>/dev/null || true; rm -rf "$DATA"' EXIT
@@ -68,9 +71,9 @@ while :; do
     status=$(field 'v["status"]' <<< "$view")
     index=$(field 'v["index"]["state"]' <<< "$view")
     [[ "$status" == failed ]] && die "analysis failed: $(field 'v["error"]' <<< "$view")"
-    [[ "$status" == done && -z "$t_findings" ]] && t_findings=$(now)
+    [[ "$status" == done && -z "$t_findings" ]] && { t_findings=$(now); cpu_findings=$(cpu_now); }
     if [[ "$index" == done || "$index" == failed ]] && [[ -n "$t_findings" ]]; then
-        t_index=$(now); break
+        t_index=$(now); cpu_index=$(cpu_now); break
     fi
     sleep 0.2
 done
@@ -116,19 +119,26 @@ print(f"{times[len(times)//2]:.2f} {times[int(len(times)*0.99)]:.2f} {times[-1]:
 EOF_PY
 read -r p50 p99 pmax < "$DATA/latency.txt"
 rss_mb=$(awk '/VmHWM/ { printf "%d", $2 / 1024 }' "/proc/$PID/status")
+cpu_s=$(cpu_now)
 
 findings_s=$(secs "$t_up" "$t_findings")
 upload_s=$(secs "$t_up" "$t_uploaded")
 index_s=$(secs "$t_uploaded" "$t_index")
+build_s=$(secs "$t_findings" "$t_index")
 printf 'bundle: %s, %d MiB of logs, %d MiB as .tar.xz; %s findings\n' "$SIZE" \
     $((input_bytes / 1048576)) $((archive_bytes / 1048576)) "$findings"
 printf '%-44s %10s\n' "measure" "value"
 printf '%-44s %10s\n' "xz -dc bundle.tar.xz > /dev/null (s)" "$xz_s"
+printf '%-44s %10s\n' "  its CPU (s)" "$xz_cpu"
 printf '%-44s %10s\n' "upload (s)" "$upload_s"
 printf '%-44s %10s\n' "upload start to findings (s)" "$findings_s"
 printf '%-44s %10s\n' "  ratio to xz -dc (goal <= 1.5)" "$(awk -v a="$findings_s" -v b="$xz_s" 'BEGIN { printf "%.2f", a / b }')"
 printf '%-44s %10s\n' "upload end to index done (s)" "$index_s"
 printf '%-44s %10s\n' "index throughput (MB/s of log, goal >= 50)" "$(awk -v b="$log_bytes" -v s="$index_s" 'BEGIN { printf "%.1f", b / 1e6 / s }')"
+printf '%-44s %10s\n' "  findings to index done (s)" "$build_s"
+printf '%-44s %10s\n' "  index build alone (MB/s of log)" "$(awk -v b="$log_bytes" -v s="$build_s" 'BEGIN { printf "%.1f", b / 1e6 / s }')"
 printf '%-44s %10s\n' "index size (% of log bytes)" "$(awk -v i="$index_bytes" -v b="$log_bytes" 'BEGIN { printf "%.1f", 100 * i / b }')"
 printf '%-44s %10s\n' "search p50 / p99 / max (ms, goal p99 <= 50)" "$p50 / $p99 / $pmax"
 printf '%-44s %10s\n' "server peak RSS (MB, goal <= 512)" "$rss_mb"
+printf '%-44s %10s\n' "server CPU to findings / to index / all (s)" "$cpu_findings / $cpu_index / $cpu_s"
+printf '%-44s %10s\n' "load average at the end" "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -116,6 +116,11 @@ pub struct Record<'a> {
     /// Traceback lines, exception prefix removed; for a raw traceback, every line after
     /// `Traceback (most recent call last):`.
     pub traceback: Vec<&'a str>,
+    /// The lines after the first as the file holds them (prefixes kept), for showing the
+    /// record as written; empty for a one-line record. Not serialized: it repeats the
+    /// lines the other fields hold.
+    #[serde(skip)]
+    pub raw_rest: Vec<&'a str>,
     /// How many input lines the record spans (rsyslog can put a whole multi-line
     /// message on one line, so this is not always 1 + continuation + traceback).
     pub lines: usize,
@@ -177,6 +182,11 @@ impl<'a> Record<'a> {
             Content::Uwsgi(u) => Some(u),
             _ => None,
         }
+    }
+
+    /// The record's lines as the file holds them, prefixes and all.
+    pub fn raw_lines(&self) -> impl Iterator<Item = &'a str> + '_ {
+        std::iter::once(self.head.raw).chain(self.raw_rest.iter().copied())
     }
 
     /// The first line's message: the oslo message, or the text.
@@ -393,6 +403,11 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
         }
     }
 
+    /// Drops the peeked line a record took, handing back its raw text.
+    fn pop_raw(&mut self) -> Option<&'a str> {
+        self.peeked.pop_front().map(|(_, line)| line.raw)
+    }
+
     fn take(&mut self) -> Option<(usize, Line<'a>)> {
         self.fill(1);
         self.peeked.pop_front()
@@ -452,6 +467,7 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
             head,
             continuation: Vec::new(),
             traceback: Vec::new(),
+            raw_rest: Vec::new(),
             lines: 1,
             cut: None,
         };
@@ -476,7 +492,9 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
                 Belonging::Continuation(text) => record.continuation.push(text),
             }
             record.lines += 1;
-            self.peeked.pop_front();
+            if let Some(raw) = self.pop_raw() {
+                record.raw_rest.push(raw);
+            }
         }
         record
     }
@@ -484,6 +502,7 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
     fn raw_traceback(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
         let source = head.wrapper.as_ref().map(|w| w.source());
         let mut traceback = Vec::new();
+        let mut raw_rest = Vec::new();
         let mut ended = false;
         let mut bytes = head.raw.len();
         let mut cut = None;
@@ -506,18 +525,18 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
             {
                 // A chained exception: the blank line, the sentence, then another traceback.
                 traceback.push(text);
-                self.peeked.pop_front();
+                raw_rest.extend(self.pop_raw());
                 let Some(sentence) = self.peek_text(0, source) else {
                     break;
                 };
                 traceback.push(sentence);
-                self.peeked.pop_front();
+                raw_rest.extend(self.pop_raw());
                 while let Some(t) = self.peek_text(0, source) {
                     if !(t.trim().is_empty() || t.starts_with(TRACEBACK_START)) {
                         break;
                     }
                     traceback.push(t);
-                    self.peeked.pop_front();
+                    raw_rest.extend(self.pop_raw());
                 }
                 ended = false;
                 continue;
@@ -525,7 +544,7 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
                 break;
             }
             traceback.push(text);
-            self.peeked.pop_front();
+            raw_rest.extend(self.pop_raw());
         }
         Record {
             line,
@@ -534,6 +553,7 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
             continuation: Vec::new(),
             lines: 1 + traceback.len(),
             traceback,
+            raw_rest,
             cut,
         }
     }
@@ -555,6 +575,7 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
                 head,
                 continuation: Vec::new(),
                 traceback: Vec::new(),
+                raw_rest: Vec::new(),
                 lines: 1,
                 cut: None,
             },
@@ -564,6 +585,7 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
                 head,
                 continuation: Vec::new(),
                 traceback: Vec::new(),
+                raw_rest: Vec::new(),
                 lines: 1,
                 cut: None,
             },
@@ -606,6 +628,14 @@ mod tests {
     }
 
     #[test]
+    fn raw_lines_are_the_lines_as_written() {
+        let records: Vec<_> = Records::new(WARNING_WITH_TRACEBACK).collect();
+        let lines: Vec<&str> = WARNING_WITH_TRACEBACK.lines().collect();
+        assert_eq!(records[0].raw_lines().collect::<Vec<_>>(), lines[..8]);
+        assert_eq!(records[1].raw_lines().collect::<Vec<_>>(), lines[8..]);
+    }
+
+    #[test]
     fn prefixed_lines_of_another_logger_or_pid_do_not_join() {
         let text = "\
 2026-11-30 09:34:22.846 7502 WARNING a.b [-] failed
@@ -633,6 +663,8 @@ novaclient.exceptions.ClientException: Service Unavailable (HTTP 503) (Request-I
         assert_eq!(records[0].continuation.len(), 0);
         assert_eq!(records[1].kind, RecordKind::RawTraceback);
         assert_eq!((records[1].line, records[1].line_count()), (2, 5));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(records[1].raw_lines().collect::<Vec<_>>(), lines[1..6]);
         assert_eq!(
             records[1].error_summary().map(|s| s.class),
             Some("novaclient.exceptions.ClientException")

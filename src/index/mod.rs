@@ -1,18 +1,24 @@
-//! The full-text search index: one document per log record, built as a sink of the one
-//! reading pass ([`Indexer`](crate::index::Indexer)), searched by words, phrases and fields in UTC time order
-//! ([`SearchIndex`](crate::index::SearchIndex)). The only module that uses tantivy.
+//! The full-text search index: one document per log record, fed by a sink of the one
+//! reading pass that spools the records ([`Indexer`](crate::index::Indexer)) and built
+//! from the spool once the analysis is stored; searched by words, phrases and fields in
+//! UTC time order ([`SearchIndex`](crate::index::SearchIndex)). Each record's lines are
+//! stored as the file holds them (the raw view), its message text as spans of them. The
+//! only module that uses tantivy.
 //!
 //! Records are indexed with the time their line wrote (a host's zone and clock
 //! correction are known only after the analysis); [`Indexer::finish`](crate::index::Indexer::finish) writes a small
 //! meta file beside the index with each host's offsets and shift, which the search uses
 //! to turn a UTC range into each host's local range and hits back into UTC.
 
+mod document;
 mod error;
 mod marks;
 mod meta;
 mod query;
 mod schema;
 mod search;
+mod spans;
+mod spool;
 mod writer;
 
 pub use error::IndexError;

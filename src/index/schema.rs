@@ -1,6 +1,6 @@
 //! The fields of a record's document, and the tokenizers they use.
 //!
-//! Only the message text is stored with positions (phrases); ids are single lowercased
+//! Only the message text is indexed with positions (phrases); ids are single lowercased
 //! tokens without frequencies; time, file and line are columns (fast fields). Host and
 //! service are a function of the file: they are not indexed but resolved to file ids at
 //! query time from the meta file, which keeps every document smaller.
@@ -19,6 +19,9 @@ pub(crate) const TEXT_TOKENIZER: &str = "default";
 /// Field names as the query language spells them.
 pub(crate) mod names {
     pub const TEXT: &str = "text";
+    pub const RAW: &str = "raw";
+    pub const SPANS: &str = "spans";
+    pub const OWN_TEXT: &str = "owntext";
     pub const LEVEL: &str = "level";
     pub const LOGGER: &str = "logger";
     pub const REQUEST: &str = "request";
@@ -41,6 +44,12 @@ pub(crate) const FLAG_OWN_TIME: u64 = 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fields {
     pub text: Field,
+    /// The record's lines as the file holds them, stored only.
+    pub raw: Field,
+    /// Where the text lies in the raw lines (`index::spans`), stored only.
+    pub spans: Field,
+    /// The text when it is not made of slices of the raw lines, stored only.
+    pub own_text: Field,
     pub level: Field,
     pub logger: Field,
     /// Local and global request ids (`request:` finds either).
@@ -61,7 +70,7 @@ pub(crate) struct Fields {
 
 pub(crate) fn build() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let text = TextOptions::default().set_stored().set_indexing_options(
+    let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(TEXT_TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqsAndPositions),
@@ -73,6 +82,9 @@ pub(crate) fn build() -> (Schema, Fields) {
     );
     let fields = Fields {
         text: b.add_text_field(names::TEXT, text),
+        raw: b.add_text_field(names::RAW, STORED),
+        spans: b.add_bytes_field(names::SPANS, STORED),
+        own_text: b.add_text_field(names::OWN_TEXT, STORED),
         level: b.add_text_field(names::LEVEL, id.clone() | STORED),
         logger: b.add_text_field(names::LOGGER, id.clone()),
         request: b.add_text_field(names::REQUEST, id.clone()),
@@ -94,6 +106,9 @@ pub(crate) fn fields_of(schema: &Schema) -> tantivy::Result<Fields> {
     let f = |name: &str| schema.get_field(name);
     Ok(Fields {
         text: f(names::TEXT)?,
+        raw: f(names::RAW)?,
+        spans: f(names::SPANS)?,
+        own_text: f(names::OWN_TEXT)?,
         level: f(names::LEVEL)?,
         logger: f(names::LOGGER)?,
         request: f(names::REQUEST)?,

@@ -22,6 +22,7 @@ use crate::index::marks::Marker;
 use crate::index::meta::{HostMeta, IndexMeta};
 use crate::index::query::resolve_file_fields;
 use crate::index::schema::{self, FLAG_OWN_TIME, Fields, names};
+use crate::index::spans::text_of;
 
 /// The most hits one page may hold.
 pub const MAX_PER_PAGE: usize = 1000;
@@ -202,7 +203,7 @@ impl SearchIndex {
                     .and_then(|v| v.as_str())
                     .map(str::to_string)
             };
-            let text = stored(self.fields.text).unwrap_or_default();
+            let text = self.text_of(&doc);
             let file = self.meta.files.get(key.file as usize);
             let host = file.and_then(|f| self.meta.hosts.get(f.host as usize));
             hits.push(SearchHit {
@@ -222,6 +223,24 @@ impl SearchIndex {
             per_page: query.per_page,
             hits,
         })
+    }
+
+    /// A hit's text: stored on its own, or put together from its raw lines and spans.
+    fn text_of(&self, doc: &TantivyDocument) -> String {
+        let str_of = |field| doc.get_first(field).and_then(|v| v.as_str());
+        if let Some(own) = str_of(self.fields.own_text) {
+            return own.to_string();
+        }
+        let raw = str_of(self.fields.raw).unwrap_or_default();
+        let spans = doc
+            .get_first(self.fields.spans)
+            .and_then(|v| v.as_bytes())
+            .unwrap_or_default();
+        let mut text = String::new();
+        if !text_of(raw, spans, &mut text) {
+            text = raw.to_string();
+        }
+        text
     }
 
     fn text_analyzer(&self) -> Result<TextAnalyzer, IndexError> {

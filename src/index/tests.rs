@@ -262,3 +262,39 @@ fn bad_queries_are_typed_errors() {
         Err(IndexError::Request(_))
     ));
 }
+
+#[test]
+fn the_raw_view_shows_the_files_real_lines() {
+    let scenario = "2023-keystone-401-failure";
+    let (report, index, _dir) = build(scenario);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/scenarios")
+        .join(scenario);
+    let hit = search(&index, "Traceback")
+        .hits
+        .into_iter()
+        .find(|h| h.text.lines().count() > 2)
+        .expect("a record with a traceback");
+    let file = report
+        .analysis
+        .files
+        .iter()
+        .position(|f| f.path == hit.path)
+        .unwrap() as u32;
+    let on_disk = std::fs::read_to_string(root.join(&hit.path)).unwrap();
+    let file_lines: Vec<&str> = on_disk.lines().collect();
+    let from = hit.line as u32;
+    let shown = index
+        .lines(file, from.saturating_sub(1).max(1), from + 1)
+        .unwrap();
+    let (_, record) = shown.iter().find(|(line, _)| *line == from).unwrap();
+    let lines: Vec<&str> = record.lines().collect();
+    assert!(lines.len() > 2, "{record}");
+    let at = from as usize - 1;
+    assert_eq!(lines, file_lines[at..at + lines.len()], "{hit:?}");
+    // Each neighbour is its own lines too, starting where the file says.
+    for (line, text) in &shown {
+        let first = text.lines().next().unwrap_or_default();
+        assert_eq!(first, file_lines[*line as usize - 1]);
+    }
+}

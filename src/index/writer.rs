@@ -1,23 +1,27 @@
-//! Building the index as a sink of the reading pass: one document per record, added
-//! from the reader threads into one tantivy writer with a bounded memory budget.
+//! Building the index in two steps: during the reading pass every record is spooled
+//! (cheaply, `index::spool`) so that the analysis never waits for tantivy; once
+//! the findings are stored, [`Indexer::finish`] builds the index from the spool with every
+//! core, commits it and writes the meta file.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use evacdoc_parsers::Record;
 use serde::Serialize;
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::store::Compressor;
-use tantivy::{Index, IndexSettings, IndexWriter, TantivyDocument};
+use tantivy::{Index, IndexSettings, IndexWriter};
 
 use crate::correlate::Analysis;
 use crate::correlate::analysis::FileInfo;
-use crate::correlate::ids::{UuidKind, classified_uuids};
 use crate::index::IndexError;
+use crate::index::document::document;
 use crate::index::meta::IndexMeta;
-use crate::index::schema::{self, FLAG_OWN_TIME, Fields};
+use crate::index::schema;
+use crate::index::spans::spans_of;
+use crate::index::spool::{FRAME_BYTES, SpoolReader, SpoolWriter, SpooledRecord};
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory};
 
 /// tantivy's smallest budget per indexing thread.
@@ -25,6 +29,8 @@ const MIN_BUDGET_PER_THREAD: usize = 15_000_000;
 /// Doc store blocks: larger blocks compress the repetitive log text better, at a small
 /// cost per hit read back.
 const DOCSTORE_BLOCK: usize = 64 * 1024;
+/// The spool's name inside the index folder (removed once the index is built).
+const SPOOL_FILE: &str = "records.spool";
 
 /// What building the index did.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -39,10 +45,12 @@ pub struct IndexStats {
     pub unresolved_zones: Vec<String>,
 }
 
-/// Builds a search index in the same pass as the analysis: put [`Indexer::sinks`] into
+/// Builds a search index from the same pass as the analysis: put [`Indexer::sinks`] into
 /// [`crate::run::RunOptions::sinks`], run the analysis, then [`Indexer::finish`].
 pub struct Indexer {
     dir: PathBuf,
+    index: Index,
+    memory_budget: usize,
     shared: Arc<Shared>,
 }
 
@@ -54,26 +62,33 @@ impl std::fmt::Debug for Indexer {
 
 /// What the sinks of every file share.
 struct Shared {
-    /// Taken by [`Indexer::finish`]; sinks still alive afterwards add nothing.
-    writer: RwLock<Option<IndexWriter>>,
-    fields: Fields,
+    spool: SpoolWriter,
+    /// Bytes of log spooled.
     bytes: Arc<AtomicU64>,
     documents: AtomicU64,
-    /// The first error of `add_document` (the writer's threads died).
+    /// The first error writing the spool.
     error: Mutex<Option<String>>,
     /// Per host, the (min, max) raw time of its records.
     spans: Mutex<HashMap<u32, (i64, i64)>>,
 }
 
+impl Shared {
+    fn fail(&self, reason: String) {
+        if let Ok(mut first) = self.error.lock() {
+            first.get_or_insert(reason);
+        }
+    }
+}
+
 impl Indexer {
     /// A new, empty index in `dir` (created if needed; it must hold no index yet),
-    /// written with at most about `memory_budget` bytes of buffers.
+    /// later built with at most about `memory_budget` bytes of buffers.
     pub fn create(dir: &Path, memory_budget: usize) -> Result<Indexer, IndexError> {
         std::fs::create_dir_all(dir).map_err(|source| IndexError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
-        let (schema, fields) = schema::build();
+        let (schema, _) = schema::build();
         let settings = IndexSettings {
             docstore_compression: Compressor::Lz4,
             docstore_blocksize: DOCSTORE_BLOCK,
@@ -85,23 +100,13 @@ impl Indexer {
             .create_in_dir(dir)
             .map_err(|e| IndexError::tantivy(dir, e))?;
         schema::register_tokenizers(&index);
-        let threads = indexing_threads(memory_budget);
-        let options = IndexWriterOptions::builder()
-            .memory_budget_per_thread((memory_budget / threads).max(MIN_BUDGET_PER_THREAD))
-            .num_worker_threads(threads)
-            .num_merge_threads(1)
-            .build();
-        let writer: IndexWriter = index
-            .writer_with_options(options)
-            .map_err(|e| IndexError::tantivy(dir, e))?;
-        // Merging while the logs are read rebuilds the term dictionaries of segments
-        // already written: measured, it costs more than it saves in search time.
-        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        let spool = SpoolWriter::create(&dir.join(SPOOL_FILE))?;
         Ok(Indexer {
             dir: dir.to_path_buf(),
+            index,
+            memory_budget,
             shared: Arc::new(Shared {
-                writer: RwLock::new(Some(writer)),
-                fields,
+                spool,
                 bytes: Arc::new(AtomicU64::new(0)),
                 documents: AtomicU64::new(0),
                 error: Mutex::new(None),
@@ -110,18 +115,19 @@ impl Indexer {
         })
     }
 
-    /// The sink factory to feed: one sink per file, all adding to this index.
+    /// The sink factory to feed: one sink per file, all spooling for this index.
     pub fn sinks(&self) -> Arc<dyn SinkFactory> {
         Arc::new(Factory(self.shared.clone()))
     }
 
-    /// Bytes of log indexed so far, readable while the analysis runs.
+    /// Bytes of log spooled so far, readable while the analysis runs.
     pub fn progress(&self) -> Arc<AtomicU64> {
         self.shared.bytes.clone()
     }
 
-    /// Commits the index and writes the meta file the search needs (each host's zone
-    /// offsets and clock correction from `analysis`, each file's path and service).
+    /// Builds the index from the spool, commits it and writes the meta file the search
+    /// needs (each host's zone offsets and clock correction from `analysis`, each file's
+    /// path and service). Call it once the reading pass is over.
     pub fn finish(self, analysis: &Analysis) -> Result<IndexStats, IndexError> {
         let writer_error = |reason: String| IndexError::Writer {
             path: self.dir.clone(),
@@ -129,22 +135,14 @@ impl Indexer {
         };
         if let Some(reason) = self.shared.error.lock().ok().and_then(|e| e.clone()) {
             return Err(writer_error(format!(
-                "a record could not be added: {reason}"
+                "a record could not be spooled: {reason}"
             )));
         }
-        let writer = self
-            .shared
-            .writer
-            .write()
-            .map_err(|_| writer_error("a reader thread panicked while indexing".into()))?
-            .take();
-        let mut writer = writer.ok_or_else(|| writer_error("already finished".into()))?;
-        writer
-            .commit()
-            .map_err(|e| IndexError::tantivy(&self.dir, e))?;
-        writer
-            .wait_merging_threads()
-            .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+        self.shared.spool.close()?;
+        let spool_path = self.shared.spool.path().to_path_buf();
+        let built = self.build_from_spool(&spool_path);
+        let _ = std::fs::remove_file(&spool_path);
+        built?;
         let spans = self
             .shared
             .spans
@@ -160,15 +158,54 @@ impl Indexer {
             unresolved_zones,
         })
     }
+
+    /// Every spooled record into one tantivy writer with a thread per core (the reading
+    /// pass is over: the cores are the index's), then one commit.
+    fn build_from_spool(&self, spool: &Path) -> Result<(), IndexError> {
+        let dir = &self.dir;
+        let fields =
+            schema::fields_of(&self.index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
+        let threads = indexing_threads(self.memory_budget);
+        let options = IndexWriterOptions::builder()
+            .memory_budget_per_thread((self.memory_budget / threads).max(MIN_BUDGET_PER_THREAD))
+            .num_worker_threads(threads)
+            .num_merge_threads(1)
+            .build();
+        let mut writer: IndexWriter = self
+            .index
+            .writer_with_options(options)
+            .map_err(|e| IndexError::tantivy(dir, e))?;
+        // Merging rebuilds the term dictionaries of segments already written: measured,
+        // it costs more than it saves in search time.
+        writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
+        let mut reader = SpoolReader::open(spool)?;
+        let mut plain = Vec::with_capacity(FRAME_BYTES * 2);
+        let mut scratch = String::new();
+        while reader.next_frame(&mut plain)? {
+            let mut at = 0;
+            while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
+                writer
+                    .add_document(document(&fields, &record, &mut scratch))
+                    .map_err(|e| IndexError::tantivy(dir, e))?;
+            }
+            if at != plain.len() {
+                return Err(IndexError::Writer {
+                    path: spool.to_path_buf(),
+                    reason: "damaged spool: a record cut short".into(),
+                });
+            }
+        }
+        writer.commit().map_err(|e| IndexError::tantivy(dir, e))?;
+        writer
+            .wait_merging_threads()
+            .map_err(|e| IndexError::tantivy(dir, e))
+    }
 }
 
-/// Half the cores index (the reader threads parse on the other half), at most one per
-/// 50 MB of budget: on 2 cores one indexing thread was faster than two.
+/// One indexing thread per core, at most four, at most one per 30 MB of budget.
 fn indexing_threads(memory_budget: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores / 2)
-        .clamp(1, 4)
-        .min((memory_budget / 50_000_000).max(1))
+    cores.clamp(1, 4).min((memory_budget / 30_000_000).max(1))
 }
 
 fn folder_size(dir: &Path) -> u64 {
@@ -193,33 +230,34 @@ impl SinkFactory for Factory {
             last_time: None,
             span: None,
             text: String::new(),
+            raw: String::new(),
+            pieces: Vec::new(),
+            lines: Vec::new(),
+            spans: Vec::new(),
+            buffer: Vec::new(),
         })
     }
 }
 
-/// The sink of one file.
+/// The sink of one file: its records encoded into a buffer, written to the spool a
+/// frame at a time.
 struct FileSink {
     shared: Arc<Shared>,
     /// The raw time of the last record that had one, and whether it carried its offset.
     last_time: Option<(i64, bool)>,
     /// (min, max) raw time of the file's records.
     span: Option<(i64, i64)>,
-    /// The text of the record being built, reused.
+    /// The text and raw lines of the record being spooled, reused.
     text: String,
+    raw: String,
+    pieces: Vec<&'static str>,
+    lines: Vec<&'static str>,
+    spans: Vec<u8>,
+    buffer: Vec<u8>,
 }
 
 impl FileSink {
-    fn document(
-        &mut self,
-        file: &FileCtx<'_>,
-        record: &Record<'_>,
-        span: RecordSpan,
-    ) -> TantivyDocument {
-        let f = &self.shared.fields;
-        let mut doc = TantivyDocument::new();
-        doc.add_u64(f.file, u64::from(file.id));
-        doc.add_u64(f.line, span.first_line as u64);
-
+    fn spool(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
         let own = record.timestamp().and_then(|t| match t.offset {
             Some(offset) => t.local.checked_unix_nanos(offset).map(|n| (n, true)),
             None => t.local.checked_unix_nanos(0).map(|n| (n, false)),
@@ -231,64 +269,61 @@ impl FileSink {
                 None => (raw, raw),
             });
         }
-        // A record without a time of its own sorts after the one before it.
-        if let Some((raw, zoned)) = self.last_time {
-            doc.add_i64(if zoned { f.time_utc } else { f.time_local }, raw);
-        }
-        doc.add_u64(f.flags, if own.is_some() { FLAG_OWN_TIME } else { 0 });
-
+        // The raw lines are kept once: the text is told as slices of them when it is.
+        let mut pieces = reuse(std::mem::take(&mut self.pieces));
+        let mut lines = reuse(std::mem::take(&mut self.lines));
+        pieces.push(record.message());
+        pieces.extend(record.continuation.iter().chain(record.traceback.iter()));
+        lines.extend(record.raw_lines());
+        let sliced = spans_of(&pieces, &lines, &mut self.spans);
         self.text.clear();
-        self.text.push_str(record.message());
-        for line in record.continuation.iter().chain(record.traceback.iter()) {
-            self.text.push('\n');
-            self.text.push_str(line);
+        if !sliced {
+            join_lines(&mut self.text, &pieces);
         }
+        let raw: &str = match lines.as_slice() {
+            [one] => one,
+            _ => {
+                join_lines(&mut self.raw, &lines);
+                &self.raw
+            }
+        };
+        let mut spooled = SpooledRecord {
+            file: file.id,
+            line: span.first_line as u64,
+            // A record without a time of its own sorts after the one before it.
+            time: self.last_time,
+            own_time: own.is_some(),
+            raw,
+            spans: &self.spans,
+            own_text: &self.text,
+            ..SpooledRecord::default()
+        };
         if let Some(oslo) = record.oslo() {
-            doc.add_text(f.level, oslo.level.as_str());
-            doc.add_text(f.logger, oslo.logger);
+            spooled.level = oslo.level.as_str();
+            spooled.logger = oslo.logger;
             if let Some(context) = oslo.context() {
-                if let Some(id) = context.request_id {
-                    doc.add_text(f.request, id);
-                }
-                if let Some(id) = context.global_request_id {
-                    doc.add_text(f.request, id);
-                    doc.add_text(f.global, id);
-                }
+                spooled.request = context.request_id.unwrap_or_default();
+                spooled.global = context.global_request_id.unwrap_or_default();
             }
-            if let Some(id) = oslo.instance {
-                doc.add_text(f.instance, id);
-            }
+            spooled.instance = oslo.instance.unwrap_or_default();
         }
-        // A UUID's kind is said by the word before it; only a text with a dash can hold one.
-        if self.text.contains('-') {
-            for (kind, id) in classified_uuids(&self.text) {
-                let field = match kind {
-                    UuidKind::Instance => f.instance,
-                    UuidKind::Notification => f.notification,
-                    UuidKind::Volume => f.volume,
-                };
-                doc.add_text(field, id.to_string());
-            }
+        spooled.encode(&mut self.buffer);
+        self.pieces = reuse(pieces);
+        self.lines = reuse(lines);
+    }
+
+    fn flush(&mut self) {
+        if let Err(reason) = self.shared.spool.write_frame(&mut self.buffer) {
+            self.shared.fail(reason);
         }
-        doc.add_text(f.text, &self.text);
-        doc
     }
 }
 
 impl RecordSink for FileSink {
     fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
-        let doc = self.document(file, record, span);
-        let added = match self.shared.writer.read() {
-            Ok(writer) => match writer.as_ref() {
-                Some(w) => w.add_document(doc).map(|_| ()).map_err(|e| e.to_string()),
-                None => Ok(()),
-            },
-            Err(_) => Err("the index writer lock is poisoned".to_string()),
-        };
-        if let Err(reason) = added
-            && let Ok(mut first) = self.shared.error.lock()
-        {
-            first.get_or_insert(reason);
+        self.spool(file, record, span);
+        if self.buffer.len() >= FRAME_BYTES {
+            self.flush();
         }
         self.shared.documents.fetch_add(1, Ordering::Relaxed);
         self.shared.bytes.fetch_add(
@@ -298,10 +333,36 @@ impl RecordSink for FileSink {
     }
 
     fn finish_file(&mut self, file: &FileCtx<'_>, _: &FileInfo) {
+        self.flush();
         let (Some((lo, hi)), Ok(mut spans)) = (self.span, self.shared.spans.lock()) else {
             return;
         };
         let entry = spans.entry(file.host).or_insert((lo, hi));
         *entry = (entry.0.min(lo), entry.1.max(hi));
+    }
+}
+
+/// `lines` joined by `\n` into `out` (replacing what it held).
+fn join_lines(out: &mut String, lines: &[&str]) {
+    out.clear();
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+}
+
+/// An empty vector of slices of any lifetime that keeps the allocation of `v`: the
+/// sink reuses its lists of a record's lines from one record to the next.
+fn reuse<'b>(mut v: Vec<&str>) -> Vec<&'b str> {
+    v.clear();
+    v.into_iter().map(|_| "").collect()
+}
+
+impl Drop for FileSink {
+    /// A file whose reading stopped without `finish_file` still gives its records.
+    fn drop(&mut self) {
+        self.flush();
     }
 }

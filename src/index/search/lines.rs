@@ -14,7 +14,8 @@ use crate::index::schema::names;
 
 impl SearchIndex {
     /// The records of file `file` (its id in the analysis) whose first line lies in
-    /// `from..=to`, in line order: (1-based line, the record's text). At most 10 000.
+    /// `from..=to`, in line order: (1-based line, the record's lines as the file holds
+    /// them). At most 10 000.
     pub fn lines(&self, file: u32, from: u32, to: u32) -> Result<Vec<(u32, String)>, IndexError> {
         const MAX: u32 = 10_000;
         let to = to.min(from.saturating_add(MAX - 1));
@@ -48,7 +49,7 @@ impl SearchIndex {
                 .doc(address)
                 .map_err(|e| IndexError::tantivy(&self.dir, e))?;
             let text = doc
-                .get_first(self.fields.text)
+                .get_first(self.fields.raw)
                 .and_then(|v| v.as_str())
                 .unwrap_or_default()
                 .to_string();

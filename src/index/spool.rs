@@ -1,0 +1,352 @@
+//! The spool: every record of the reading pass written cheaply to a temporary file
+//! (zstd level 1 frames), so that the analysis never waits for the index; the index is
+//! built from it once the findings are stored.
+//!
+//! A frame is `[compressed length u32][plain length u32][zstd bytes]`, little-endian; its
+//! plain bytes hold whole records, each as [`SpooledRecord::encode`] writes it. Frames of
+//! different files interleave (each record names its file).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::index::IndexError;
+
+/// A sink's buffer is compressed and written once it holds this much.
+pub(crate) const FRAME_BYTES: usize = 1 << 20;
+/// zstd's fastest level: the spool is written while the analysis waits.
+const ZSTD_LEVEL: i32 = 1;
+/// No frame is larger (a record is at most 4 MiB of text, twice over with its raw lines).
+const MAX_FRAME_BYTES: usize = 64 << 20;
+
+/// One record as the index needs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct SpooledRecord<'a> {
+    /// The file's id in the analysis.
+    pub file: u32,
+    /// 1-based number of its first line.
+    pub line: u64,
+    /// Raw time in ns (its own, or the one of the record before it) and whether it
+    /// carried its offset.
+    pub time: Option<(i64, bool)>,
+    /// The record has a time of its own.
+    pub own_time: bool,
+    pub level: &'a str,
+    pub logger: &'a str,
+    pub request: &'a str,
+    pub global: &'a str,
+    pub instance: &'a str,
+    /// The lines as the file holds them.
+    pub raw: &'a str,
+    /// Where the text (message, continuation and traceback lines) lies in `raw`
+    /// (`index::spans`); empty when the text is `raw` or stands on its own.
+    pub spans: &'a [u8],
+    /// The text, when it is not made of slices of `raw` (else empty).
+    pub own_text: &'a str,
+}
+
+const HAS_TIME: u8 = 1;
+const ZONED: u8 = 2;
+const OWN_TIME: u8 = 4;
+
+impl<'a> SpooledRecord<'a> {
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.file.to_le_bytes());
+        out.extend_from_slice(&self.line.to_le_bytes());
+        let mut flags = if self.own_time { OWN_TIME } else { 0 };
+        if let Some((_, zoned)) = self.time {
+            flags |= HAS_TIME | if zoned { ZONED } else { 0 };
+        }
+        out.push(flags);
+        if let Some((raw, _)) = self.time {
+            out.extend_from_slice(&raw.to_le_bytes());
+        }
+        for text in [
+            self.level,
+            self.logger,
+            self.request,
+            self.global,
+            self.instance,
+            self.raw,
+            self.own_text,
+        ] {
+            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+            out.extend_from_slice(text.as_bytes());
+        }
+        out.extend_from_slice(&(self.spans.len() as u32).to_le_bytes());
+        out.extend_from_slice(self.spans);
+    }
+
+    /// The record at `*at` in `buf`, moving `*at` past it; `None` at the end or on a
+    /// damaged record.
+    pub fn decode(buf: &'a [u8], at: &mut usize) -> Option<SpooledRecord<'a>> {
+        let mut cursor = Cursor { buf, at: *at };
+        let file = u32::from_le_bytes(cursor.array()?);
+        let line = u64::from_le_bytes(cursor.array()?);
+        let [flags] = cursor.array()?;
+        let time = if flags & HAS_TIME != 0 {
+            Some((i64::from_le_bytes(cursor.array()?), flags & ZONED != 0))
+        } else {
+            None
+        };
+        let record = SpooledRecord {
+            file,
+            line,
+            time,
+            own_time: flags & OWN_TIME != 0,
+            level: cursor.text()?,
+            logger: cursor.text()?,
+            request: cursor.text()?,
+            global: cursor.text()?,
+            instance: cursor.text()?,
+            raw: cursor.text()?,
+            own_text: cursor.text()?,
+            spans: cursor.sized()?,
+        };
+        *at = cursor.at;
+        Some(record)
+    }
+}
+
+struct Cursor<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let bytes = self.buf.get(self.at..end)?;
+        self.at = end;
+        Some(bytes)
+    }
+
+    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
+        self.bytes(N)?.try_into().ok()
+    }
+
+    fn sized(&mut self) -> Option<&'a [u8]> {
+        let len = u32::from_le_bytes(self.array()?) as usize;
+        self.bytes(len)
+    }
+
+    fn text(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.sized()?).ok()
+    }
+}
+
+/// The spool file being written, shared by the sinks of every file.
+pub(crate) struct SpoolWriter {
+    path: PathBuf,
+    file: Mutex<Option<BufWriter<File>>>,
+}
+
+impl SpoolWriter {
+    pub fn create(path: &Path) -> Result<SpoolWriter, IndexError> {
+        let file = File::create(path).map_err(|source| IndexError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(SpoolWriter {
+            path: path.to_path_buf(),
+            file: Mutex::new(Some(BufWriter::with_capacity(256 << 10, file))),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Compresses `plain` (whole records) into one frame and appends it; `plain` is
+    /// emptied. Writing after [`SpoolWriter::close`] is an error.
+    pub fn write_frame(&self, plain: &mut Vec<u8>) -> Result<(), String> {
+        if plain.is_empty() {
+            return Ok(());
+        }
+        let compressed = zstd::bulk::compress(plain, ZSTD_LEVEL)
+            .map_err(|e| format!("cannot compress the spool: {e}"))?;
+        let header = [
+            (compressed.len() as u32).to_le_bytes(),
+            (plain.len() as u32).to_le_bytes(),
+        ]
+        .concat();
+        plain.clear();
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| "the spool lock is poisoned".to_string())?;
+        let file = file
+            .as_mut()
+            .ok_or_else(|| "the spool is closed".to_string())?;
+        file.write_all(&header)
+            .and_then(|()| file.write_all(&compressed))
+            .map_err(|e| format!("{}: {e}", self.path.display()))
+    }
+
+    /// Flushes the file and closes it for writing.
+    pub fn close(&self) -> Result<(), IndexError> {
+        let io = |source| IndexError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let taken = self
+            .file
+            .lock()
+            .map_err(|_| IndexError::Writer {
+                path: self.path.clone(),
+                reason: "the spool lock is poisoned".into(),
+            })?
+            .take();
+        if let Some(mut file) = taken {
+            file.flush().map_err(io)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the frames of a spool back, one at a time.
+pub(crate) struct SpoolReader {
+    path: PathBuf,
+    file: BufReader<File>,
+    compressed: Vec<u8>,
+    decoder: zstd::bulk::Decompressor<'static>,
+}
+
+impl SpoolReader {
+    pub fn open(path: &Path) -> Result<SpoolReader, IndexError> {
+        let file = File::open(path).map_err(|source| IndexError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let decoder = zstd::bulk::Decompressor::new().map_err(|source| IndexError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(SpoolReader {
+            path: path.to_path_buf(),
+            file: BufReader::with_capacity(256 << 10, file),
+            compressed: Vec::new(),
+            decoder,
+        })
+    }
+
+    /// The next frame's plain bytes into `plain` (replacing what it held); false at the end.
+    pub fn next_frame(&mut self, plain: &mut Vec<u8>) -> Result<bool, IndexError> {
+        let damaged = |reason: String| IndexError::Writer {
+            path: self.path.clone(),
+            reason: format!("damaged spool: {reason}"),
+        };
+        let mut header = [0u8; 8];
+        match self.file.read_exact(&mut header) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+            Err(source) => {
+                return Err(IndexError::Io {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        }
+        let [c0, c1, c2, c3, p0, p1, p2, p3] = header;
+        let compressed_len = u32::from_le_bytes([c0, c1, c2, c3]) as usize;
+        let plain_len = u32::from_le_bytes([p0, p1, p2, p3]) as usize;
+        if compressed_len > MAX_FRAME_BYTES || plain_len > MAX_FRAME_BYTES {
+            return Err(damaged(format!("a frame of {plain_len} bytes")));
+        }
+        self.compressed.resize(compressed_len, 0);
+        self.file
+            .read_exact(&mut self.compressed)
+            .map_err(|e| damaged(e.to_string()))?;
+        plain.clear();
+        plain.reserve(plain_len);
+        let written = self
+            .decoder
+            .decompress_to_buffer(&self.compressed, plain)
+            .map_err(|e| damaged(e.to_string()))?;
+        if written != plain_len {
+            return Err(damaged(format!(
+                "a frame of {written} bytes where {plain_len} were written"
+            )));
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_come_back_as_written_across_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spool");
+        let spool = SpoolWriter::create(&path).unwrap();
+        let first = SpooledRecord {
+            file: 3,
+            line: 12,
+            time: Some((-5, true)),
+            own_time: true,
+            level: "ERROR",
+            logger: "nova.compute.manager",
+            request: "req-1",
+            global: "",
+            instance: "7d1e5f0a-0000-4000-8000-000000000001",
+            raw: "2026-03-02 11:10:01.100 41 ERROR nova.compute.manager Failed",
+            spans: &[54, 0, 0, 0, 60, 0, 0, 0],
+            own_text: "",
+        };
+        let second = SpooledRecord {
+            file: 4,
+            line: 1,
+            raw: "plain \u{1b}[0m",
+            own_text: "plain",
+            ..SpooledRecord::default()
+        };
+        let mut buf = Vec::new();
+        first.encode(&mut buf);
+        spool.write_frame(&mut buf).unwrap();
+        assert!(buf.is_empty());
+        second.encode(&mut buf);
+        first.encode(&mut buf);
+        spool.write_frame(&mut buf).unwrap();
+        spool.close().unwrap();
+        assert!(spool.write_frame(&mut vec![1]).is_err());
+
+        let mut reader = SpoolReader::open(&path).unwrap();
+        let mut plain = Vec::new();
+        let mut read = Vec::new();
+        while reader.next_frame(&mut plain).unwrap() {
+            let mut at = 0;
+            while let Some(r) = SpooledRecord::decode(&plain, &mut at) {
+                read.push(format!("{r:?}"));
+            }
+            assert_eq!(at, plain.len());
+        }
+        let want: Vec<String> = [first, second, first]
+            .iter()
+            .map(|r| format!("{r:?}"))
+            .collect();
+        assert_eq!(read, want);
+    }
+
+    #[test]
+    fn a_cut_spool_is_an_error_not_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spool");
+        let spool = SpoolWriter::create(&path).unwrap();
+        let mut buf = Vec::new();
+        SpooledRecord::default().encode(&mut buf);
+        spool.write_frame(&mut buf).unwrap();
+        spool.close().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 2]).unwrap();
+        let mut reader = SpoolReader::open(&path).unwrap();
+        assert!(reader.next_frame(&mut Vec::new()).is_err());
+        // A record cut short decodes as none.
+        let mut plain = Vec::new();
+        SpooledRecord::default().encode(&mut plain);
+        plain.pop();
+        assert_eq!(SpooledRecord::decode(&plain, &mut 0), None);
+    }
+}
