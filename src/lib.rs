@@ -28,6 +28,9 @@ pub mod model;
 pub mod redact;
 /// The library entry point: inputs and options in, analysis and findings out.
 pub mod run;
+/// An OpenStack simulator (Keystone, Nova, Cinder subsets) with scripted faults, for
+/// the recovery executor's tests and demos (`evacdoc sim`).
+pub mod sim;
 /// The embedded store of `evacdoc serve`: analyses, job queue, findings, sessions, audit
 /// log, and the data folder's layout. The only module that knows SQL.
 pub mod store;

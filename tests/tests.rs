@@ -31,6 +31,8 @@ mod serve_browser;
 mod serve_pages;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
+/// `evacdoc sim`: Keystone, Nova and Cinder on a loopback port.
+mod sim;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.
