@@ -57,11 +57,27 @@ fn domain_matches(reference: Option<&Value>, domain: &str) -> bool {
     by("name").is_some_and(|n| n == domain) || by("id").is_some_and(|i| i == domain.to_lowercase())
 }
 
+/// Why an auth request fails.
+#[derive(Debug)]
+enum Denied {
+    /// Wrong or missing credentials: 401.
+    Credentials,
+    /// No identity at all: 400.
+    NoIdentity,
+}
+
+impl Denied {
+    fn response(&self) -> Response {
+        match self {
+            Denied::Credentials => unauthorized(),
+            Denied::NoIdentity => bad_request("Expecting to find identity in auth."),
+        }
+    }
+}
+
 /// Checks the identity part of an auth request; the methods used on success.
-fn authenticate(cloud: &Cloud, auth: &Value) -> Result<Vec<String>, Response> {
-    let identity = auth
-        .get("identity")
-        .ok_or_else(|| bad_request("Expecting to find identity in auth."))?;
+fn authenticate(cloud: &Cloud, auth: &Value) -> Result<Vec<String>, Denied> {
+    let identity = auth.get("identity").ok_or(Denied::NoIdentity)?;
     let methods: Vec<String> = identity
         .get("methods")
         .and_then(Value::as_array)
@@ -76,7 +92,7 @@ fn authenticate(cloud: &Cloud, auth: &Value) -> Result<Vec<String>, Response> {
     if methods.iter().any(|m| m == "password") {
         let user = identity
             .pointer("/password/user")
-            .ok_or_else(unauthorized)?;
+            .ok_or(Denied::Credentials)?;
         let name_ok = user.get("name").and_then(Value::as_str) == Some(config.user.as_str())
             && domain_matches(user.get("domain"), &config.domain);
         let id_ok = user.get("id").and_then(Value::as_str) == Some(cloud.user_id.as_str());
@@ -85,15 +101,15 @@ fn authenticate(cloud: &Cloud, auth: &Value) -> Result<Vec<String>, Response> {
         return if (name_ok || id_ok) && password_ok {
             Ok(methods)
         } else {
-            Err(unauthorized())
+            Err(Denied::Credentials)
         };
     }
     if methods.iter().any(|m| m == "application_credential") {
         let credential = identity
             .get("application_credential")
-            .ok_or_else(unauthorized)?;
+            .ok_or(Denied::Credentials)?;
         let Some(expected) = &config.application_credential else {
-            return Err(unauthorized());
+            return Err(Denied::Credentials);
         };
         let field = |k: &str| credential.get(k).and_then(Value::as_str);
         let named = field("id") == Some(expected.id.as_str())
@@ -101,10 +117,10 @@ fn authenticate(cloud: &Cloud, auth: &Value) -> Result<Vec<String>, Response> {
         return if named && field("secret") == Some(expected.secret.as_str()) {
             Ok(methods)
         } else {
-            Err(unauthorized())
+            Err(Denied::Credentials)
         };
     }
-    Err(unauthorized())
+    Err(Denied::Credentials)
 }
 
 /// Whether the requested scope (if any) is the scenario's project.
@@ -165,7 +181,7 @@ pub async fn issue(State(sim): State<SimState>, body: axum::body::Bytes) -> Resp
     let mut cloud = sim.cloud();
     let methods = match authenticate(&cloud, auth) {
         Ok(m) => m,
-        Err(response) => return response,
+        Err(denied) => return denied.response(),
     };
     if !scope_ok(&cloud, auth) {
         return unauthorized();

@@ -195,10 +195,12 @@ pub async fn around(State(sim): State<SimState>, mut request: Request, next: Nex
     };
     if let Some(log) = log {
         let mut cloud = sim.cloud();
+        // Apache stamps the arrival; nova-api's lines are written as the answer goes.
         let time = cloud.clock.at(now);
+        let answered = cloud.clock.at(cloud.now());
         if let Some(message) = thrown {
             cloud.logs.nova_api(
-                time,
+                answered,
                 Level::Info,
                 "nova.api.openstack.wsgi",
                 Some(&ids),
@@ -221,6 +223,10 @@ pub async fn around(State(sim): State<SimState>, mut request: Request, next: Nex
                 .filter(|_| !is_version_document(api, &path))
                 .map(|v| v.to_string());
             let seconds = started.elapsed().as_secs_f64();
+            let entry = AccessEntry {
+                time: answered,
+                ..entry
+            };
             cloud
                 .logs
                 .nova_request(&ids, &entry, body_len, microversion.as_deref(), seconds);

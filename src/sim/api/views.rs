@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::sim::clock::{api_time, iso_z};
+use crate::sim::clock::api_time;
 use crate::sim::cloud::model::{Migration, Server, Service, Volume};
 use crate::sim::cloud::state::Cloud;
 use crate::sim::microversion::Microversion;
@@ -27,7 +27,7 @@ fn host_id(project: &str, host: &str) -> String {
 
 /// A server as `GET /servers/{id}` and `/servers/detail` show it.
 pub fn server(cloud: &Cloud, s: &Server, version: Microversion, base: &str) -> Value {
-    let at = |t: f64| iso_z(cloud.clock.at(t)).replace(".000000", "");
+    let at = |t: f64| cloud.clock.at(t).strftime("%Y-%m-%dT%H:%M:%SZ").to_string();
     let now = cloud.now();
     let service = cloud.compute_service(&s.host);
     let mut metadata = serde_json::Map::new();

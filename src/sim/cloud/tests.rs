@@ -171,7 +171,10 @@ fn a_volume_on_the_dead_host_holds_the_rebuild_until_attachment_hold() {
         (held.host.as_str(), held.task_state.as_deref()),
         ("compute-1", Some("rebuilding"))
     );
-    // The image-backed one went on; at 2.95 it ends stopped.
+    // The image-backed one went on (spawning for rebuild_s); at 2.95 it ends stopped.
+    let spawning = cloud.server(VM).unwrap();
+    assert_eq!(spawning.task_state.as_deref(), Some("rebuild_spawning"));
+    cloud.advance(60.0);
     let moved = cloud.server(VM).unwrap();
     assert_eq!(
         (
