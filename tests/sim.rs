@@ -549,3 +549,70 @@ async fn the_command_prints_its_url_and_clouds_yaml_and_serves() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn force_detach_releases_a_held_rebuild_and_reset_status_checks_its_input() {
+    let toml = race_scenario(&format!("volume = \"{VOLUME}\"\n"))
+        .replace("dies_at_s = 20", "state = \"down\"");
+    let sim = sim(&toml, None).await;
+    let client = Client::sign_in(&sim).await;
+    let action = format!("{}/volumes/{VOLUME}/action", client.volume);
+    let (status, body) = client.evacuate(VM).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        client.server(VM).await["OS-EXT-STS:task_state"],
+        "rebuilding"
+    );
+    let wrong =
+        json!({"os-force_detach": {"attachment_id": "00000000-0000-4000-8000-000000000000"}});
+    let (status, _) = client
+        .call("POST", &action, "volume 3.0", Some(wrong))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _) = client
+        .call(
+            "POST",
+            &action,
+            "volume 3.0",
+            Some(json!({"os-force_detach": {}})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert!(
+        wait_for(Duration::from_secs(10), || async {
+            client.server(VM).await["status"] == "ACTIVE"
+        })
+        .await
+    );
+    let reset = json!({"os-reset_status": {"status": "deleting"}});
+    let (status, body) = client
+        .call("POST", &action, "volume 3.0", Some(reset))
+        .await;
+    assert_eq!(
+        (status, body.contains("Cannot reset-state to deleting")),
+        (StatusCode::BAD_REQUEST, true)
+    );
+    let reset = json!({"os-reset_status": {"status": "available", "attach_status": "detached"}});
+    let (status, _) = client
+        .call("POST", &action, "volume 3.0", Some(reset))
+        .await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+    let (_, body) = client
+        .call(
+            "GET",
+            &format!("{}/volumes/{VOLUME}", client.volume),
+            "volume 3.0",
+            None,
+        )
+        .await;
+    let volume: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (
+            volume["volume"]["status"].as_str(),
+            volume["volume"]["attachments"].as_array().map(Vec::len)
+        ),
+        (Some("available"), Some(0))
+    );
+    sim.shutdown().await;
+}
