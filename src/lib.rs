@@ -30,6 +30,9 @@ pub mod redact;
 pub mod run;
 /// Public share links: scopes, the redacted view of an analysis, the redacted bundle.
 pub mod share;
+/// An OpenStack simulator (Keystone, Nova, Cinder subsets) with scripted faults, for
+/// the recovery executor's tests and demos (`evacdoc sim`).
+pub mod sim;
 /// The embedded store of `evacdoc serve`: analyses, job queue, findings, sessions, audit
 /// log, and the data folder's layout. The only module that knows SQL.
 pub mod store;

@@ -33,6 +33,8 @@ mod serve_pages;
 mod serve_restart;
 /// Share links: redacted public views, access, rate limit.
 mod share;
+/// `evacdoc sim`: Keystone, Nova and Cinder on a loopback port.
+mod sim;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
 /// `evacdoc timeline` on the sample scenarios.

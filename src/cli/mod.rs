@@ -5,6 +5,7 @@ mod parse;
 mod redact;
 mod search;
 mod serve;
+mod sim;
 mod timeline;
 mod triage;
 
@@ -33,6 +34,9 @@ enum Command {
     /// The web service: upload bundles, see findings, timelines and search in a browser
     /// or through the JSON API.
     Serve(serve::ServeArgs),
+    /// A small OpenStack (Keystone, Nova, Cinder) on one loopback port, from a scenario
+    /// file: scripted host deaths, volumes, faults, and the logs it writes.
+    Sim(sim::SimArgs),
     /// Every record of one or more bundles indexed in the same pass as the analysis,
     /// then searched: words, phrases, ids, levels, hosts and services, in UTC order.
     Search(search::SearchArgs),
@@ -52,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Redact(args) => redact::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Search(args) => search::run(&args),
+        Command::Sim(args) => sim::run(&args),
         Command::Timeline(args) => timeline::run(&args),
         Command::Triage(args) => triage::run(&args),
     }

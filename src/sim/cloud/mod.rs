@@ -1,0 +1,9 @@
+//! The simulated cloud's state and behaviour, independent of HTTP.
+
+mod evacuate;
+pub mod model;
+pub mod refusal;
+pub mod state;
+#[cfg(test)]
+mod tests;
+mod ticker;
