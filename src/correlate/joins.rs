@@ -171,8 +171,8 @@ pub fn request_midpoint(event: &Event) -> i64 {
     }
 }
 
-/// A candidate with the instance its call names.
-type Paired = (Candidate, Option<Uuid>);
+/// A candidate, the instance its call names and its group (see [`candidates`]).
+pub type Paired = (Candidate, Option<Uuid>, u32);
 
 /// A Masakari call and a Nova request that could be its pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,14 +187,18 @@ pub struct Candidate {
 
 /// Every (call, request) pair whose request is what the call makes, with the request
 /// logged between `before` nanoseconds before the call and `after` nanoseconds after it.
-/// Each comes with the instance the call names and the key of what the call makes
-/// (`POST /servers/<id>/action`), which groups calls that compete for the same requests.
+/// Each comes with the instance the call names and its group: candidates compete for
+/// the same requests when their calls make the same thing (`POST /servers/<id>/action`)
+/// and their requests are in the same log (access lines, one-second stamps, or
+/// request-log lines). Groups are numbered in the order of that text, then of the log
+/// (request-log first), so that sorting by the number orders them as by the text;
+/// a number instead of the text keeps the list small (millions of candidates at 10 GiB).
 pub fn candidates(
     events: &[Event],
     project_of: impl Fn(&Event) -> Project,
     before: i64,
     after: i64,
-) -> Vec<(Candidate, Option<Uuid>, String)> {
+) -> Vec<Paired> {
     let requests: Vec<EventId> = events
         .iter()
         .enumerate()
@@ -204,6 +208,8 @@ pub fn candidates(
         .map(|(i, _)| i as EventId)
         .collect();
     let index = RequestIndex::new(events, &requests);
+    // What each call makes, numbered as first met.
+    let mut keys: std::collections::HashMap<String, u32> = Default::default();
     let mut out = Vec::new();
     for (position, call) in events.iter().enumerate() {
         if call.logger() != Some("masakari.compute.nova") {
@@ -217,7 +223,7 @@ pub fn candidates(
             continue;
         };
         let window = index.times.window(call.time - before, call.time + after);
-        let key = expected.key();
+        let mut group = None;
         for &k in crate::correlate::window::within(filed, window) {
             let r = requests[k as usize];
             let request = &events[r as usize];
@@ -232,9 +238,24 @@ pub fn candidates(
                     request: r,
                     delay: request_midpoint(request) - call.time,
                 };
-                out.push((candidate, expected.instance, key.clone()));
+                let group = *group.get_or_insert_with(|| {
+                    let next = keys.len() as u32;
+                    *keys.entry(expected.key()).or_insert(next)
+                });
+                out.push((candidate, expected.instance, group));
             }
         }
+    }
+    // Number the keys in text order, each in two groups by the request's log.
+    let mut by_text: Vec<(&String, u32)> = keys.iter().map(|(k, &id)| (k, id)).collect();
+    by_text.sort_unstable();
+    let mut rank = vec![0u32; by_text.len()];
+    for (at, (_, id)) in by_text.iter().enumerate() {
+        rank[*id as usize] = at as u32;
+    }
+    for (candidate, _, group) in &mut out {
+        let access_log = events[candidate.request as usize].second_precision;
+        *group = rank[*group as usize] * 2 + u32::from(access_log);
     }
     out
 }
@@ -296,20 +317,15 @@ fn request_keys(method: &str, path: &str) -> Vec<String> {
 /// same second go to the two calls in the order they were made. Access lines and
 /// request-log lines are paired separately, since a request often appears in both.
 pub fn join_calls(events: &[Event], project_of: impl Fn(&Event) -> Project) -> Vec<Join> {
-    let all = candidates(events, project_of, BEFORE_NS, AFTER_NS);
-    // Group by what the call makes and by which log the request is in.
-    let mut groups: std::collections::BTreeMap<(String, bool), Vec<Paired>> = Default::default();
-    for (candidate, instance, key) in all {
-        let kind = events[candidate.request as usize].second_precision;
-        groups
-            .entry((key, kind))
-            .or_default()
-            .push((candidate, instance));
-    }
+    let mut all = candidates(events, project_of, BEFORE_NS, AFTER_NS);
+    // Sorted in place by group rather than copied into a map of groups: the list is
+    // the join's largest allocation.
+    all.sort_unstable_by_key(|(c, _, group)| (*group, c.call, c.request));
     let mut joins = Vec::new();
-    for (_, group) in groups {
-        joins.extend(pair_in_order(&group));
+    for group in all.chunk_by(|a, b| a.2 == b.2) {
+        joins.extend(pair_in_order(group));
     }
+    drop(all);
     // A request-log line and an access line may be claimed by different calls of one
     // group; that is fine. A request may not be claimed twice within its kind, which
     // `pair_in_order` guarantees.
@@ -331,21 +347,21 @@ fn pair_cost(delay: i64) -> i64 {
 /// memory follow the blocks' sizes, not the group's. The walk through the tables takes
 /// the same steps as one walk through the whole table would (see `pair_whole`).
 fn pair_in_order(group: &[Paired]) -> Vec<Join> {
-    let mut calls: Vec<EventId> = group.iter().map(|(c, _)| c.call).collect();
-    let mut requests: Vec<EventId> = group.iter().map(|(c, _)| c.request).collect();
+    let mut calls: Vec<EventId> = group.iter().map(|(c, _, _)| c.call).collect();
+    let mut requests: Vec<EventId> = group.iter().map(|(c, _, _)| c.request).collect();
     calls.sort_unstable();
     calls.dedup();
     requests.sort_unstable();
     requests.dedup();
     let lookup: std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)> = group
         .iter()
-        .map(|(c, i)| ((c.call, c.request), (c.delay, *i)))
+        .map(|(c, i, _)| ((c.call, c.request), (c.delay, *i)))
         .collect();
     // The lowest and highest request (by position) of each call's candidates.
     let n = calls.len();
     let mut low = vec![usize::MAX; n];
     let mut high = vec![0usize; n];
-    for (c, _) in group {
+    for (c, _, _) in group {
         let (Ok(i), Ok(j)) = (
             calls.binary_search(&c.call),
             requests.binary_search(&c.request),
@@ -457,15 +473,15 @@ impl Block<'_> {
 /// [`pair_in_order`]. Order-preserving pairing of one group's calls and requests (dynamic programming over
 /// the calls and requests sorted by time): most pairs first, then the least total delay.
 fn pair_whole(group: &[Paired]) -> Vec<Join> {
-    let mut calls: Vec<EventId> = group.iter().map(|(c, _)| c.call).collect();
-    let mut requests: Vec<EventId> = group.iter().map(|(c, _)| c.request).collect();
+    let mut calls: Vec<EventId> = group.iter().map(|(c, _, _)| c.call).collect();
+    let mut requests: Vec<EventId> = group.iter().map(|(c, _, _)| c.request).collect();
     calls.sort_unstable();
     calls.dedup();
     requests.sort_unstable();
     requests.dedup();
     let lookup: std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)> = group
         .iter()
-        .map(|(c, i)| ((c.call, c.request), (c.delay, *i)))
+        .map(|(c, i, _)| ((c.call, c.request), (c.delay, *i)))
         .collect();
     let (n, m) = (calls.len(), requests.len());
     // score[i][j]: best (pairs, -cost) using calls[i..] and requests[j..].
@@ -687,7 +703,7 @@ mod tests {
                     let delay = [0i64, 1_000_000, -3_000_000, 250_000_000][next(4) as usize];
                     if group
                         .iter()
-                        .all(|(g, _)| (g.call, g.request) != (call, request))
+                        .all(|(g, _, _)| (g.call, g.request) != (call, request))
                     {
                         group.push((
                             Candidate {
@@ -696,6 +712,7 @@ mod tests {
                                 delay,
                             },
                             None,
+                            0,
                         ));
                     }
                 }
