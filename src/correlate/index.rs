@@ -21,13 +21,57 @@ pub struct Indexes {
     /// Volume UUID → events.
     pub volume: GroupIndex<Uuid>,
     /// Short host name (lowercase) → events logged on it or mentioning it.
-    pub host: HashMap<String, Vec<EventId>>,
+    pub host: HostIndex,
 }
 
-fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Vec<EventId>>, key: K, id: EventId) {
-    let list = map.entry(key).or_default();
-    if list.last() != Some(&id) {
-        list.push(id);
+/// Short host names to the events logged on each host or mentioning it: the names
+/// numbered and the positions in one [`GroupIndex`] (every event is in it, and a vector
+/// per name grown by doubling held up to twice the positions).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostIndex {
+    numbers: HashMap<String, u32>,
+    events: GroupIndex<u32>,
+}
+
+impl HostIndex {
+    /// Builds the index of `events`; `host_names[h]` lists the short names of host `h`.
+    fn build(events: &[Event], host_names: &[Vec<String>]) -> HostIndex {
+        let mut numbers: HashMap<String, u32> = HashMap::new();
+        let mut number = |name: &str| match numbers.get(name) {
+            Some(&n) => n,
+            None => {
+                let n = numbers.len() as u32;
+                numbers.insert(name.to_string(), n);
+                n
+            }
+        };
+        let mut entries: Vec<(u32, EventId)> = Vec::with_capacity(events.len());
+        for (position, event) in events.iter().enumerate() {
+            let id = position as EventId;
+            for name in host_names.get(event.host as usize).into_iter().flatten() {
+                entries.push((number(name), id));
+            }
+            for name in event.mentioned_hosts() {
+                entries.push((number(&short_host(name)), id));
+            }
+        }
+        HostIndex {
+            events: GroupIndex::build(entries),
+            numbers,
+        }
+    }
+
+    /// The events (ascending) of a short host name (lowercase).
+    pub fn get(&self, name: &str) -> Option<&[EventId]> {
+        self.events.get(self.numbers.get(name)?)
+    }
+}
+
+/// The events of a short host name; none for a name the index does not hold.
+impl std::ops::Index<&str> for HostIndex {
+    type Output = [EventId];
+    fn index(&self, name: &str) -> &[EventId] {
+        self.get(name).unwrap_or_default()
     }
 }
 
@@ -62,15 +106,7 @@ impl Indexes {
         index.instance = ids(&|e| e.instances.as_slice());
         index.notification = ids(&|e| e.notifications.as_slice());
         index.volume = ids(&|e| e.volumes.as_slice());
-        for (position, event) in events.iter().enumerate() {
-            let id = position as EventId;
-            for name in host_names.get(event.host as usize).into_iter().flatten() {
-                add(&mut index.host, name.clone(), id);
-            }
-            for name in event.mentioned_hosts() {
-                add(&mut index.host, short_host(name), id);
-            }
-        }
+        index.host = HostIndex::build(events, host_names);
         index
     }
 

@@ -171,8 +171,8 @@ pub fn request_midpoint(event: &Event) -> i64 {
     }
 }
 
-/// A candidate with the instance its call names.
-type Paired = (Candidate, Option<Uuid>);
+/// A candidate and its group (see [`candidates`]).
+pub type Paired = (Candidate, u32);
 
 /// A Masakari call and a Nova request that could be its pair.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,14 +187,19 @@ pub struct Candidate {
 
 /// Every (call, request) pair whose request is what the call makes, with the request
 /// logged between `before` nanoseconds before the call and `after` nanoseconds after it.
-/// Each comes with the instance the call names and the key of what the call makes
-/// (`POST /servers/<id>/action`), which groups calls that compete for the same requests.
+/// Each comes with its group: candidates compete for
+/// the same requests when their calls make the same thing (`POST /servers/<id>/action`)
+/// and their requests are in the same log (access lines, one-second stamps, or
+/// request-log lines). Groups are numbered in the order of that text, then of the log
+/// (request-log first), so that sorting by the number orders them as by the text;
+/// a number instead of the text keeps the list small (millions of candidates at 10 GiB).
+/// The calls of a group name the same instance, if any (it is part of the text).
 pub fn candidates(
     events: &[Event],
     project_of: impl Fn(&Event) -> Project,
     before: i64,
     after: i64,
-) -> Vec<(Candidate, Option<Uuid>, String)> {
+) -> Vec<Paired> {
     let requests: Vec<EventId> = events
         .iter()
         .enumerate()
@@ -204,6 +209,8 @@ pub fn candidates(
         .map(|(i, _)| i as EventId)
         .collect();
     let index = RequestIndex::new(events, &requests);
+    // What each call makes, numbered as first met.
+    let mut keys: std::collections::HashMap<String, u32> = Default::default();
     let mut out = Vec::new();
     for (position, call) in events.iter().enumerate() {
         if call.logger() != Some("masakari.compute.nova") {
@@ -217,7 +224,7 @@ pub fn candidates(
             continue;
         };
         let window = index.times.window(call.time - before, call.time + after);
-        let key = expected.key();
+        let mut group = None;
         for &k in crate::correlate::window::within(filed, window) {
             let r = requests[k as usize];
             let request = &events[r as usize];
@@ -232,9 +239,30 @@ pub fn candidates(
                     request: r,
                     delay: request_midpoint(request) - call.time,
                 };
-                out.push((candidate, expected.instance, key.clone()));
+                let group = *group.get_or_insert_with(|| {
+                    let next = keys.len() as u32;
+                    *keys.entry(expected.key()).or_insert(next)
+                });
+                out.push((candidate, group));
             }
         }
+    }
+    // Number the keys in text order, each in two groups by the request's log.
+    let mut by_text: Vec<(&String, u32)> = keys.iter().map(|(k, &id)| (k, id)).collect();
+    by_text.sort_unstable();
+    let mut rank = vec![0u32; by_text.len()];
+    for (at, (_, id)) in by_text.iter().enumerate() {
+        rank[*id as usize] = at as u32;
+    }
+    tracing::debug!(
+        candidates = out.len(),
+        rss_mb = crate::memory::rss_mb(),
+        peak_rss_mb = crate::memory::peak_rss_mb(),
+        "join candidates"
+    );
+    for (candidate, group) in &mut out {
+        let access_log = events[candidate.request as usize].second_precision;
+        *group = rank[*group as usize] * 2 + u32::from(access_log);
     }
     out
 }
@@ -296,20 +324,16 @@ fn request_keys(method: &str, path: &str) -> Vec<String> {
 /// same second go to the two calls in the order they were made. Access lines and
 /// request-log lines are paired separately, since a request often appears in both.
 pub fn join_calls(events: &[Event], project_of: impl Fn(&Event) -> Project) -> Vec<Join> {
-    let all = candidates(events, project_of, BEFORE_NS, AFTER_NS);
-    // Group by what the call makes and by which log the request is in.
-    let mut groups: std::collections::BTreeMap<(String, bool), Vec<Paired>> = Default::default();
-    for (candidate, instance, key) in all {
-        let kind = events[candidate.request as usize].second_precision;
-        groups
-            .entry((key, kind))
-            .or_default()
-            .push((candidate, instance));
-    }
+    let mut all = candidates(events, project_of, BEFORE_NS, AFTER_NS);
+    // Sorted in place by group rather than copied into a map of groups: the list is
+    // the join's largest allocation.
+    all.sort_unstable_by_key(|(c, group)| (*group, c.call, c.request));
     let mut joins = Vec::new();
-    for (_, group) in groups {
-        joins.extend(pair_in_order(&group));
+    for group in all.chunk_by(|a, b| a.1 == b.1) {
+        let instance = Expected::of(&events[group[0].0.call as usize]).and_then(|e| e.instance);
+        joins.extend(pair_in_order(group, instance));
     }
+    drop(all);
     // A request-log line and an access line may be claimed by different calls of one
     // group; that is fine. A request may not be claimed twice within its kind, which
     // `pair_in_order` guarantees.
@@ -330,16 +354,16 @@ fn pair_cost(delay: i64) -> i64 {
 /// for hours is thousands of short blocks); each block gets its own table, so time and
 /// memory follow the blocks' sizes, not the group's. The walk through the tables takes
 /// the same steps as one walk through the whole table would (see `pair_whole`).
-fn pair_in_order(group: &[Paired]) -> Vec<Join> {
+fn pair_in_order(group: &[Paired], instance: Option<Uuid>) -> Vec<Join> {
     let mut calls: Vec<EventId> = group.iter().map(|(c, _)| c.call).collect();
     let mut requests: Vec<EventId> = group.iter().map(|(c, _)| c.request).collect();
     calls.sort_unstable();
     calls.dedup();
     requests.sort_unstable();
     requests.dedup();
-    let lookup: std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)> = group
+    let lookup: std::collections::HashMap<(EventId, EventId), i64> = group
         .iter()
-        .map(|(c, i)| ((c.call, c.request), (c.delay, *i)))
+        .map(|(c, _)| ((c.call, c.request), c.delay))
         .collect();
     // The lowest and highest request (by position) of each call's candidates.
     let n = calls.len();
@@ -380,6 +404,7 @@ fn pair_in_order(group: &[Paired]) -> Vec<Join> {
             calls: &calls[call_start..=a],
             requests: &requests[request_start..request_end],
             lookup: &lookup,
+            instance,
         };
         pending = block.walk(pending, &mut out);
         call_start = a + 1;
@@ -392,7 +417,9 @@ fn pair_in_order(group: &[Paired]) -> Vec<Join> {
 struct Block<'a> {
     calls: &'a [EventId],
     requests: &'a [EventId],
-    lookup: &'a std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)>,
+    lookup: &'a std::collections::HashMap<(EventId, EventId), i64>,
+    /// The instance the group's calls name.
+    instance: Option<Uuid>,
 }
 
 impl Block<'_> {
@@ -405,7 +432,7 @@ impl Block<'_> {
         for i in (0..n).rev() {
             for j in (0..m).rev() {
                 let mut best = score[i + 1][j].max(score[i][j + 1]);
-                if let Some((delay, _)) = self.lookup.get(&(self.calls[i], self.requests[j])) {
+                if let Some(delay) = self.lookup.get(&(self.calls[i], self.requests[j])) {
                     let (pairs, neg_cost) = score[i + 1][j + 1];
                     best = best.max((pairs + 1, neg_cost - pair_cost(*delay) / 1_000_000));
                 }
@@ -426,13 +453,13 @@ impl Block<'_> {
             return pending + m;
         }
         while i < n && j < m {
-            if let Some((delay, instance)) = self.lookup.get(&(self.calls[i], self.requests[j])) {
+            if let Some(delay) = self.lookup.get(&(self.calls[i], self.requests[j])) {
                 let (pairs, neg_cost) = score[i + 1][j + 1];
                 if score[i][j] == (pairs + 1, neg_cost - pair_cost(*delay) / 1_000_000) {
                     out.push(Join {
                         call: self.calls[i],
                         request: self.requests[j],
-                        instance: *instance,
+                        instance: self.instance,
                         delay_ms: delay / 1_000_000,
                     });
                     i += 1;
@@ -456,16 +483,16 @@ impl Block<'_> {
 /// The pairing of one group in one table, as it was before blocks: the reference for
 /// [`pair_in_order`]. Order-preserving pairing of one group's calls and requests (dynamic programming over
 /// the calls and requests sorted by time): most pairs first, then the least total delay.
-fn pair_whole(group: &[Paired]) -> Vec<Join> {
+fn pair_whole(group: &[Paired], instance: Option<Uuid>) -> Vec<Join> {
     let mut calls: Vec<EventId> = group.iter().map(|(c, _)| c.call).collect();
     let mut requests: Vec<EventId> = group.iter().map(|(c, _)| c.request).collect();
     calls.sort_unstable();
     calls.dedup();
     requests.sort_unstable();
     requests.dedup();
-    let lookup: std::collections::HashMap<(EventId, EventId), (i64, Option<Uuid>)> = group
+    let lookup: std::collections::HashMap<(EventId, EventId), i64> = group
         .iter()
-        .map(|(c, i)| ((c.call, c.request), (c.delay, *i)))
+        .map(|(c, _)| ((c.call, c.request), c.delay))
         .collect();
     let (n, m) = (calls.len(), requests.len());
     // score[i][j]: best (pairs, -cost) using calls[i..] and requests[j..].
@@ -473,7 +500,7 @@ fn pair_whole(group: &[Paired]) -> Vec<Join> {
     for i in (0..n).rev() {
         for j in (0..m).rev() {
             let mut best = score[i + 1][j].max(score[i][j + 1]);
-            if let Some((delay, _)) = lookup.get(&(calls[i], requests[j])) {
+            if let Some(delay) = lookup.get(&(calls[i], requests[j])) {
                 let cost = pair_cost(*delay);
                 let (pairs, neg_cost) = score[i + 1][j + 1];
                 best = best.max((pairs + 1, neg_cost - cost / 1_000_000));
@@ -484,14 +511,14 @@ fn pair_whole(group: &[Paired]) -> Vec<Join> {
     let mut out = Vec::new();
     let (mut i, mut j) = (0, 0);
     while i < n && j < m {
-        if let Some((delay, instance)) = lookup.get(&(calls[i], requests[j])) {
+        if let Some(delay) = lookup.get(&(calls[i], requests[j])) {
             let cost = pair_cost(*delay);
             let (pairs, neg_cost) = score[i + 1][j + 1];
             if score[i][j] == (pairs + 1, neg_cost - cost / 1_000_000) {
                 out.push(Join {
                     call: calls[i],
                     request: requests[j],
-                    instance: *instance,
+                    instance,
                     delay_ms: delay / 1_000_000,
                 });
                 i += 1;
@@ -695,12 +722,16 @@ mod tests {
                                 request,
                                 delay,
                             },
-                            None,
+                            0,
                         ));
                     }
                 }
             }
-            assert_eq!(pair_in_order(&group), pair_whole(&group), "round {round}");
+            assert_eq!(
+                pair_in_order(&group, None),
+                pair_whole(&group, None),
+                "round {round}"
+            );
         }
     }
 

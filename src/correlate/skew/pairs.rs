@@ -579,6 +579,11 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
             .push(Interval { lo: p.lo, hi: p.hi });
     }
     let mut out = Vec::new();
+    // How many candidates each call has in each log (access or request log), and each
+    // request: counters by event position (only "one" matters, so they saturate),
+    // reset after each host pair; hash maps of a million candidates cost ten times more.
+    let mut per_call: Vec<[u8; 2]> = vec![[0; 2]; ctx.events.len()];
+    let mut per_request: Vec<u8> = vec![0; ctx.events.len()];
     for ((client, server), intervals) in bounds {
         let Some((_, members)) = consensus(&intervals) else {
             continue;
@@ -618,17 +623,25 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
                 }
             }
         }
-        let mut per_call: HashMap<(usize, bool), usize> = HashMap::new();
-        let mut per_request: HashMap<usize, usize> = HashMap::new();
         for &(call, r, _) in &found {
-            *per_call
-                .entry((call, ctx.events[r].second_precision))
-                .or_default() += 1;
-            *per_request.entry(r).or_default() += 1;
+            let log = usize::from(ctx.events[r].second_precision);
+            per_call[call][log] = per_call[call][log].saturating_add(1);
+            per_request[r] = per_request[r].saturating_add(1);
         }
-        for (call, r, next) in found {
+        let single: Vec<bool> = found
+            .iter()
+            .map(|&(call, r, _)| {
+                let log = usize::from(ctx.events[r].second_precision);
+                per_call[call][log] == 1 && per_request[r] == 1
+            })
+            .collect();
+        for &(call, r, _) in &found {
+            per_call[call] = [0; 2];
+            per_request[r] = 0;
+        }
+        for ((call, r, next), single) in found.into_iter().zip(single) {
             let e = &ctx.events[r];
-            if per_call[&(call, e.second_precision)] != 1 || per_request[&r] != 1 {
+            if !single {
                 continue;
             }
             let lines = match e.request_id {
