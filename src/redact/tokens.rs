@@ -55,7 +55,7 @@ fn may_match(line: &str) -> bool {
 /// `line` with every shaped value replaced; `None` when nothing changed.
 ///
 /// The pattern finds each value's span only (the lazy DFA); which shape it is comes from
-/// its text, which tells the alternatives apart (see [`Shape::of`]): running the pattern
+/// its text, which tells the alternatives apart (see `Shape::of`): running the pattern
 /// for its capture groups cost a third of `evacdoc redact`'s time.
 pub fn redact_shapes(line: &str, map: &mut dyn Pseudonyms) -> Option<String> {
     if !may_match(line) {
