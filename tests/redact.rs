@@ -269,3 +269,52 @@ fn the_service_view_and_the_bundle_share_one_map_and_keep_relationships() {
         .unwrap();
     assert_eq!(again_race.failed_host, race.failed_host);
 }
+
+/// A known leak of `sos clean`: host names inside file names and symlink targets.
+#[test]
+fn host_names_in_paths_and_link_targets_are_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bundle = tmp.path().join("bundle");
+    let status = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(samples().join("scenarios/2020-juju-evacuate-race"))
+        .arg(&bundle)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // A folder named after the failed host, and links to it and inside it.
+    let folder = bundle.join("collected-node02ob100.maas");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("notes.txt"), "node02ob100.maas went down\n").unwrap();
+    std::os::unix::fs::symlink(
+        "collected-node02ob100.maas/notes.txt",
+        bundle.join("latest"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("0/baremetal", bundle.join("node02ob100.maas")).unwrap();
+
+    let out = tmp.path().join("out");
+    let o = evacdoc(&[
+        "redact",
+        bundle.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--map",
+        tmp.path().join("map.json").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let target = std::fs::read_link(out.join("latest")).unwrap();
+    let target = target.to_string_lossy();
+    assert!(!target.contains("node02ob100"), "{target}");
+    assert!(target.ends_with("/notes.txt"), "{target}");
+    // The link still leads to the redacted file.
+    let text = std::fs::read_to_string(out.join("latest")).unwrap();
+    assert!(
+        text.ends_with(" went down\n") && !text.contains("node02ob100"),
+        "{text}"
+    );
+    for entry in std::fs::read_dir(&out).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        assert!(!name.contains("node02ob100"), "{name}");
+    }
+}
