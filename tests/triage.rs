@@ -92,11 +92,11 @@ fn a_bug_about_the_remediation_is_never_a_match_and_snaps_name_the_series() {
     // The Cinder attachment bug bears on clearing attachments, not on why it happened.
     assert!(match_of(&triage, "2004555").is_none(), "{triage}");
     // The SRU bug is matched through a symptom it causes: lower than its own mechanism.
-    if let Some(sru) = match_of(&triage, "2158101") {
-        let first = &sru["reasons"][0]["text"];
-        assert!(first.as_str().unwrap().contains("symptom"), "{sru}");
-        assert!(sru["score"].as_f64().unwrap() < 0.75);
-    }
+    let sru = match_of(&triage, "2158101").expect("the SRU bug, through its symptom");
+    let first = &sru["reasons"][0]["text"];
+    assert!(first.as_str().unwrap().contains("symptom"), "{sru}");
+    assert_eq!(sru["confidence"], "medium", "{sru}");
+    assert_eq!(triage["duplicate_of"], serde_json::json!([]));
 }
 
 #[test]

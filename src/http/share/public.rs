@@ -170,46 +170,60 @@ fn svg(svg: String) -> Response {
         .into_response()
 }
 
-/// `GET /s/{token}`: the page of the link's scope.
-async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Response {
-    let (scope, _, view) = match resolve(&state, &token).await {
+/// Which links a public route serves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Serves {
+    /// Every scope.
+    AnyScope,
+    /// Analysis links only (their findings one by one).
+    AnalysisOnly,
+}
+
+/// The answer of a route that shows part of a link's redacted view: the token resolved,
+/// the scope checked, `make` run on a blocking thread (`None` is the 404), `answer` made
+/// of what it gives.
+async fn from_view<T: Send + 'static>(
+    state: &AppState,
+    token: &str,
+    serves: Serves,
+    make: impl FnOnce(&RedactedView, &Scope, &str) -> Option<T> + Send + 'static,
+    answer: fn(T) -> Response,
+) -> Response {
+    let (scope, _, view) = match resolve(state, token).await {
         Ok(found) => found,
         Err(response) => return response,
     };
-    let base = base(&token);
-    match tokio::task::spawn_blocking(move || share_view::content(&view, &scope, Some(&base))).await
-    {
-        Ok(Some(content)) => render_public(content),
+    if serves == Serves::AnalysisOnly && scope != Scope::Analysis {
+        return not_found();
+    }
+    let base = base(token);
+    match tokio::task::spawn_blocking(move || make(&view, &scope, &base)).await {
+        Ok(Some(made)) => answer(made),
         Ok(None) => not_found(),
         Err(e) => failed(e),
     }
+}
+
+/// `GET /s/{token}`: the page of the link's scope.
+async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let make = |view: &RedactedView, scope: &Scope, base: &str| {
+        share_view::content(view, scope, Some(base))
+    };
+    from_view(&state, &token, Serves::AnyScope, make, render_public).await
 }
 
 /// `GET /s/{token}/data.json`: the scope as JSON.
 async fn data(State(state): State<AppState>, Path(token): Path<String>) -> Response {
-    let (scope, _, view) = match resolve(&state, &token).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    let base = base(&token);
-    match tokio::task::spawn_blocking(move || share_view::json(&view, &scope, Some(&base))).await {
-        Ok(Some(value)) => axum::Json(value).into_response(),
-        Ok(None) => not_found(),
-        Err(e) => failed(e),
-    }
+    let make =
+        |view: &RedactedView, scope: &Scope, base: &str| share_view::json(view, scope, Some(base));
+    let answer = |value: serde_json::Value| axum::Json(value).into_response();
+    from_view(&state, &token, Serves::AnyScope, make, answer).await
 }
 
 /// `GET /s/{token}/picture.svg`: a finding's or a timeline's picture.
 async fn picture(State(state): State<AppState>, Path(token): Path<String>) -> Response {
-    let (scope, _, view) = match resolve(&state, &token).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    match tokio::task::spawn_blocking(move || share_view::picture(&view, &scope)).await {
-        Ok(Some(picture)) => svg(picture),
-        Ok(None) => not_found(),
-        Err(e) => failed(e),
-    }
+    let make = |view: &RedactedView, scope: &Scope, _: &str| share_view::picture(view, scope);
+    from_view(&state, &token, Serves::AnyScope, make, svg).await
 }
 
 /// `GET /s/{token}/findings/{n}`: finding `n` of an analysis link.
@@ -217,18 +231,8 @@ async fn finding_page(
     State(state): State<AppState>,
     Path((token, n)): Path<(String, usize)>,
 ) -> Response {
-    let (scope, _, view) = match resolve(&state, &token).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    if scope != Scope::Analysis {
-        return not_found();
-    }
-    match tokio::task::spawn_blocking(move || share_view::nth_finding(&view, n)).await {
-        Ok(Some(content)) => render_public(content),
-        Ok(None) => not_found(),
-        Err(e) => failed(e),
-    }
+    let make = move |view: &RedactedView, _: &Scope, _: &str| share_view::nth_finding(view, n);
+    from_view(&state, &token, Serves::AnalysisOnly, make, render_public).await
 }
 
 /// `GET /s/{token}/findings/{n}/picture.svg`.
@@ -236,18 +240,8 @@ async fn finding_picture(
     State(state): State<AppState>,
     Path((token, n)): Path<(String, usize)>,
 ) -> Response {
-    let (scope, _, view) = match resolve(&state, &token).await {
-        Ok(found) => found,
-        Err(response) => return response,
-    };
-    if scope != Scope::Analysis {
-        return not_found();
-    }
-    match tokio::task::spawn_blocking(move || share_view::nth_picture(&view, n)).await {
-        Ok(Some(picture)) => svg(picture),
-        Ok(None) => not_found(),
-        Err(e) => failed(e),
-    }
+    let make = move |view: &RedactedView, _: &Scope, _: &str| share_view::nth_picture(view, n);
+    from_view(&state, &token, Serves::AnalysisOnly, make, svg).await
 }
 
 /// `GET /s/{token}/bundle.tar.gz`: the redacted copy of the whole upload (analysis
