@@ -24,6 +24,8 @@ pub mod jobs;
 pub mod memory;
 /// Hosts, services, ids and events.
 pub mod model;
+/// The recovery executor: plan, apply and journal a host recovery against OpenStack.
+pub mod recovery;
 /// Consistent pseudonymisation of a bundle (`evacdoc redact`).
 pub mod redact;
 /// The library entry point: inputs and options in, analysis and findings out.

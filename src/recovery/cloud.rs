@@ -1,0 +1,170 @@
+//! What the executor needs from an OpenStack cloud, as one trait: the executor's plan and
+//! apply steps are written against it, and `openstack` implements it with `openstack_sdk`.
+//! Methods are one API call each (no retries here: the executor owns retry policy).
+
+use std::collections::BTreeMap;
+use std::future::Future;
+
+/// A `nova-compute` service as `GET /os-services` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComputeService {
+    /// The service id: an integer before microversion 2.53, a UUID from it on (as a string).
+    pub id: String,
+    pub host: String,
+    /// `enabled` is false when `status` is `disabled`.
+    pub enabled: bool,
+    /// `state` is `up`.
+    pub up: bool,
+    pub forced_down: bool,
+    pub disabled_reason: Option<String>,
+}
+
+/// A server as `GET /servers/{id}` (or the detailed list) shows it, admin view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Server {
+    pub id: String,
+    pub name: String,
+    /// `ACTIVE`, `SHUTOFF`, `ERROR`, `REBUILD`...
+    pub status: String,
+    /// `OS-EXT-SRV-ATTR:host`.
+    pub host: Option<String>,
+    /// `OS-EXT-STS:task_state`.
+    pub task_state: Option<String>,
+    /// `OS-EXT-STS:vm_state`.
+    pub vm_state: Option<String>,
+    pub locked: bool,
+    pub metadata: BTreeMap<String, String>,
+    /// Volume ids of `os-extended-volumes:volumes_attached`.
+    pub volumes: Vec<String>,
+}
+
+/// One attachment of a Cinder volume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VolumeAttachment {
+    /// The Cinder attachment id.
+    pub attachment_id: String,
+    pub server_id: String,
+    /// The compute host the attachment was made for, when Cinder says.
+    pub host: Option<String>,
+}
+
+/// A Cinder volume as `GET /volumes/{id}` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Volume {
+    pub id: String,
+    pub status: String,
+    pub multiattach: bool,
+    pub attachments: Vec<VolumeAttachment>,
+}
+
+/// What the cloud offers, found once when connecting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CloudVersions {
+    /// Nova's maximum microversion, `(2, 95)`.
+    pub compute_max: (u32, u32),
+    /// Cinder's maximum microversion, `(3, 70)`; `(3, 0)` when it offers none.
+    pub volume_max: (u32, u32),
+}
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CloudError {
+    /// The cloud answered with an error status.
+    #[error("{method} {path} answered {status}: {message}")]
+    Status {
+        method: String,
+        path: String,
+        status: u16,
+        message: String,
+    },
+    /// No answer: refused, reset, timed out.
+    #[error("{method} {path}: connection failed: {message}")]
+    Connection {
+        method: String,
+        path: String,
+        message: String,
+    },
+    /// Keystone refused the credentials or could not be reached.
+    #[error("authentication failed: {0}")]
+    Auth(String),
+    /// clouds.yaml or the OS_* variables are missing or wrong.
+    #[error("cloud configuration: {0}")]
+    Config(String),
+    /// An answer that could not be understood.
+    #[error("{method} {path}: unexpected answer: {message}")]
+    Unexpected {
+        method: String,
+        path: String,
+        message: String,
+    },
+}
+
+impl CloudError {
+    /// The HTTP status, when the cloud answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// The calls the executor makes. One implementation talks to a real cloud
+/// (`openstack::OpenStack`); futures are `Send` so moves run in parallel on tokio.
+pub trait Cloud: Send + Sync {
+    /// The microversions found when connecting.
+    fn versions(&self) -> CloudVersions;
+
+    /// `GET /os-services?binary=nova-compute&host=HOST`.
+    fn compute_service(
+        &self,
+        host: &str,
+    ) -> impl Future<Output = Result<Option<ComputeService>, CloudError>> + Send;
+
+    /// `PUT /os-services/{id}` (2.53) or `PUT /os-services/force-down` (2.11): sets
+    /// `forced_down` on the service.
+    fn force_down(
+        &self,
+        service: &ComputeService,
+        forced_down: bool,
+    ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send;
+
+    /// Disables the service with a reason (`PUT /os-services/{id}` with status disabled,
+    /// or `PUT /os-services/disable-log-reason` before 2.53).
+    fn disable(
+        &self,
+        service: &ComputeService,
+        reason: &str,
+    ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send;
+
+    /// `GET /servers/detail?all_tenants=1&host=HOST` (every page).
+    fn servers_on_host(
+        &self,
+        host: &str,
+    ) -> impl Future<Output = Result<Vec<Server>, CloudError>> + Send;
+
+    /// `GET /servers/{id}`.
+    fn server(&self, id: &str) -> impl Future<Output = Result<Server, CloudError>> + Send;
+
+    /// `POST /servers/{id}/action` `lock` (with a reason from 2.73).
+    fn lock(&self, id: &str, reason: &str) -> impl Future<Output = Result<(), CloudError>> + Send;
+
+    /// `POST /servers/{id}/action` `unlock`.
+    fn unlock(&self, id: &str) -> impl Future<Output = Result<(), CloudError>> + Send;
+
+    /// `POST /servers/{id}/action` `evacuate`, in the body form of the highest
+    /// microversion both sides know (2.95, 2.68, 2.29, 2.14, else 2.1 with
+    /// `onSharedStorage`); no target host (the scheduler picks).
+    fn evacuate(&self, id: &str) -> impl Future<Output = Result<(), CloudError>> + Send;
+
+    /// `GET /volumes/{id}` (Cinder).
+    fn volume(&self, id: &str) -> impl Future<Output = Result<Volume, CloudError>> + Send;
+
+    /// Removes one attachment: `DELETE /attachments/{id}` (3.27+), else
+    /// `POST /volumes/{id}/action` `os-force_detach` with the attachment id.
+    fn clear_attachment(
+        &self,
+        volume: &Volume,
+        attachment: &VolumeAttachment,
+    ) -> impl Future<Output = Result<(), CloudError>> + Send;
+}
