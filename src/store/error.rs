@@ -40,6 +40,18 @@ pub enum StoreError {
     },
     #[error("invalid timestamp {value:?}: {reason}")]
     InvalidTime { value: String, reason: String },
+    #[error("recovery {0} not found")]
+    RecoveryNotFound(i64),
+    /// A recovery that has ended (or a move that has) is not written again.
+    #[error("recovery {recovery} has ended, it cannot change")]
+    RecoveryEnded { recovery: i64 },
+    #[error("recovery {recovery} has no move of instance {instance}")]
+    MoveNotFound { recovery: i64, instance: String },
+    #[error("the move of instance {instance} in recovery {recovery} has ended, it cannot change")]
+    MoveEnded { recovery: i64, instance: String },
+    /// A status read back from the database that this evacdoc does not know.
+    #[error("database holds an unknown status: {0}")]
+    UnknownStatus(#[from] super::types::UnknownStatus),
 }
 
 impl StoreError {

@@ -5,6 +5,7 @@
 
 mod document;
 mod error;
+mod journal;
 mod paths;
 mod sqlite;
 mod token;
@@ -12,6 +13,9 @@ mod types;
 
 pub use document::{read_document, write_document};
 pub use error::StoreError;
+pub use journal::{
+    MoveRow, MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, RecoveryStatus, final_status,
+};
 pub(crate) use paths::create_private_dir;
 pub use paths::{DataPaths, validate_id};
 pub use sqlite::SqliteStore;

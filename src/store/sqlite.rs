@@ -9,6 +9,7 @@ mod analyses;
 mod clock;
 mod convert;
 mod migrations;
+mod recoveries;
 mod sessions;
 mod shares;
 
@@ -20,6 +21,7 @@ use rusqlite::Connection;
 
 use super::Store;
 use super::error::StoreError;
+use super::journal::{MoveUpdate, RecoveryJournal, RecoveryRow};
 use super::paths::{DataPaths, create_private_dir};
 use super::types::{
     AnalysisRow, AuditEntry, FindingRow, IndexProgress, JobStatus, NewAnalysis, NewShare, Progress,
@@ -240,5 +242,49 @@ impl Store for SqliteStore {
     }
 }
 
+impl RecoveryJournal for SqliteStore {
+    fn begin_recovery(
+        &self,
+        host: &str,
+        source: &str,
+        moves: &[(String, String)],
+    ) -> Result<i64, StoreError> {
+        self.write(|connection| recoveries::begin(connection, host, source, moves))
+    }
+
+    fn update_move(
+        &self,
+        recovery: i64,
+        instance: &str,
+        update: &MoveUpdate,
+    ) -> Result<(), StoreError> {
+        self.write(|connection| recoveries::update_move(connection, recovery, instance, update))
+    }
+
+    fn end_recovery(
+        &self,
+        recovery: i64,
+        refused: bool,
+        message: Option<&str>,
+    ) -> Result<RecoveryRow, StoreError> {
+        self.write(|connection| recoveries::end(connection, recovery, refused, message))
+    }
+
+    fn recovery(&self, recovery: i64) -> Result<Option<RecoveryRow>, StoreError> {
+        self.read(|connection| recoveries::get(connection, recovery))
+    }
+
+    fn recoveries(&self, limit: usize) -> Result<Vec<RecoveryRow>, StoreError> {
+        self.read(|connection| recoveries::list(connection, limit))
+    }
+
+    fn repair_interrupted_recoveries(&self) -> Result<Vec<i64>, StoreError> {
+        self.write(recoveries::repair_interrupted)
+    }
+}
+
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod recovery_tests;

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use crate::store::error::StoreError;
 
 /// The migrations, version 1 first.
-pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL, V2_SHARES];
+pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL, V2_SHARES, V3_RECOVERIES];
 
 const V1_INITIAL: &str = "
 CREATE TABLE analyses (
@@ -85,6 +85,35 @@ CREATE TABLE shares (
     revoked_at  TEXT
 );
 CREATE INDEX shares_of_analysis ON shares (analysis_id, created_at);
+";
+
+/// The recovery journal (issue 11): a recovery of a host and its VM moves.
+const V3_RECOVERIES: &str = "
+CREATE TABLE recoveries (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    host    TEXT NOT NULL,
+    status  TEXT NOT NULL
+            CHECK (status IN ('planned', 'running', 'finished', 'failed', 'refused')),
+    started TEXT NOT NULL,
+    ended   TEXT,
+    message TEXT,
+    source  TEXT NOT NULL
+);
+CREATE INDEX recoveries_by_status ON recoveries (status);
+
+CREATE TABLE recovery_moves (
+    recovery_id INTEGER NOT NULL REFERENCES recoveries (id) ON DELETE CASCADE,
+    position    INTEGER NOT NULL,
+    instance    TEXT NOT NULL,
+    status      TEXT NOT NULL
+                CHECK (status IN ('pending', 'ongoing', 'succeeded', 'failed', 'ignored')),
+    source      TEXT NOT NULL,
+    destination TEXT,
+    started     TEXT,
+    ended       TEXT,
+    message     TEXT,
+    PRIMARY KEY (recovery_id, instance)
+);
 ";
 
 /// Brings the database up to the last migration; returns the versions applied now.
