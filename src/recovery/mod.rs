@@ -1,8 +1,21 @@
 //! The recovery executor: plan a host recovery, apply it against the cloud, journal
 //! every step. Only this module (and `sim`) speaks HTTP to OpenStack.
 
+pub mod apply;
 pub mod cloud;
+pub mod options;
+pub mod plan;
+pub mod report;
+pub mod retry;
 
+#[cfg(test)]
+mod test_cloud;
+
+pub use apply::{ApplyError, Observer, Quiet, apply};
 pub use cloud::{
     Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
 };
+pub use options::{RecoveryOptions, Selection};
+pub use plan::{HostAction, Plan, PlanError, PlannedMove, Step, plan};
+pub use report::RecoveryReport;
+pub use retry::RetryPolicy;

@@ -1,0 +1,344 @@
+//! The plan of a host recovery: what the cloud looks like now (the compute service, the
+//! host's servers, the attachments of their volumes) and every API call the run will
+//! make, in order, with why. Reading is all it does.
+
+use serde::Serialize;
+
+use super::cloud::{Cloud, CloudError, CloudVersions, ComputeService, Server};
+use super::options::RecoveryOptions;
+
+/// One API call of the plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    /// `GET`, `PUT`, `POST`, `DELETE`, or `WAIT` for a bounded wait made of reads.
+    pub method: String,
+    pub path: String,
+    pub why: String,
+    /// The instance it is for, when it is a move's step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+}
+
+/// What the run must do for Nova to see the host down before any evacuation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostAction {
+    /// Nova already sees it down.
+    AlreadyDown,
+    /// Up, and stated fenced: force the service down.
+    ForceDown,
+    /// Up, not stated fenced: wait for Nova, then refuse if it still sees it up.
+    WaitThenRefuse,
+}
+
+/// A volume attachment to clear before evacuating (non-multiattach, made for the dead host).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AttachmentToClear {
+    pub volume: String,
+    pub attachment: String,
+}
+
+/// One instance of the host and what the run does with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedMove {
+    pub instance: String,
+    pub name: String,
+    /// The failed host.
+    pub source: String,
+    /// Its status now (`ACTIVE`, `SHUTOFF`, `ERROR`).
+    pub status: String,
+    /// Locked already (by someone else): the run leaves the lock as it is.
+    pub locked: bool,
+    pub attachments: Vec<AttachmentToClear>,
+    /// Why it is not moved, when it is not (journaled `ignored`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<String>,
+}
+
+/// The plan of a host recovery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Plan {
+    pub host: String,
+    pub host_action: HostAction,
+    /// The service's id, for the calls that name it.
+    pub service_id: String,
+    /// The service is enabled now, so the run disables it.
+    pub disable: bool,
+    /// HA-enabled instances first (Masakari's order), then the others.
+    pub moves: Vec<PlannedMove>,
+    pub steps: Vec<Step>,
+}
+
+/// Why no plan could be made.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("nova has no nova-compute service on host {0}")]
+    NoService(String),
+    #[error(transparent)]
+    Cloud(#[from] CloudError),
+}
+
+/// Reads the host's service, its servers (all projects) and their volumes, and plans.
+pub async fn plan<C: Cloud>(
+    cloud: &C,
+    host: &str,
+    options: &RecoveryOptions,
+) -> Result<Plan, PlanError> {
+    let retry = &options.retry;
+    let service = retry
+        .run("compute service", || cloud.compute_service(host))
+        .await?
+        .ok_or_else(|| PlanError::NoService(host.to_owned()))?;
+    let servers = retry
+        .run("servers on host", || cloud.servers_on_host(host))
+        .await?;
+    let mut moves = Vec::new();
+    for server in order_for_recovery(servers, &options.selection.ha_metadata_key) {
+        let mut attachments = Vec::new();
+        for volume_id in &server.volumes {
+            let volume = retry.run("volume", || cloud.volume(volume_id)).await?;
+            if volume.multiattach {
+                continue;
+            }
+            // The attachment made for the dead host (Cinder may not say which host).
+            attachments.extend(
+                volume
+                    .attachments
+                    .iter()
+                    .filter(|a| a.server_id == server.id)
+                    .filter(|a| a.host.as_deref().is_none_or(|h| h == host))
+                    .map(|a| AttachmentToClear {
+                        volume: volume.id.clone(),
+                        attachment: a.attachment_id.clone(),
+                    }),
+            );
+        }
+        let ignored = why_ignored(&server, options);
+        moves.push(PlannedMove {
+            instance: server.id,
+            name: server.name,
+            source: host.to_owned(),
+            status: server.status,
+            locked: server.locked,
+            attachments,
+            ignored,
+        });
+    }
+    Ok(assemble(host, &service, moves, cloud.versions(), options))
+}
+
+/// Whether the HA metadata key says `True` (Masakari compares case-insensitively).
+pub fn is_ha_enabled(server: &Server, key: &str) -> bool {
+    server
+        .metadata
+        .get(key)
+        .is_some_and(|value| value.eq_ignore_ascii_case("true"))
+}
+
+/// HA-enabled first, then the others, each in the order Nova listed them.
+fn order_for_recovery(servers: Vec<Server>, key: &str) -> Vec<Server> {
+    let (mut first, rest): (Vec<Server>, Vec<Server>) =
+        servers.into_iter().partition(|s| is_ha_enabled(s, key));
+    first.extend(rest);
+    first
+}
+
+fn why_ignored(server: &Server, options: &RecoveryOptions) -> Option<String> {
+    let selection = &options.selection;
+    if !selection.all_instances && !is_ha_enabled(server, &selection.ha_metadata_key) {
+        return Some(format!(
+            "not moved: no {}=True metadata and only HA-enabled instances are moved",
+            selection.ha_metadata_key
+        ));
+    }
+    if selection.ignore_error_instances && server.status.eq_ignore_ascii_case("ERROR") {
+        return Some("not moved: in error state and error instances are ignored".to_owned());
+    }
+    None
+}
+
+/// The plan from what was read: the host steps, then each move's calls.
+pub fn assemble(
+    host: &str,
+    service: &ComputeService,
+    moves: Vec<PlannedMove>,
+    versions: CloudVersions,
+    options: &RecoveryOptions,
+) -> Plan {
+    let host_action = match (service.up, options.host_fenced) {
+        (false, _) => HostAction::AlreadyDown,
+        (true, true) => HostAction::ForceDown,
+        (true, false) => HostAction::WaitThenRefuse,
+    };
+    let mut steps = vec![
+        step(
+            "GET",
+            format!("/os-services?binary=nova-compute&host={host}"),
+            format!(
+                "read: nova-compute on {host} is {}, {}{}",
+                if service.up { "up" } else { "down" },
+                if service.enabled {
+                    "enabled"
+                } else {
+                    "disabled"
+                },
+                if service.forced_down {
+                    ", forced down"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        step(
+            "GET",
+            format!("/servers/detail?all_tenants=1&host={host}"),
+            format!("read: {} instances on {host}", moves.len()),
+        ),
+    ];
+    let modern_services = versions.compute_max >= (2, 53);
+    match host_action {
+        HostAction::AlreadyDown => {}
+        HostAction::ForceDown => steps.push(step(
+            "PUT",
+            if modern_services {
+                format!("/os-services/{}", service.id)
+            } else {
+                "/os-services/force-down".to_owned()
+            },
+            format!(
+                "nova still sees {host} up and the operator states it is fenced: \
+                 forced_down=true so nova sees it down at once"
+            ),
+        )),
+        HostAction::WaitThenRefuse => steps.push(step(
+            "WAIT",
+            format!("/os-services?binary=nova-compute&host={host}"),
+            format!(
+                "nova still sees {host} up and it is not stated fenced: poll every {}s \
+                 for up to {}s (service_down_time {}s + {}s), then refuse; never evacuate \
+                 from a host nova sees up",
+                options.poll_interval.as_secs_f64(),
+                options.wait_for_down().as_secs(),
+                options.service_down_time.as_secs(),
+                options.down_margin.as_secs()
+            ),
+        )),
+    }
+    let disable = service.enabled;
+    if disable {
+        steps.push(step(
+            "PUT",
+            if modern_services {
+                format!("/os-services/{}", service.id)
+            } else {
+                "/os-services/disable-log-reason".to_owned()
+            },
+            format!(
+                "disable with reason {:?} so nothing is scheduled there",
+                options.disable_reason
+            ),
+        ));
+    }
+    for planned in &moves {
+        steps.extend(move_steps(planned, versions, options));
+    }
+    Plan {
+        host: host.to_owned(),
+        host_action,
+        service_id: service.id.clone(),
+        disable,
+        moves,
+        steps,
+    }
+}
+
+fn step(method: &str, path: String, why: String) -> Step {
+    Step {
+        method: method.to_owned(),
+        path,
+        why,
+        instance: None,
+    }
+}
+
+fn move_steps(
+    planned: &PlannedMove,
+    versions: CloudVersions,
+    options: &RecoveryOptions,
+) -> Vec<Step> {
+    let id = &planned.instance;
+    let action = format!("/servers/{id}/action");
+    let mut steps = Vec::new();
+    if let Some(reason) = &planned.ignored {
+        return vec![Step {
+            method: "SKIP".to_owned(),
+            path: format!("/servers/{id}"),
+            why: format!("{} ({})", reason, planned.name),
+            instance: Some(id.clone()),
+        }];
+    }
+    if planned.locked {
+        steps.push(step(
+            "KEEP",
+            action.clone(),
+            format!(
+                "{} is locked already: left locked, not unlocked after",
+                planned.name
+            ),
+        ));
+    } else {
+        steps.push(step(
+            "POST",
+            action.clone(),
+            format!("lock {}", planned.name),
+        ));
+    }
+    for clear in &planned.attachments {
+        let (method, path) = if versions.volume_max >= (3, 27) {
+            ("DELETE", format!("/attachments/{}", clear.attachment))
+        } else {
+            ("POST", format!("/volumes/{}/action", clear.volume))
+        };
+        steps.push(step(
+            method,
+            path,
+            format!(
+                "clear volume {}'s attachment to the dead host (not multiattach: it would \
+                 hold the rebuild)",
+                clear.volume
+            ),
+        ));
+    }
+    steps.push(step(
+        "POST",
+        action.clone(),
+        format!(
+            "evacuate {} (microversion up to {}.{}; the scheduler picks the host)",
+            planned.name, versions.compute_max.0, versions.compute_max.1
+        ),
+    ));
+    steps.push(step(
+        "GET",
+        format!("/servers/{id}"),
+        format!(
+            "poll every {}s until {} on another host, or ERROR, for up to {}s",
+            options.poll_interval.as_secs_f64(),
+            planned.status,
+            options.rebuild_timeout.as_secs()
+        ),
+    ));
+    if !planned.locked {
+        steps.push(step(
+            "POST",
+            action,
+            format!("unlock {}, whatever happened", planned.name),
+        ));
+    }
+    for step in &mut steps {
+        step.instance = Some(id.clone());
+    }
+    steps
+}
+
+#[cfg(test)]
+mod tests;

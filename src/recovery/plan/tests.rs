@@ -1,0 +1,160 @@
+//! Plans over an in-memory cloud: the order of the calls, what is moved and what not.
+
+use super::*;
+use crate::recovery::test_cloud::{State, TestCloud, server, service, volume};
+
+const WEB: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
+const BATCH: &str = "8d3a2f10-5b7e-4c1d-9f2a-6e4b3c2d1a02";
+const DB: &str = "2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c01";
+const SHARED: &str = "2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c02";
+
+fn cloud(up: bool) -> TestCloud {
+    TestCloud::new(State {
+        service: Some(service(up)),
+        servers: vec![
+            server(BATCH, "batch-1", false, &[]),
+            server(DB, "db-1", true, &["vol-db"]),
+            server(SHARED, "shared-1", true, &["vol-shared"]),
+            server(WEB, "web-1", true, &[]),
+        ],
+        volumes: vec![
+            volume("vol-db", DB, false),
+            volume("vol-shared", SHARED, true),
+        ],
+        ..State::default()
+    })
+}
+
+fn summary(plan: &Plan) -> Vec<String> {
+    plan.steps
+        .iter()
+        .map(|s| {
+            let who = s.instance.as_deref().map(|i| &i[..8]).unwrap_or("host");
+            format!(
+                "{who} {} {}",
+                s.method,
+                s.path.split('?').next().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_down_host_plans_disable_then_each_move_locked_cleared_evacuated_followed_unlocked() {
+    let cloud = cloud(false);
+    let plan = plan(&cloud, "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(plan.host_action, HostAction::AlreadyDown);
+    // HA-enabled first, in Nova's order, then the others.
+    let order: Vec<&str> = plan.moves.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(order, ["db-1", "shared-1", "web-1", "batch-1"]);
+    let steps = summary(&plan);
+    assert_eq!(
+        steps[..9],
+        [
+            "host GET /os-services",
+            "host GET /servers/detail",
+            "host PUT /os-services/5f0c3a9e-1d2b-4c3d-8e4f-000000000001",
+            "2b6f0c8e POST /servers/2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c01/action",
+            "2b6f0c8e DELETE /attachments/att-vol-db",
+            "2b6f0c8e POST /servers/2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c01/action",
+            "2b6f0c8e GET /servers/2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c01",
+            "2b6f0c8e POST /servers/2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c01/action",
+            // The multiattach volume is not cleared.
+            "2b6f0c8e POST /servers/2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c02/action",
+        ]
+    );
+    assert!(plan.steps[3].why.starts_with("lock"));
+    assert!(plan.steps[5].why.starts_with("evacuate"));
+    assert!(plan.steps[7].why.starts_with("unlock"));
+    assert_eq!(plan.moves[1].attachments, []);
+    // Planning only reads.
+    assert!(cloud.calls().iter().all(|call| {
+        ["compute_service", "servers_on_host", "volume"]
+            .iter()
+            .any(|read| call.starts_with(read))
+    }));
+}
+
+#[tokio::test]
+async fn an_up_host_plans_a_bounded_wait_unless_fenced_then_a_force_down() {
+    let options = RecoveryOptions::default();
+    let waiting = plan(&cloud(true), "compute-1", &options).await.unwrap();
+    assert_eq!(waiting.host_action, HostAction::WaitThenRefuse);
+    assert_eq!(waiting.steps[2].method, "WAIT");
+    assert!(
+        waiting.steps[2].why.contains("up to 80s"),
+        "{}",
+        waiting.steps[2].why
+    );
+
+    let fenced = RecoveryOptions {
+        host_fenced: true,
+        ..RecoveryOptions::default()
+    };
+    let forcing = plan(&cloud(true), "compute-1", &fenced).await.unwrap();
+    assert_eq!(forcing.host_action, HostAction::ForceDown);
+    let steps = summary(&forcing);
+    assert_eq!(
+        steps[2],
+        "host PUT /os-services/5f0c3a9e-1d2b-4c3d-8e4f-000000000001"
+    );
+    assert!(forcing.steps[2].why.contains("forced_down=true"));
+    assert!(forcing.steps[3].why.starts_with("disable"));
+}
+
+#[tokio::test]
+async fn masakari_selection_ignores_non_ha_and_error_instances_when_asked() {
+    let cloud = cloud(false);
+    cloud.state.lock().unwrap().servers[3].status = "ERROR".to_owned();
+    let options = RecoveryOptions {
+        selection: crate::recovery::Selection {
+            all_instances: false,
+            ignore_error_instances: true,
+            ..Default::default()
+        },
+        ..RecoveryOptions::default()
+    };
+    let plan = plan(&cloud, "compute-1", &options).await.unwrap();
+    let ignored: Vec<(&str, bool)> = plan
+        .moves
+        .iter()
+        .map(|m| (m.name.as_str(), m.ignored.is_some()))
+        .collect();
+    assert_eq!(
+        ignored,
+        [
+            ("db-1", false),
+            ("shared-1", false),
+            ("web-1", true),
+            ("batch-1", true)
+        ]
+    );
+    assert!(
+        plan.moves[2]
+            .ignored
+            .as_deref()
+            .unwrap()
+            .contains("error state")
+    );
+    assert!(
+        plan.moves[3]
+            .ignored
+            .as_deref()
+            .unwrap()
+            .contains("HA_Enabled")
+    );
+}
+
+#[tokio::test]
+async fn a_host_nova_does_not_know_gives_no_plan() {
+    let cloud = TestCloud::new(State::default());
+    let error = plan(&cloud, "compute-9", &RecoveryOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "nova has no nova-compute service on host compute-9"
+    );
+}
