@@ -327,11 +327,13 @@ impl<C: Cloud, J: RecoveryJournal + ?Sized> MoveRun<'_, C, J> {
                 clear.volume
             ));
         }
-        retry
-            .run("evacuate", || cloud.evacuate(id))
-            .await
-            .map_err(|e| format!("evacuate: {e}"))?;
-        self.note("evacuate accepted");
+        if !self.planned.evacuating {
+            retry
+                .run("evacuate", || cloud.evacuate(id))
+                .await
+                .map_err(|e| format!("evacuate: {e}"))?;
+            self.note("evacuate accepted");
+        }
         self.follow().await
     }
 

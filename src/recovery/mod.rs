@@ -5,6 +5,7 @@ pub mod apply;
 pub mod cloud;
 pub mod options;
 pub mod plan;
+pub mod remediation;
 pub mod report;
 pub mod retry;
 

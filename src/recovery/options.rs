@@ -1,6 +1,7 @@
 //! What a host recovery moves and how long it waits: Masakari's `[host_failure]` choices,
 //! Nova's liveness timing, and the executor's own bounds.
 
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use super::retry::RetryPolicy;
@@ -18,6 +19,9 @@ pub struct Selection {
     pub ha_metadata_key: String,
     /// Masakari's `ignore_instances_in_error_state` (default false).
     pub ignore_error_instances: bool,
+    /// Only these instances (a remediation of the ones a finding names); the host's
+    /// others are left alone, not even journaled.
+    pub only_instances: Option<BTreeSet<String>>,
 }
 
 impl Default for Selection {
@@ -26,6 +30,7 @@ impl Default for Selection {
             all_instances: true,
             ha_metadata_key: "HA_Enabled".to_owned(),
             ignore_error_instances: false,
+            only_instances: None,
         }
     }
 }

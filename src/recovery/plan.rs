@@ -50,6 +50,9 @@ pub struct PlannedMove {
     /// Locked already (by someone else): the run leaves the lock as it is.
     pub locked: bool,
     pub attachments: Vec<AttachmentToClear>,
+    /// An evacuation is already under way (task state `rebuilding`, held by its volume):
+    /// the run clears the attachment and follows it, without a second evacuate.
+    pub evacuating: bool,
     /// Why it is not moved, when it is not (journaled `ignored`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<String>,
@@ -92,6 +95,11 @@ pub async fn plan<C: Cloud>(
     let servers = retry
         .run("servers on host", || cloud.servers_on_host(host))
         .await?;
+    let only = options.selection.only_instances.as_ref();
+    let servers = servers
+        .into_iter()
+        .filter(|s| only.is_none_or(|only| only.contains(&s.id)))
+        .collect();
     let mut moves = Vec::new();
     for server in order_for_recovery(servers, &options.selection.ha_metadata_key) {
         let mut attachments = Vec::new();
@@ -114,7 +122,9 @@ pub async fn plan<C: Cloud>(
             );
         }
         let ignored = why_ignored(&server, options);
+        let evacuating = server.task_state.as_deref() == Some("rebuilding");
         moves.push(PlannedMove {
+            evacuating,
             instance: server.id,
             name: server.name,
             source: host.to_owned(),
@@ -309,14 +319,25 @@ fn move_steps(
             ),
         ));
     }
-    steps.push(step(
-        "POST",
-        action.clone(),
-        format!(
-            "evacuate {} (microversion up to {}.{}; the scheduler picks the host)",
-            planned.name, versions.compute_max.0, versions.compute_max.1
-        ),
-    ));
+    if planned.evacuating {
+        steps.push(step(
+            "KEEP",
+            action.clone(),
+            format!(
+                "{} is being evacuated already (task rebuilding): no second evacuate",
+                planned.name
+            ),
+        ));
+    } else {
+        steps.push(step(
+            "POST",
+            action.clone(),
+            format!(
+                "evacuate {} (microversion up to {}.{}; the scheduler picks the host)",
+                planned.name, versions.compute_max.0, versions.compute_max.1
+            ),
+        ));
+    }
     steps.push(step(
         "GET",
         format!("/servers/{id}"),
