@@ -17,8 +17,12 @@ mod detect;
 mod document;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
+/// Masakari's host-failure flow, the baseline the executor is compared with.
+mod masakari_flow;
 /// Pictures of findings and `timeline --format svg`.
 mod picture;
+/// The recovery executor against the simulator: SRU plan, race, BFV, faults, speed.
+mod recovery;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
 /// `evacdoc search`: the index built with the analysis, queried.

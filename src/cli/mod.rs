@@ -2,7 +2,10 @@
 
 mod analyze;
 mod parse;
+mod recover;
+mod recovery_run;
 mod redact;
+mod remediate;
 mod search;
 mod serve;
 mod sim;
@@ -28,6 +31,14 @@ enum Command {
     Analyze(analyze::AnalyzeArgs),
     /// Print each record of a log or config file as evacdoc reads it.
     Parse(parse::ParseArgs),
+    /// Finish a host recovery safely: plan every API call (dry run by default), then with
+    /// --apply make Nova see the host down, disable it and evacuate its instances,
+    /// journaled in the store. Exit 1 when the run failed or was refused.
+    Recover(recover::RecoverArgs),
+    /// Run the recovery a finding asks for (evacuate-400-race, pending-after-finished,
+    /// bfv-evacuation-delay): the bundle is analyzed, the finding's host and instances
+    /// recovered as `recover` does.
+    Remediate(remediate::RemediateArgs),
     /// A copy of the bundle safe to post publicly: host names, addresses, user and
     /// project names and ids replaced by consistent pseudonyms, secrets removed.
     Redact(redact::RedactArgs),
@@ -53,7 +64,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Analyze(args) => analyze::run(&args),
         Command::Parse(args) => parse::run(&args),
+        Command::Recover(args) => recover::run(&args),
         Command::Redact(args) => redact::run(&args),
+        Command::Remediate(args) => remediate::run(&args),
         Command::Serve(args) => serve::run(&args),
         Command::Search(args) => search::run(&args),
         Command::Sim(args) => sim::run(&args),

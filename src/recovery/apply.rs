@@ -366,8 +366,8 @@ impl<C: Cloud, J: RecoveryJournal + ?Sized> MoveRun<'_, C, J> {
     }
 }
 
-/// Whether `server` has ended its evacuation: its state (ACTIVE, or SHUTOFF for a stopped
-/// instance, or stopped by the 2.95 evacuate) on a host other than `source`, or ERROR.
+/// Whether `server` has ended its evacuation: its earlier state (ACTIVE, SHUTOFF; ACTIVE
+/// for one that was ERROR) on a host other than `source`, or ERROR.
 fn arrived(server: &Server, source: &str, before: &str) -> Option<Result<Ended, String>> {
     let host = server.host.as_deref().unwrap_or_default();
     if server.status.eq_ignore_ascii_case("ERROR") {
@@ -382,9 +382,7 @@ fn arrived(server: &Server, source: &str, before: &str) -> Option<Result<Ended, 
         (was, now) if was == now => format!("{now} on {host}"),
         // An ERROR instance comes back running; a stopped one comes back stopped.
         ("ERROR", "ACTIVE") => format!("ACTIVE on {host} (was ERROR)"),
-        ("ACTIVE", "SHUTOFF") => format!(
-            "SHUTOFF on {host}: the cloud's evacuate (microversion 2.95) stops it; start it"
-        ),
+        // Anything else is not its earlier state (yet): keep following.
         _ => return None,
     };
     Some(Ok(Ended {

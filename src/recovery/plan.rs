@@ -333,8 +333,8 @@ fn move_steps(
             "POST",
             action.clone(),
             format!(
-                "evacuate {} (microversion up to {}.{}; the scheduler picks the host)",
-                planned.name, versions.compute_max.0, versions.compute_max.1
+                "evacuate {} (no target host: the scheduler picks one)",
+                planned.name
             ),
         ));
     }

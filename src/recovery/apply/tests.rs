@@ -238,6 +238,8 @@ fn a_server_has_arrived_in_its_state_on_another_host_or_failed_in_error() {
     assert_eq!(ended.destination.as_deref(), Some("compute-2"));
     s.status = "SHUTOFF".into();
     assert!(arrived(&s, "compute-1", "SHUTOFF").unwrap().is_ok());
+    // A running instance that lands stopped is not back yet.
+    assert!(arrived(&s, "compute-1", "ACTIVE").is_none());
     s.status = "ERROR".into();
     assert!(arrived(&s, "compute-1", "ACTIVE").unwrap().is_err());
 }

@@ -1,0 +1,250 @@
+//! What `recover` and `remediate` share: the cloud and executor flags, connecting, the
+//! plan, the journaled run with its progress, and the report.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::{Args, ValueEnum};
+use evacdoc::recovery::openstack::{ConnectOptions, OpenStack};
+use evacdoc::recovery::plan::PlanError;
+use evacdoc::recovery::{
+    Observer, RecoveryOptions, RecoveryReport, RetryPolicy, Selection, apply, plan,
+};
+use evacdoc::store::{MoveStatus, RecoveryJournal, RecoveryStatus, SqliteStore};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// How a recovery is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecoveryFormat {
+    Text,
+    Json,
+}
+
+/// The flags of `recover` and `remediate`.
+#[derive(Debug, Args)]
+pub struct RecoveryArgs {
+    /// The cloud's entry in clouds.yaml (else OS_CLOUD, else the OS_* variables).
+    #[arg(long)]
+    cloud: Option<String>,
+    /// Act. Without it the plan is printed (every API call, in order) and nothing changes.
+    #[arg(long)]
+    apply: bool,
+    /// The host is powered off or isolated: if Nova still sees its compute service up,
+    /// force it down instead of waiting (never evacuate from a host Nova sees up).
+    #[arg(long)]
+    host_fenced: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RecoveryFormat::Text)]
+    format: RecoveryFormat,
+    /// The data folder whose store journals the recovery (the same as `serve --data`).
+    #[arg(long, default_value = "./evacdoc-data")]
+    data: PathBuf,
+    /// Move only the instances with HA_Enabled=True metadata (Masakari's
+    /// evacuate_all_instances = False).
+    #[arg(long)]
+    ha_only: bool,
+    /// Leave instances in ERROR state where they are (Masakari's
+    /// ignore_instances_in_error_state).
+    #[arg(long)]
+    ignore_error_instances: bool,
+    /// Moves at once at most.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    parallel: u16,
+    /// Nova's service_down_time (seconds): an unfenced host is waited for this long, plus
+    /// --down-margin, to be seen down.
+    #[arg(long, default_value_t = 60.0)]
+    service_down_time: f64,
+    /// Seconds added to --service-down-time before refusing.
+    #[arg(long, default_value_t = 20.0)]
+    down_margin: f64,
+    /// Seconds one instance may take from evacuate to its state on another host.
+    #[arg(long, default_value_t = 600.0)]
+    rebuild_timeout: f64,
+    /// Seconds between two reads while waiting.
+    #[arg(long, default_value_t = 2.0)]
+    poll_interval: f64,
+    /// Tries in all for a call that fails with 5xx or no connection.
+    #[arg(long, default_value_t = 5)]
+    retries: u32,
+    /// Seconds before the first retry (doubling, with jitter).
+    #[arg(long, default_value_t = 0.5)]
+    retry_delay: f64,
+}
+
+fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| anyhow::anyhow!("--{flag}: {value} is not a number of seconds"))
+}
+
+impl RecoveryArgs {
+    fn options(
+        &self,
+        only_instances: Option<std::collections::BTreeSet<String>>,
+    ) -> anyhow::Result<RecoveryOptions> {
+        let retry_delay = seconds("retry-delay", self.retry_delay)?;
+        Ok(RecoveryOptions {
+            selection: Selection {
+                all_instances: !self.ha_only,
+                ignore_error_instances: self.ignore_error_instances,
+                only_instances,
+                ..Selection::default()
+            },
+            host_fenced: self.host_fenced,
+            parallelism: usize::from(self.parallel),
+            service_down_time: seconds("service-down-time", self.service_down_time)?,
+            down_margin: seconds("down-margin", self.down_margin)?,
+            rebuild_timeout: seconds("rebuild-timeout", self.rebuild_timeout)?,
+            poll_interval: seconds("poll-interval", self.poll_interval)?,
+            retry: RetryPolicy {
+                attempts: self.retries.max(1),
+                base_delay: retry_delay,
+                max_delay: retry_delay.saturating_mul(16),
+                ..RetryPolicy::default()
+            },
+            ..RecoveryOptions::default()
+        })
+    }
+}
+
+/// Plans the recovery of `host` and, with `--apply`, runs it journaled; prints the report.
+/// Exit code 0 when planned or finished, 1 when the run failed or was refused.
+pub fn recover(
+    args: &RecoveryArgs,
+    host: &str,
+    only_instances: Option<std::collections::BTreeSet<String>>,
+    source: &str,
+) -> anyhow::Result<ExitCode> {
+    let options = args.options(only_instances)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let cloud = OpenStack::connect(ConnectOptions {
+            cloud: args.cloud.clone(),
+            ..ConnectOptions::default()
+        })
+        .await
+        .context("cannot connect to the cloud")?;
+        let store = if args.apply {
+            let store = SqliteStore::open(&args.data)
+                .with_context(|| format!("{}: cannot open the store", args.data.display()))?;
+            for id in store.repair_interrupted_recoveries()? {
+                eprintln!("evacdoc: recovery {id} had been interrupted; it is now marked failed");
+            }
+            Some(store)
+        } else {
+            None
+        };
+        let planned = match plan(&cloud, host, &options).await {
+            Ok(planned) => planned,
+            Err(error) => {
+                if let Some(store) = &store {
+                    journal_plan_failure(store, host, source, &error)?;
+                }
+                return Err(error).with_context(|| format!("cannot plan the recovery of {host}"));
+            }
+        };
+        let Some(store) = store else {
+            print(args.format, &RecoveryReport::planned(&planned, source))?;
+            return Ok(ExitCode::SUCCESS);
+        };
+        let progress = Progress::new(planned.moves.len());
+        let ended = apply(&cloud, &store, &planned, &options, source, &progress).await;
+        progress.finish();
+        let ended = ended?;
+        print(args.format, &RecoveryReport::ran(&planned.steps, &ended))?;
+        Ok(if ended.status == RecoveryStatus::Finished {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    })
+}
+
+/// A run that could not even plan is journaled `failed`, with the reason.
+fn journal_plan_failure(
+    store: &SqliteStore,
+    host: &str,
+    source: &str,
+    error: &PlanError,
+) -> anyhow::Result<()> {
+    let id = store.begin_recovery(host, source, &[])?;
+    store.end_recovery(id, false, Some(&format!("planning failed: {error}")))?;
+    Ok(())
+}
+
+fn print(format: RecoveryFormat, report: &RecoveryReport) -> anyhow::Result<()> {
+    match format {
+        RecoveryFormat::Json => println!("{}", serde_json::to_string_pretty(report)?),
+        RecoveryFormat::Text => print!("{}", report.text()),
+    }
+    Ok(())
+}
+
+/// Progress on stderr: a bar on a terminal, a line per event otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    done: Mutex<u64>,
+}
+
+impl Progress {
+    fn new(moves: usize) -> Progress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(moves as u64);
+            if let Ok(style) =
+                ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}")
+            {
+                bar.set_style(style);
+            }
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        Progress {
+            bar,
+            done: Mutex::new(0),
+        }
+    }
+
+    fn line(&self, text: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(text),
+            None => eprintln!("evacdoc: {text}"),
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn host_step(&self, message: &str) {
+        self.line(message);
+    }
+
+    fn move_started(&self, _instance: &str, name: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("moving {name}"));
+        }
+    }
+
+    fn move_ended(&self, instance: &str, name: &str, status: MoveStatus, message: &str) {
+        let mut done = self
+            .done
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *done += 1;
+        if let Some(bar) = &self.bar {
+            bar.set_position(*done);
+        }
+        self.line(&format!("{name} ({instance}) {status}: {message}"));
+    }
+}
