@@ -31,6 +31,8 @@ mod serve_browser;
 mod serve_pages;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
+/// Every route from the route table, with and without credentials.
+mod serve_routes;
 /// Share links: redacted public views, access, rate limit.
 mod share;
 /// `evacdoc sim`: Keystone, Nova and Cinder on a loopback port.
