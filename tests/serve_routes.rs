@@ -145,3 +145,53 @@ async fn the_service_token_opens_every_private_read_route() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_without_its_csrf_token_cannot_change_anything() {
+    let server = TestServer::start().await;
+    let app = router(server.service.as_ref().unwrap().state().clone());
+    let signed_in = app
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method(Method::POST)
+                .uri("/login")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(format!("token={TOKEN}")))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let cookie = signed_in
+        .headers()
+        .get(header::SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("signing in sets the session cookie")
+        .to_string();
+    let mut changes = 0;
+    for route in table().filter(|r| matches!(r.access, Access::Private | Access::Page)) {
+        let uri = concrete(route.path);
+        for method in [Method::POST, Method::PUT, Method::PATCH, Method::DELETE] {
+            let request = Request::builder()
+                .method(method.clone())
+                .uri(&uri)
+                .header(header::COOKIE, &cookie)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from("csrf=wrong&note=x&scope=analysis"))
+                .unwrap();
+            let status = app.clone().oneshot(request).await.unwrap().status();
+            if status == StatusCode::METHOD_NOT_ALLOWED {
+                continue;
+            }
+            changes += 1;
+            assert_eq!(
+                status,
+                StatusCode::FORBIDDEN,
+                "{method} {uri} with a session and a wrong CSRF token"
+            );
+        }
+    }
+    assert!(changes >= 8, "only {changes} changing routes");
+    server.stop().await;
+}
