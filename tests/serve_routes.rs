@@ -46,6 +46,29 @@ fn strangers() -> [(&'static str, Option<(header::HeaderName, String)>); 3] {
     ]
 }
 
+/// Signs in through the login form; the session cookie (`name=value`).
+async fn sign_in(app: &axum::Router) -> String {
+    let signed_in = app
+        .clone()
+        .oneshot(
+            Request::builder()
+                .method(Method::POST)
+                .uri("/login")
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .body(Body::from(format!("token={TOKEN}")))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    signed_in
+        .headers()
+        .get(header::SET_COOKIE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .expect("signing in sets the session cookie")
+        .to_string()
+}
+
 fn assert_security_headers(what: &str, response: &Response<Body>) {
     let headers = response.headers();
     assert_eq!(
@@ -150,25 +173,7 @@ async fn the_service_token_opens_every_private_read_route() {
 async fn a_session_without_its_csrf_token_cannot_change_anything() {
     let server = TestServer::start().await;
     let app = router(server.service.as_ref().unwrap().state().clone());
-    let signed_in = app
-        .clone()
-        .oneshot(
-            Request::builder()
-                .method(Method::POST)
-                .uri("/login")
-                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(Body::from(format!("token={TOKEN}")))
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let cookie = signed_in
-        .headers()
-        .get(header::SET_COOKIE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .expect("signing in sets the session cookie")
-        .to_string();
+    let cookie = sign_in(&app).await;
     let mut changes = 0;
     for route in table().filter(|r| matches!(r.access, Access::Private | Access::Page)) {
         let uri = concrete(route.path);
@@ -193,5 +198,60 @@ async fn a_session_without_its_csrf_token_cannot_change_anything() {
         }
     }
     assert!(changes >= 8, "only {changes} changing routes");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_traversal_in_any_path_parameter_gets_a_clear_4xx() {
+    let server = TestServer::start().await;
+    let app = router(server.service.as_ref().unwrap().state().clone());
+    let cookie = sign_in(&app).await;
+    let hostile = [
+        "..",
+        "..%2F..%2F..%2Fetc%2Fpasswd",
+        "%2E%2E%2F%2E%2E%2Fdata%2Fstore.sqlite",
+        "..%5C..%5Cwindows",
+        "%00",
+        "a%0Ab",
+        "9999999999999999999999999",
+        "-1",
+    ];
+    let mut probes = 0;
+    for route in table().filter(|r| r.access != Access::Public) {
+        let parameters = route.path.matches('{').count();
+        for value in hostile {
+            for which in 0..parameters {
+                // Only parameter `which` is hostile; the others are well-formed.
+                let mut seen = 0;
+                let uri: String = route
+                    .path
+                    .split('/')
+                    .map(|part| {
+                        if !part.starts_with('{') {
+                            return part.to_string();
+                        }
+                        seen += 1;
+                        if seen - 1 == which {
+                            value.to_string()
+                        } else {
+                            concrete(part)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("/");
+                let request = Request::builder()
+                    .method(Method::GET)
+                    .uri(&uri)
+                    .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+                    .header(header::COOKIE, &cookie)
+                    .body(Body::empty())
+                    .unwrap();
+                let status = app.clone().oneshot(request).await.unwrap().status();
+                probes += 1;
+                assert!(status.is_client_error(), "GET {uri}: {status}");
+            }
+        }
+    }
+    assert!(probes > 100, "only {probes} probes");
     server.stop().await;
 }
