@@ -2,6 +2,7 @@
 //! the simulator on a loopback port: clouds.yaml, Keystone auth, microversion forms of
 //! every call, Nova's refusals and Cinder's attachments, scripted faults.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -375,7 +376,7 @@ async fn clear_attachment_with_force_detach_on_old_cinder_releases_a_held_rebuil
 #[tokio::test]
 async fn a_scripted_503_surfaces_as_a_status_error() {
     let fault = format!(
-        "[[faults]]\nmethod = \"GET\"\npath = \"/compute/v2.1/servers/{VM3}\"\nstatus = 503\ncount = 1\n"
+        "[[faults]]\nmethod = \"GET\"\npath_regex = \"^/compute/v2\\\\.1/servers/{VM3}$\"\nstatus = 503\ncount = 1\n"
     );
     let fixture = Fixture::start(&scenario(&fault)).await;
     let cloud = fixture.connect().await;
@@ -392,4 +393,50 @@ async fn a_scripted_503_surfaces_as_a_status_error() {
         Some("compute-2")
     );
     fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn os_variables_connect_without_a_clouds_yaml() {
+    let fixture = Fixture::start(&scenario("")).await;
+    let auth_url = fixture.sim.auth_url();
+    let env: BTreeMap<String, String> = [
+        ("OS_AUTH_URL", auth_url.as_str()),
+        ("OS_APPLICATION_CREDENTIAL_ID", "ac-1"),
+        ("OS_APPLICATION_CREDENTIAL_SECRET", "s3cret"),
+        ("OS_REGION_NAME", "RegionOne"),
+        ("OS_INTERFACE", "public"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let cloud = OpenStack::connect_with_env(&ConnectOptions::default(), &env)
+        .await
+        .unwrap();
+    assert_eq!(cloud.source(), "OS_* variables");
+    let service = cloud.compute_service("compute-2").await.unwrap().unwrap();
+    assert!(service.up);
+    fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn keystone_down_is_an_auth_error_and_a_gone_cloud_a_connection_error() {
+    let fault = "[[faults]]\npath = \"/identity\"\nstatus = 503\nuntil_s = 3600\n";
+    let fixture = Fixture::start(&scenario(fault)).await;
+    let error = OpenStack::connect(fixture.options("evacdoc-sim"))
+        .await
+        .unwrap_err();
+    assert!(matches!(error, CloudError::Auth(_)), "{error:?}");
+    fixture.sim.shutdown().await;
+
+    let fixture = Fixture::start(&scenario("")).await;
+    let cloud = fixture.connect().await;
+    fixture.sim.shutdown().await;
+    let error = cloud.server(VM3).await.unwrap_err();
+    let CloudError::Connection { method, path, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(
+        (method.as_str(), path.as_str()),
+        ("GET", format!("/servers/{VM3}").as_str())
+    );
 }

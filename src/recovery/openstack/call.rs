@@ -18,8 +18,13 @@ pub enum Service {
     Volume,
 }
 
-/// The `OpenStack-API-Version` headers asking `service` for `version`. Nova also gets the
-/// legacy header: before 2.27 it reads only that one.
+/// Who calls, in the clouds' access logs (`evacdoc analyze` tells the executor's calls
+/// from Masakari's by it).
+pub const USER_AGENT: &str = concat!("evacdoc/", env!("CARGO_PKG_VERSION"), " openstack_sdk");
+
+/// The headers of every request: the `OpenStack-API-Version` asking `service` for
+/// `version` (Nova also gets the legacy header: before 2.27 it reads only that one), and
+/// the user agent.
 pub fn version_headers(
     service: Service,
     version: Version,
@@ -38,6 +43,7 @@ pub fn version_headers(
         }
         Service::Volume => push("openstack-api-version", format!("volume {text}")),
     }
+    push("user-agent", USER_AGENT.to_string());
     headers
 }
 
@@ -183,8 +189,9 @@ mod tests {
     #[test]
     fn nova_gets_both_version_headers() {
         let headers = version_headers(Service::Compute, (2, 11));
-        assert_eq!(headers.len(), 2);
+        assert_eq!(headers.len(), 3);
         assert_eq!(headers[0].1, "compute 2.11");
+        assert!(headers[2].1.to_str().unwrap().starts_with("evacdoc/"));
         assert_eq!(headers[1].1, "2.11");
         assert_eq!(
             version_headers(Service::Volume, (3, 27))[0].1,

@@ -205,6 +205,18 @@ fn normalize_auth_type(config: &mut CloudConfig) -> Result<(), CloudError> {
         }
     };
     config.auth_type = Some(normalized.into());
+    let auth = config.auth.as_ref();
+    let by_name_only = auth.is_some_and(|a| {
+        a.application_credential_id.is_none() && a.application_credential_name.is_some()
+    });
+    if normalized == "v3applicationcredential" && by_name_only {
+        // openstack-sdk-auth-applicationcredential 0.22.7 leaves the name out of the
+        // values it asks for, so by-name auth would fail at Keystone with a misleading
+        // "id or name must be present".
+        return Err(CloudError::Config(
+            "application credentials by name are not supported (openstack_sdk drops the name): give application_credential_id".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -270,6 +282,18 @@ mod tests {
             Some("v3applicationcredential")
         );
         assert_eq!(credential.interface.as_deref(), Some("public"));
+
+        let by_name = from_env_vars(&env(&[
+            ("OS_AUTH_URL", "http://keystone:5000/v3"),
+            ("OS_APPLICATION_CREDENTIAL_NAME", "recovery"),
+            ("OS_APPLICATION_CREDENTIAL_SECRET", "s"),
+            ("OS_USERNAME", "admin"),
+        ]))
+        .unwrap_err();
+        assert!(
+            by_name.to_string().contains("application_credential_id"),
+            "{by_name}"
+        );
     }
 
     #[test]
