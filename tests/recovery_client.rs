@@ -374,6 +374,11 @@ async fn clear_attachment_with_force_detach_on_old_cinder_releases_a_held_rebuil
 }
 
 #[tokio::test]
+async fn clear_attachment_past_cinders_attachment_deletion_guard_releases_a_held_rebuild() {
+    held_rebuild_is_released("attachment_deletion_guard = true").await;
+}
+
+#[tokio::test]
 async fn a_scripted_503_surfaces_as_a_status_error() {
     let fault = format!(
         "[[faults]]\nmethod = \"GET\"\npath_regex = \"^/compute/v2\\\\.1/servers/{VM3}$\"\nstatus = 503\ncount = 1\n"

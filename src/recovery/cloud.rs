@@ -162,7 +162,8 @@ pub trait Cloud: Send + Sync {
     fn volume(&self, id: &str) -> impl Future<Output = Result<Volume, CloudError>> + Send;
 
     /// Removes one attachment: `DELETE /attachments/{id}` (3.27+), else
-    /// `POST /volumes/{id}/action` `os-force_detach` with the attachment id.
+    /// `POST /volumes/{id}/action` `os-force_detach` with the attachment id (also after
+    /// the delete is refused with 409 by Cinder's bug #2004555 guard).
     fn clear_attachment(
         &self,
         volume: &Volume,

@@ -67,6 +67,10 @@ pub async fn get_volume(
 }
 
 /// `DELETE /attachments/{id}` (3.27+), else `os-force_detach` with the attachment id.
+/// Clouds with the bug #2004555 guard (Cinder 2023.2, backported to yoga) refuse the
+/// delete of an attachment whose server still exists with 409 "Detach volume from
+/// instance … using the Compute API" unless Nova sends it; the admin `os-force_detach`
+/// is not guarded, so that answer is followed by it.
 pub async fn clear_attachment(
     session: &AsyncOpenStack,
     max: Version,
@@ -74,20 +78,43 @@ pub async fn clear_attachment(
     attachment: &VolumeAttachment,
 ) -> Result<(), CloudError> {
     if versions::attachments_api(max) {
-        let call = Call::new(
-            "DELETE",
-            format!("/attachments/{}", attachment.attachment_id),
-        );
-        let request = built(
-            &call,
-            attachment::delete_327::Request::builder()
-                .id(attachment.attachment_id.as_str())
-                .headers(version_headers(Service::Volume, (3, 27)).into_iter())
-                .build(),
-        )?;
-        send(session, &call, request).await?;
-        return Ok(());
+        match delete_attachment(session, attachment).await {
+            Err(error) if is_nova_guard(&error) => {}
+            other => return other,
+        }
     }
+    force_detach(session, target, attachment).await
+}
+
+/// Whether an error is the bug #2004555 guard's 409.
+fn is_nova_guard(error: &CloudError) -> bool {
+    matches!(error, CloudError::Status { status: 409, message, .. } if message.contains("using the Compute API"))
+}
+
+async fn delete_attachment(
+    session: &AsyncOpenStack,
+    attachment: &VolumeAttachment,
+) -> Result<(), CloudError> {
+    let call = Call::new(
+        "DELETE",
+        format!("/attachments/{}", attachment.attachment_id),
+    );
+    let request = built(
+        &call,
+        attachment::delete_327::Request::builder()
+            .id(attachment.attachment_id.as_str())
+            .headers(version_headers(Service::Volume, (3, 27)).into_iter())
+            .build(),
+    )?;
+    send(session, &call, request).await?;
+    Ok(())
+}
+
+async fn force_detach(
+    session: &AsyncOpenStack,
+    target: &Volume,
+    attachment: &VolumeAttachment,
+) -> Result<(), CloudError> {
     let call = Call::new(
         "POST",
         format!("/volumes/{}/action os-force_detach", target.id),
