@@ -19,6 +19,8 @@ mod document;
 mod hosts;
 /// Pictures of findings and `timeline --format svg`.
 mod picture;
+/// The recovery executor's OpenStack client against the simulator.
+mod recovery_client;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
 /// `evacdoc search`: the index built with the analysis, queried.

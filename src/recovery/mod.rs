@@ -2,6 +2,7 @@
 //! every step. Only this module (and `sim`) speaks HTTP to OpenStack.
 
 pub mod cloud;
+pub mod openstack;
 
 pub use cloud::{
     Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,

@@ -57,6 +57,9 @@ impl Faults {
     /// first matching fault with a status decides it (and one call is counted off it);
     /// the latencies of every matching fault add up.
     pub fn apply(&mut self, method: &str, path_and_query: &str, now: f64) -> Applied {
+        // An empty query (`/servers/x?`, as openstack_sdk sends) is no query, for Nova as
+        // for a `$`-anchored regex.
+        let path_and_query = path_and_query.strip_suffix('?').unwrap_or(path_and_query);
         let path = path_and_query.split('?').next().unwrap_or(path_and_query);
         let mut applied = Applied {
             status: None,
@@ -105,6 +108,20 @@ mod tests {
         assert_eq!(get(&mut f), Some(503));
         assert_eq!(get(&mut f), Some(503));
         assert_eq!(get(&mut f), None);
+    }
+
+    #[test]
+    fn an_empty_query_does_not_defeat_an_anchored_regex() {
+        let mut f = faults(
+            "[[faults]]\npath_regex = \"^/compute/v2\\\\.1/servers/[0-9a-f-]{36}$\"\nstatus = 503\n",
+        );
+        let server = "/compute/v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96";
+        assert_eq!(f.apply("GET", &format!("{server}?"), 0.0).status, Some(503));
+        assert_eq!(f.apply("GET", server, 0.0).status, Some(503));
+        assert_eq!(
+            f.apply("GET", &format!("{server}/action"), 0.0).status,
+            None
+        );
     }
 
     #[test]
