@@ -1,6 +1,8 @@
 //! `evacdoc serve` killed with SIGKILL while an analysis runs: at the next start the job
 //! is run again (and ends done, with its result), or failed once it was interrupted too
-//! often; nothing half-written is ever shown as done.
+//! often; nothing half-written is ever shown as done. Killed while an upload is being
+//! received or an index built: the partial upload and the half-built index are removed,
+//! the analysis's findings kept.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -58,6 +60,26 @@ mod client {
                 .text()
                 .await
                 .unwrap()
+        })
+    }
+
+    /// Starts an upload that sends `first` then never ends; returns when it is sent.
+    pub fn start_endless_upload(base: &str, first: Vec<u8>) -> std::thread::JoinHandle<()> {
+        let url = format!("{base}/api/v1/analyses?name=endless.tar.gz");
+        std::thread::spawn(move || {
+            use futures_util::StreamExt as _;
+            runtime().block_on(async move {
+                let chunks =
+                    futures_util::stream::once(async move { Ok::<_, std::io::Error>(first) })
+                        .chain(futures_util::stream::pending());
+                // Ends with an error when the server is killed.
+                let _ = reqwest::Client::new()
+                    .post(url)
+                    .bearer_auth(super::TOKEN)
+                    .body(reqwest::Body::wrap_stream(chunks))
+                    .send()
+                    .await;
+            })
         })
     }
 
@@ -161,5 +183,79 @@ fn a_job_killed_while_running_is_run_again_then_failed_when_killed_too_often() {
     // The first one is untouched.
     let view = get(&base, &format!("/api/v1/analyses/{first}"));
     assert_eq!(view["status"], "done", "{view}");
+    kill(server);
+}
+
+/// Files under `dir` whose name ends in `.part` (uploads being received).
+fn partial_uploads(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(partial_uploads(&path));
+        } else if path.extension().is_some_and(|e| e == "part") {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_kill_during_an_upload_leaves_no_partial_file_and_no_analysis() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (server, base) = serve(&data);
+    let _upload = client::start_endless_upload(&base, vec![0x1f; 256 * 1024]);
+    let analyses = data.join("analyses");
+    let started = Instant::now();
+    let partial = loop {
+        let found = partial_uploads(&analyses)
+            .into_iter()
+            .find(|part| part.metadata().is_ok_and(|m| m.len() > 0));
+        if let Some(part) = found {
+            break part;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no partial upload"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    kill(server);
+    assert!(partial.exists(), "the kill left the partial upload");
+
+    let (server, base) = serve(&data);
+    assert!(!partial.exists(), "{} is still there", partial.display());
+    assert_eq!(std::fs::read_dir(&analyses).unwrap().count(), 0);
+    assert_eq!(get(&base, "/api/v1/analyses"), serde_json::json!([]));
+    kill(server);
+}
+
+#[test]
+fn a_kill_while_indexing_keeps_the_findings_and_fails_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (server, base) = serve(&data);
+    let id = client::upload(&base, "nova-compute.log.gz", slow_bundle());
+    let before = wait_for(&base, &id, "done while indexing", |v| {
+        v["status"] == "done" && v["index"]["state"] == "running"
+    });
+    kill(server);
+    let index = data.join("analyses").join(&id).join("index");
+    assert!(index.exists());
+
+    let (server, base) = serve(&data);
+    let view = get(&base, &format!("/api/v1/analyses/{id}"));
+    assert_eq!(view["status"], "done", "{view}");
+    assert_eq!(view["result"], before["result"], "the result is kept whole");
+    assert_eq!(view["index"]["state"], "failed", "{view}");
+    assert!(
+        view["index"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("interrupted"),
+        "{view}"
+    );
+    assert!(!index.exists(), "the half-built index is removed");
     kill(server);
 }

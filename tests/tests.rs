@@ -23,6 +23,8 @@ mod masakari_flow;
 mod picture;
 /// The recovery executor against the simulator: SRU plan, race, BFV, faults, speed.
 mod recovery;
+/// The recovery executor's OpenStack client against the simulator.
+mod recovery_client;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
 /// `evacdoc search`: the index built with the analysis, queried.
@@ -35,6 +37,8 @@ mod serve_browser;
 mod serve_pages;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
+/// Every route from the route table, with and without credentials.
+mod serve_routes;
 /// Share links: redacted public views, access, rate limit.
 mod share;
 /// `evacdoc sim`: Keystone, Nova and Cinder on a loopback port.

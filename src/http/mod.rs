@@ -8,6 +8,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod pages;
 mod router;
+pub mod routes;
 mod server;
 pub mod share;
 pub mod state;

@@ -7,7 +7,9 @@ mod cache;
 mod progress;
 mod run_one;
 mod runner;
+mod sweep;
 
 pub use cache::{AnalysisCache, LoadError, Loaded};
 pub use run_one::{JobError, input_dir, run_analysis};
 pub use runner::{JobConfig, JobCounters, JobRunner};
+pub use sweep::sweep_after_crash;

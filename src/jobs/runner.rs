@@ -13,6 +13,7 @@ use tokio::sync::Notify;
 use super::cache::AnalysisCache;
 use super::progress::JobProgress;
 use super::run_one::run_analysis;
+use super::sweep::sweep_after_crash;
 use crate::store::{AnalysisRow, Progress, Store, StoreError};
 
 /// How the runner works.
@@ -74,12 +75,18 @@ impl JobRunner {
         cache: Arc<AnalysisCache>,
         config: JobConfig,
     ) -> Result<Arc<JobRunner>, StoreError> {
-        let (requeued, failed) = store.recover_interrupted(config.max_attempts)?;
-        for id in &requeued {
+        let interrupted = store.recover_interrupted(config.max_attempts)?;
+        for id in &interrupted.requeued {
             tracing::warn!(analysis = %id, "job interrupted by a stop: queued again");
         }
-        for id in &failed {
+        for id in &interrupted.failed {
             tracing::warn!(analysis = %id, "job interrupted too often: failed");
+        }
+        for id in &interrupted.index_failed {
+            tracing::warn!(analysis = %id, "index interrupted by a stop: failed");
+        }
+        for dir in sweep_after_crash(store.as_ref(), &interrupted)? {
+            tracing::warn!(path = %dir.display(), "left by a stop: removed");
         }
         let runner = Arc::new(JobRunner {
             store,

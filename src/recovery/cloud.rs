@@ -153,15 +153,17 @@ pub trait Cloud: Send + Sync {
     fn unlock(&self, id: &str) -> impl Future<Output = Result<(), CloudError>> + Send;
 
     /// `POST /servers/{id}/action` `evacuate`, in the body form of the highest
-    /// microversion both sides know (2.95, 2.68, 2.29, 2.14, else 2.1 with
-    /// `onSharedStorage`); no target host (the scheduler picks).
+    /// microversion both sides know (2.68, 2.29, 2.14, else 2.1 with `onSharedStorage`);
+    /// no target host (the scheduler picks). Not 2.95: from it Nova leaves the server
+    /// SHUTOFF at the destination, so a server ends in its earlier state only below it.
     fn evacuate(&self, id: &str) -> impl Future<Output = Result<(), CloudError>> + Send;
 
     /// `GET /volumes/{id}` (Cinder).
     fn volume(&self, id: &str) -> impl Future<Output = Result<Volume, CloudError>> + Send;
 
     /// Removes one attachment: `DELETE /attachments/{id}` (3.27+), else
-    /// `POST /volumes/{id}/action` `os-force_detach` with the attachment id.
+    /// `POST /volumes/{id}/action` `os-force_detach` with the attachment id (also after
+    /// the delete is refused with 409 by Cinder's bug #2004555 guard).
     fn clear_attachment(
         &self,
         volume: &Volume,

@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod cloud;
+pub mod openstack;
 pub mod options;
 pub mod plan;
 pub mod remediation;

@@ -21,8 +21,8 @@ pub use paths::{DataPaths, validate_id};
 pub use sqlite::SqliteStore;
 pub use token::{read_token, write_token};
 pub use types::{
-    AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, JobStatus, NewAnalysis,
-    NewShare, Progress, Session, ShareRow, StoredResult, UnknownStatus,
+    AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, Interrupted, JobStatus,
+    NewAnalysis, NewShare, Progress, Session, ShareRow, StoredResult, UnknownStatus,
 };
 
 /// Everything the service keeps, behind methods that each do one whole thing. Synchronous:
@@ -50,12 +50,10 @@ pub trait Store: Send + Sync {
     /// Back to queued (graceful shutdown of a running job); the attempt does not count.
     fn requeue(&self, id: &str) -> Result<(), StoreError>;
     /// At start: every analysis left `running` by a crash goes back to queued if attempts <
-    /// max_attempts, else failed with reason "interrupted {n} times"; an index left running
-    /// goes back to pending. Returns (requeued ids, failed ids).
-    fn recover_interrupted(
-        &self,
-        max_attempts: u32,
-    ) -> Result<(Vec<String>, Vec<String>), StoreError>;
+    /// max_attempts, else failed with reason "interrupted {n} times"; the index of a job
+    /// run again goes back to pending, the index of a done analysis that was being built
+    /// is failed (nothing would build it again).
+    fn recover_interrupted(&self, max_attempts: u32) -> Result<Interrupted, StoreError>;
     fn result_json(&self, id: &str) -> Result<Option<String>, StoreError>;
     /// The findings in the order they were stored.
     fn findings(&self, id: &str) -> Result<Vec<FindingRow>, StoreError>;

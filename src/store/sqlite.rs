@@ -24,8 +24,8 @@ use super::error::StoreError;
 use super::journal::{MoveUpdate, RecoveryJournal, RecoveryRow};
 use super::paths::{DataPaths, create_private_dir};
 use super::types::{
-    AnalysisRow, AuditEntry, FindingRow, IndexProgress, JobStatus, NewAnalysis, NewShare, Progress,
-    Session, ShareRow, StoredResult,
+    AnalysisRow, AuditEntry, FindingRow, IndexProgress, Interrupted, JobStatus, NewAnalysis,
+    NewShare, Progress, Session, ShareRow, StoredResult,
 };
 
 /// How long a statement waits for another writer (another process) before giving up.
@@ -162,10 +162,7 @@ impl Store for SqliteStore {
         self.write(|connection| analyses::requeue(connection, id))
     }
 
-    fn recover_interrupted(
-        &self,
-        max_attempts: u32,
-    ) -> Result<(Vec<String>, Vec<String>), StoreError> {
+    fn recover_interrupted(&self, max_attempts: u32) -> Result<Interrupted, StoreError> {
         self.write(|connection| analyses::recover_interrupted(connection, max_attempts))
     }
 

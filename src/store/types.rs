@@ -132,6 +132,18 @@ impl Default for IndexProgress {
     }
 }
 
+/// What a start found left behind by a crash (see [`crate::store::Store::recover_interrupted`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Interrupted {
+    /// Jobs left running, queued again.
+    pub requeued: Vec<String>,
+    /// Jobs left running too often, failed.
+    pub failed: Vec<String>,
+    /// Done analyses whose index was being built: the index is failed (its folder holds
+    /// a half-built index and its spool, for the caller to remove).
+    pub index_failed: Vec<String>,
+}
+
 /// An upload the caller has received and wants analysed; `id` is a UUID v4 it made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewAnalysis {

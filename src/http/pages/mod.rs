@@ -21,32 +21,45 @@ mod share_preview;
 pub(crate) mod share_view;
 mod timeline;
 
-use axum::Router;
-use axum::routing::get;
+use axum::routing::{MethodRouter, get, post};
 
+use super::routes::{Access, Route};
 use super::state::AppState;
 
 pub use guard::{Viewer, safe_next};
 pub use render::{Chrome, PageError};
 
-/// The routes of the UI pages and their assets.
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/login", get(login::page).post(login::sign_in))
-        .route("/logout", axum::routing::post(login::sign_out))
-        .route("/", get(home::page))
-        .route("/analyses/{id}", get(analysis::page))
-        .route("/analyses/{id}/findings/{finding}", get(finding::page))
-        .route("/analyses/{id}/timeline", get(timeline::page))
-        .route("/analyses/{id}/search", get(search::page))
-        .route("/analyses/{id}/files/{file}", get(file::page))
-        .route(
-            "/analyses/{id}/share",
-            get(share_preview::page).post(share_preview::create),
-        )
-        .route(
-            "/analyses/{id}/shares/{share}/revoke",
-            axum::routing::post(share_preview::revoke),
-        )
-        .route("/static/{name}", get(assets::asset))
+/// The UI pages (a signed-in browser) and what anyone may load: sign-in, assets.
+pub static ROUTES: &[Route] = &[
+    public("/login", || get(login::page).post(login::sign_in)),
+    page("/logout", || post(login::sign_out)),
+    page("/", || get(home::page)),
+    page("/analyses/{id}", || get(analysis::page)),
+    page("/analyses/{id}/findings/{finding}", || get(finding::page)),
+    page("/analyses/{id}/timeline", || get(timeline::page)),
+    page("/analyses/{id}/search", || get(search::page)),
+    page("/analyses/{id}/files/{file}", || get(file::page)),
+    page("/analyses/{id}/share", || {
+        get(share_preview::page).post(share_preview::create)
+    }),
+    page("/analyses/{id}/shares/{share}/revoke", || {
+        post(share_preview::revoke)
+    }),
+    public("/static/{name}", || get(assets::asset)),
+];
+
+const fn page(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+    Route {
+        path,
+        access: Access::Page,
+        handlers,
+    }
+}
+
+const fn public(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+    Route {
+        path,
+        access: Access::Public,
+        handlers,
+    }
 }

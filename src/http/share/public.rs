@@ -12,10 +12,11 @@ use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{MethodRouter, get};
 
 use crate::http::auth::hash_secret;
 use crate::http::pages::share_view::{self, render_public};
+use crate::http::routes::{Access, Route, mount};
 use crate::http::state::AppState;
 use crate::share::{RedactedView, Scope, redacted_bundle};
 
@@ -26,14 +27,27 @@ pub const PUBLIC_CSP: &str = "default-src 'none'; style-src 'self' 'unsafe-inlin
 
 /// The public routes, rate-limited and with the public headers.
 pub fn routes(state: AppState) -> Router<AppState> {
-    Router::new()
-        .route("/s/{token}", get(page))
-        .route("/s/{token}/data.json", get(data))
-        .route("/s/{token}/picture.svg", get(picture))
-        .route("/s/{token}/findings/{n}", get(finding_page))
-        .route("/s/{token}/findings/{n}/picture.svg", get(finding_picture))
-        .route("/s/{token}/bundle.tar.gz", get(bundle))
-        .layer(middleware::from_fn_with_state(state, guard))
+    mount(ROUTES).layer(middleware::from_fn_with_state(state, guard))
+}
+
+/// The share-link routes (see [`routes`] for the layer around them).
+pub static ROUTES: &[Route] = &[
+    share("/s/{token}", || get(page)),
+    share("/s/{token}/data.json", || get(data)),
+    share("/s/{token}/picture.svg", || get(picture)),
+    share("/s/{token}/findings/{n}", || get(finding_page)),
+    share("/s/{token}/findings/{n}/picture.svg", || {
+        get(finding_picture)
+    }),
+    share("/s/{token}/bundle.tar.gz", || get(bundle)),
+];
+
+const fn share(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+    Route {
+        path,
+        access: Access::Share,
+        handlers,
+    }
 }
 
 /// The one answer for anything that is not a live link's route.

@@ -7,7 +7,8 @@ use super::convert::{count, parsed, signed, unsigned, unsigned32};
 use crate::store::error::StoreError;
 use crate::store::paths::validate_id;
 use crate::store::types::{
-    AnalysisRow, FindingRow, IndexProgress, JobStatus, NewAnalysis, Progress, StoredResult,
+    AnalysisRow, FindingRow, IndexProgress, Interrupted, JobStatus, NewAnalysis, Progress,
+    StoredResult,
 };
 
 /// The columns [`analysis_from_row`] reads, in its order.
@@ -260,7 +261,7 @@ pub(super) fn requeue(connection: &mut Connection, id: &str) -> Result<(), Store
 pub(super) fn recover_interrupted(
     connection: &mut Connection,
     max_attempts: u32,
-) -> Result<(Vec<String>, Vec<String>), StoreError> {
+) -> Result<Interrupted, StoreError> {
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let interrupted: Vec<(String, u32)> = {
         let mut statement = transaction
@@ -285,12 +286,29 @@ pub(super) fn recover_interrupted(
             failed.push(id);
         }
     }
+    let index_failed: Vec<String> = {
+        let mut statement = transaction.prepare(
+            "SELECT id FROM analyses WHERE status = 'done' AND index_state = 'running' ORDER BY seq",
+        )?;
+        let rows = statement.query_map([], |row| row.get(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    transaction.execute(
+        "UPDATE analyses SET index_state = 'failed', index_bytes_done = 0,
+             index_error = 'interrupted by a stop before the index was finished'
+         WHERE status = 'done' AND index_state = 'running'",
+        [],
+    )?;
     transaction.execute(
         "UPDATE analyses SET index_state = 'pending' WHERE index_state = 'running'",
         [],
     )?;
     transaction.commit()?;
-    Ok((requeued, failed))
+    Ok(Interrupted {
+        requeued,
+        failed,
+        index_failed,
+    })
 }
 
 pub(super) fn result_json(connection: &Connection, id: &str) -> Result<Option<String>, StoreError> {

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::*;
-use crate::store::{IndexState, read_document, write_document};
+use crate::store::{IndexState, Interrupted, read_document, write_document};
 
 fn new_analysis(name: &str) -> NewAnalysis {
     NewAnalysis {
@@ -388,7 +388,10 @@ fn jobs_interrupted_by_a_crash_are_requeued_then_failed() {
     let store = SqliteStore::open(root.path()).unwrap();
     assert_eq!(
         store.recover_interrupted(2).unwrap(),
-        (vec![id.clone()], vec![])
+        Interrupted {
+            requeued: vec![id.clone()],
+            ..Interrupted::default()
+        }
     );
     let row = store.get_analysis(&id).unwrap().unwrap();
     assert_eq!(
@@ -401,12 +404,18 @@ fn jobs_interrupted_by_a_crash_are_requeued_then_failed() {
     let store = SqliteStore::open(root.path()).unwrap();
     assert_eq!(
         store.recover_interrupted(2).unwrap(),
-        (vec![], vec![id.clone()])
+        Interrupted {
+            failed: vec![id.clone()],
+            ..Interrupted::default()
+        }
     );
     let row = store.get_analysis(&id).unwrap().unwrap();
     assert_eq!(row.status, JobStatus::Failed);
     assert_eq!(row.error.as_deref(), Some("interrupted 2 times"));
-    assert_eq!(store.recover_interrupted(2).unwrap(), (vec![], vec![]));
+    assert_eq!(
+        store.recover_interrupted(2).unwrap(),
+        Interrupted::default()
+    );
 }
 
 #[test]

@@ -1,0 +1,490 @@
+//! Nova calls: services, servers, lock, unlock, evacuate, each with the request variant
+//! of the microversion chosen in `versions`, and the answers read into the trait's types.
+
+use std::collections::BTreeMap;
+
+use openstack_sdk::AsyncOpenStack;
+use openstack_sdk::api::compute::v2::{server, service};
+use serde_json::Value;
+
+use super::call::{Call, Service, send, version_headers};
+use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
+use crate::recovery::cloud::{CloudError, ComputeService, Server};
+
+/// The binary of the services the executor acts on.
+const COMPUTE_BINARY: &str = "nova-compute";
+
+/// A builder error (a field the request needs was not set) as a `CloudError`.
+fn built<T, E: std::fmt::Display>(call: &Call, result: Result<T, E>) -> Result<T, CloudError> {
+    result.map_err(|e| call.unexpected(format!("could not build the request: {e}")))
+}
+
+/// `GET /os-services?binary=nova-compute&host=HOST`.
+pub async fn compute_service(
+    session: &AsyncOpenStack,
+    max: Version,
+    host: &str,
+) -> Result<Option<ComputeService>, CloudError> {
+    let call = Call::new(
+        "GET",
+        format!("/os-services?binary={COMPUTE_BINARY}&host={host}"),
+    );
+    let request = built(
+        &call,
+        service::list_20::Request::builder()
+            .binary(COMPUTE_BINARY)
+            .host(host)
+            .headers(version_headers(Service::Compute, versions::compute_read(max)).into_iter())
+            .build(),
+    )?;
+    let body = send(session, &call, request).await?;
+    let services = body
+        .get("services")
+        .and_then(Value::as_array)
+        .ok_or_else(|| call.unexpected("no services list"))?;
+    services
+        .iter()
+        .filter(|s| s.get("host").and_then(Value::as_str) == Some(host))
+        .map(|s| parse_service(&call, s))
+        .next()
+        .transpose()
+}
+
+/// A service from its JSON view.
+pub fn parse_service(call: &Call, value: &Value) -> Result<ComputeService, CloudError> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str);
+    let id = match value.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err(call.unexpected("a service without an id")),
+    };
+    let host = text("host")
+        .ok_or_else(|| call.unexpected("a service without a host"))?
+        .to_string();
+    Ok(ComputeService {
+        id,
+        host,
+        enabled: text("status") != Some("disabled"),
+        up: text("state") == Some("up"),
+        forced_down: value
+            .get("forced_down")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        disabled_reason: text("disabled_reason").map(str::to_string),
+    })
+}
+
+/// The service after a pre-2.53 update, whose answer holds only the fields it set.
+fn merge_partial(service: &ComputeService, answer: &Value) -> ComputeService {
+    let mut merged = service.clone();
+    if let Some(forced) = answer.get("forced_down").and_then(Value::as_bool) {
+        merged.forced_down = forced;
+        if forced {
+            merged.up = false;
+        }
+    }
+    if let Some(status) = answer.get("status").and_then(Value::as_str) {
+        merged.enabled = status != "disabled";
+    }
+    if let Some(reason) = answer.get("disabled_reason") {
+        merged.disabled_reason = reason.as_str().map(str::to_string);
+    }
+    merged
+}
+
+/// Sets `forced_down` on `service`.
+pub async fn force_down(
+    session: &AsyncOpenStack,
+    max: Version,
+    target: &ComputeService,
+    forced_down: bool,
+) -> Result<ComputeService, CloudError> {
+    let (form, version) = versions::service_update(max);
+    let headers = version_headers(Service::Compute, version);
+    match form {
+        ServiceUpdate::ByUuid => {
+            let call = Call::new("PUT", format!("/os-services/{}", target.id));
+            let request = built(
+                &call,
+                service::set_253::Request::builder()
+                    .id(target.id.as_str())
+                    .forced_down(forced_down)
+                    .headers(headers.into_iter())
+                    .build(),
+            )?;
+            let body = send(session, &call, request).await?;
+            service_answer(&call, &body)
+        }
+        ServiceUpdate::ByHost => {
+            let call = Call::new("PUT", "/os-services/force-down");
+            let request = built(
+                &call,
+                service::set_211::Request::builder()
+                    .id("force-down")
+                    .host(target.host.as_str())
+                    .binary(COMPUTE_BINARY)
+                    .forced_down(forced_down)
+                    .headers(headers.into_iter())
+                    .build(),
+            )?;
+            let body = send(session, &call, request).await?;
+            Ok(merge_partial(target, body.get("service").unwrap_or(&body)))
+        }
+        ServiceUpdate::Legacy => Err(CloudError::Status {
+            method: "PUT".into(),
+            path: "/os-services/force-down".into(),
+            status: 404,
+            message: format!(
+                "the cloud's compute API ({}) predates forced_down (2.11)",
+                versions::show(max)
+            ),
+        }),
+    }
+}
+
+/// Disables `service` with `reason`.
+pub async fn disable(
+    session: &AsyncOpenStack,
+    max: Version,
+    target: &ComputeService,
+    reason: &str,
+) -> Result<ComputeService, CloudError> {
+    let (form, version) = versions::service_update(max);
+    let headers = version_headers(Service::Compute, version);
+    if form == ServiceUpdate::ByUuid {
+        let call = Call::new("PUT", format!("/os-services/{}", target.id));
+        let request = built(
+            &call,
+            service::set_253::Request::builder()
+                .id(target.id.as_str())
+                .status(service::set_253::Status::Disabled)
+                .disabled_reason(reason)
+                .headers(headers.into_iter())
+                .build(),
+        )?;
+        let body = send(session, &call, request).await?;
+        return service_answer(&call, &body);
+    }
+    // Before 2.53 `disable-log-reason` takes host and binary; the 2.11 request variant has
+    // exactly that body, and the 2.0 one serves older clouds.
+    let call = Call::new("PUT", "/os-services/disable-log-reason");
+    let body = if form == ServiceUpdate::ByHost {
+        let request = built(
+            &call,
+            service::set_211::Request::builder()
+                .id("disable-log-reason")
+                .host(target.host.as_str())
+                .binary(COMPUTE_BINARY)
+                .disabled_reason(reason)
+                .headers(headers.into_iter())
+                .build(),
+        )?;
+        send(session, &call, request).await?
+    } else {
+        let request = built(
+            &call,
+            service::set_20::Request::builder()
+                .id("disable-log-reason")
+                .host(target.host.as_str())
+                .binary(COMPUTE_BINARY)
+                .disabled_reason(reason)
+                .headers(headers.into_iter())
+                .build(),
+        )?;
+        send(session, &call, request).await?
+    };
+    Ok(merge_partial(target, body.get("service").unwrap_or(&body)))
+}
+
+fn service_answer(call: &Call, body: &Value) -> Result<ComputeService, CloudError> {
+    let service = body
+        .get("service")
+        .ok_or_else(|| call.unexpected("no service in the answer"))?;
+    parse_service(call, service)
+}
+
+/// A server from its admin JSON view.
+pub fn parse_server(call: &Call, value: &Value) -> Result<Server, CloudError> {
+    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_string);
+    let id = text("id").ok_or_else(|| call.unexpected("a server without an id"))?;
+    let metadata: BTreeMap<String, String> = value
+        .get("metadata")
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str().map_or_else(|| v.to_string(), str::to_string),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let volumes = value
+        .get("os-extended-volumes:volumes_attached")
+        .and_then(Value::as_array)
+        .map(|vs| {
+            vs.iter()
+                .filter_map(|v| v.get("id").and_then(Value::as_str).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Server {
+        name: text("name").unwrap_or_default(),
+        status: text("status").unwrap_or_default(),
+        host: text("OS-EXT-SRV-ATTR:host").filter(|h| !h.is_empty()),
+        task_state: text("OS-EXT-STS:task_state"),
+        vm_state: text("OS-EXT-STS:vm_state"),
+        locked: value
+            .get("locked")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        metadata,
+        volumes,
+        id,
+    })
+}
+
+/// The `marker` of a `servers_links` `next` link.
+fn next_marker(body: &Value) -> Option<String> {
+    let links = body.get("servers_links")?.as_array()?;
+    let next = links
+        .iter()
+        .find(|l| l.get("rel").and_then(Value::as_str) == Some("next"))?;
+    let href = next.get("href")?.as_str()?;
+    let query = href.split_once('?')?.1;
+    query.split('&').find_map(|pair| {
+        let (key, value) = pair.split_once('=')?;
+        (key == "marker").then(|| value.to_string())
+    })
+}
+
+/// `GET /servers/detail?all_tenants=1&host=HOST`, every page.
+pub async fn servers_on_host(
+    session: &AsyncOpenStack,
+    max: Version,
+    host: &str,
+) -> Result<Vec<Server>, CloudError> {
+    let mut servers = Vec::new();
+    let mut marker: Option<String> = None;
+    loop {
+        let mut path = format!("/servers/detail?all_tenants=1&host={host}");
+        if let Some(m) = &marker {
+            path.push_str(&format!("&marker={m}"));
+        }
+        let call = Call::new("GET", path);
+        let mut builder = server::list_detailed_21::Request::builder();
+        builder
+            .all_tenants("1")
+            .host(host)
+            .headers(version_headers(Service::Compute, versions::compute_read(max)).into_iter());
+        if let Some(m) = &marker {
+            builder.marker(m.clone());
+        }
+        let request = built(&call, builder.build())?;
+        let body = send(session, &call, request).await?;
+        let page = body
+            .get("servers")
+            .and_then(Value::as_array)
+            .ok_or_else(|| call.unexpected("no servers list"))?;
+        for value in page {
+            servers.push(parse_server(&call, value)?);
+        }
+        match next_marker(&body) {
+            Some(next) if !page.is_empty() && marker.as_ref() != Some(&next) => marker = Some(next),
+            _ => break,
+        }
+    }
+    Ok(servers)
+}
+
+/// `GET /servers/{id}`.
+pub async fn get_server(
+    session: &AsyncOpenStack,
+    max: Version,
+    id: &str,
+) -> Result<Server, CloudError> {
+    let call = Call::new("GET", format!("/servers/{id}"));
+    let request = built(
+        &call,
+        server::get_20::Request::builder()
+            .id(id)
+            .headers(version_headers(Service::Compute, versions::compute_read(max)).into_iter())
+            .build(),
+    )?;
+    let body = send(session, &call, request).await?;
+    let value = body
+        .get("server")
+        .ok_or_else(|| call.unexpected("no server in the answer"))?;
+    parse_server(&call, value)
+}
+
+/// `lock`, with the reason from 2.73.
+pub async fn lock(
+    session: &AsyncOpenStack,
+    max: Version,
+    id: &str,
+    reason: &str,
+) -> Result<(), CloudError> {
+    let call = Call::new("POST", format!("/servers/{id}/action lock"));
+    if versions::lock_with_reason(max) && !reason.is_empty() {
+        let lock = built(
+            &call,
+            server::lock_273::LockBuilder::default()
+                .locked_reason(reason)
+                .build(),
+        )?;
+        let request = built(
+            &call,
+            server::lock_273::Request::builder()
+                .id(id)
+                .lock(lock)
+                .headers(version_headers(Service::Compute, (2, 73)).into_iter())
+                .build(),
+        )?;
+        send(session, &call, request).await?;
+    } else {
+        let request = built(
+            &call,
+            server::lock_21::Request::builder()
+                .id(id)
+                .lock(Value::Null)
+                .headers(version_headers(Service::Compute, (2, 1)).into_iter())
+                .build(),
+        )?;
+        send(session, &call, request).await?;
+    }
+    Ok(())
+}
+
+/// `unlock`.
+pub async fn unlock(session: &AsyncOpenStack, id: &str) -> Result<(), CloudError> {
+    let call = Call::new("POST", format!("/servers/{id}/action unlock"));
+    let request = built(
+        &call,
+        server::unlock_21::Request::builder()
+            .id(id)
+            .unlock(Value::Null)
+            .headers(version_headers(Service::Compute, (2, 1)).into_iter())
+            .build(),
+    )?;
+    send(session, &call, request).await?;
+    Ok(())
+}
+
+/// `evacuate` in the body form of the highest microversion both sides know, up to 2.94
+/// (see [`EvacuateForm`]); no target host, no admin password, and shared storage left to
+/// Nova to find out (2.14+).
+pub async fn evacuate(session: &AsyncOpenStack, max: Version, id: &str) -> Result<(), CloudError> {
+    let call = Call::new("POST", format!("/servers/{id}/action evacuate"));
+    let (form, version) = versions::evacuate_form(max);
+    let headers = version_headers(Service::Compute, version).into_iter();
+    match form {
+        EvacuateForm::V268 => {
+            let body = built(
+                &call,
+                server::evacuate_268::EvacuateBuilder::default().build(),
+            )?;
+            let request = server::evacuate_268::Request::builder()
+                .id(id)
+                .evacuate(body)
+                .headers(headers)
+                .build();
+            send(session, &call, built(&call, request)?).await?;
+        }
+        EvacuateForm::V229 => {
+            let body = built(
+                &call,
+                server::evacuate_229::EvacuateBuilder::default().build(),
+            )?;
+            let request = server::evacuate_229::Request::builder()
+                .id(id)
+                .evacuate(body)
+                .headers(headers)
+                .build();
+            send(session, &call, built(&call, request)?).await?;
+        }
+        EvacuateForm::V214 => {
+            let body = built(
+                &call,
+                server::evacuate_214::EvacuateBuilder::default().build(),
+            )?;
+            let request = server::evacuate_214::Request::builder()
+                .id(id)
+                .evacuate(body)
+                .headers(headers)
+                .build();
+            send(session, &call, built(&call, request)?).await?;
+        }
+        EvacuateForm::V21 => {
+            // Before 2.14 the caller states whether the disk is on shared storage; false
+            // rebuilds from the image or the volume, which is right for both.
+            let body = built(
+                &call,
+                server::evacuate_20::EvacuateBuilder::default()
+                    .on_shared_storage(false)
+                    .build(),
+            )?;
+            let request = server::evacuate_20::Request::builder()
+                .id(id)
+                .evacuate(body)
+                .headers(headers)
+                .build();
+            send(session, &call, built(&call, request)?).await?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_server_reads_from_the_admin_view() {
+        let call = Call::new("GET", "/servers/x");
+        let server = parse_server(
+            &call,
+            &json!({"id": "s1", "name": "web", "status": "ACTIVE",
+                "OS-EXT-SRV-ATTR:host": "compute-1", "OS-EXT-STS:task_state": null,
+                "OS-EXT-STS:vm_state": "active", "locked": true,
+                "metadata": {"HA_Enabled": "True"},
+                "os-extended-volumes:volumes_attached": [{"id": "v1", "delete_on_termination": false}]}),
+        )
+        .unwrap();
+        assert_eq!(server.host.as_deref(), Some("compute-1"));
+        assert!(server.locked);
+        assert_eq!(server.task_state, None);
+        assert_eq!(server.metadata["HA_Enabled"], "True");
+        assert_eq!(server.volumes, vec!["v1".to_string()]);
+    }
+
+    #[test]
+    fn service_ids_are_integers_before_253_and_uuids_after() {
+        let call = Call::new("GET", "/os-services");
+        let old = parse_service(
+            &call,
+            &json!({"id": 7, "host": "c1", "status": "disabled", "state": "down", "disabled_reason": "x"}),
+        )
+        .unwrap();
+        assert_eq!(old.id, "7");
+        assert!(!old.enabled && !old.up && !old.forced_down);
+        let new = parse_service(
+            &call,
+            &json!({"id": "4f9c", "host": "c1", "status": "enabled", "state": "up", "forced_down": true}),
+        )
+        .unwrap();
+        assert_eq!(new.id, "4f9c");
+        assert!(new.enabled && new.up && new.forced_down);
+    }
+
+    #[test]
+    fn the_next_page_marker_comes_from_servers_links() {
+        let body = json!({"servers": [], "servers_links": [{"rel": "next",
+            "href": "http://n/v2.1/servers/detail?all_tenants=1&limit=1000&marker=abc"}]});
+        assert_eq!(next_marker(&body).as_deref(), Some("abc"));
+        assert_eq!(next_marker(&json!({"servers": []})), None);
+    }
+}

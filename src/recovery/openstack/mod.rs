@@ -1,0 +1,187 @@
+//! The executor's [`Cloud`] on a real OpenStack, through `openstack_sdk`: the cloud found
+//! as the `openstack` CLI finds it (`connect`), Keystone auth by password or application
+//! credential, microversions chosen from what the cloud announces (`versions`), Nova and
+//! Cinder calls (`compute`, `volume`) with errors that name the call (`call`).
+
+pub mod call;
+pub mod compute;
+pub mod connect;
+pub mod versions;
+pub mod volume;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use openstack_sdk::api::AsyncClient;
+use openstack_sdk::types::ServiceType;
+use openstack_sdk::{AsyncOpenStack, OpenStackError};
+
+pub use connect::{ConnectOptions, ResolvedCloud};
+
+use self::call::error_chain;
+use crate::recovery::cloud::{
+    Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
+};
+
+/// How long one request may take before it counts as a connection failure.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A signed-in session on one cloud.
+#[derive(Debug, Clone)]
+pub struct OpenStack {
+    session: AsyncOpenStack,
+    versions: CloudVersions,
+    source: String,
+}
+
+impl OpenStack {
+    /// Finds the cloud (`options`, then `OS_CLOUD`, then `OS_*`), signs in to Keystone and
+    /// reads Nova's and Cinder's microversion ranges.
+    pub async fn connect(options: ConnectOptions) -> Result<OpenStack, CloudError> {
+        Self::connect_with_env(&options, &connect::process_env()).await
+    }
+
+    /// [`OpenStack::connect`] with the environment given as a map.
+    pub async fn connect_with_env(
+        options: &ConnectOptions,
+        env: &BTreeMap<String, String>,
+    ) -> Result<OpenStack, CloudError> {
+        // The registry build of openstack_sdk generates an empty list of auth plugins, so
+        // the application-credential one is only linked if something names it.
+        std::hint::black_box(&openstack_sdk_auth_applicationcredential::ANCHOR);
+        let resolved = connect::resolve(options, env)?;
+        let auth_url = resolved
+            .config
+            .auth
+            .as_ref()
+            .and_then(|a| a.auth_url.clone())
+            .ok_or_else(|| CloudError::Config(format!("{}: no auth_url", resolved.source)))?;
+        // No on-disk token or discovery cache (`~/.osc`): a recovery tool must not act on
+        // a stale catalog, and tokens should not outlive the command.
+        let session = AsyncOpenStack::builder(&resolved.config)
+            .disable_auth_cache(true)
+            .http_timeout(REQUEST_TIMEOUT)
+            .connect()
+            .await
+            .map_err(|e| connect_error(&auth_url, e))?;
+        let compute_max = discovered_version(&session, ServiceType::Compute).await?;
+        // A cloud without Cinder: volume calls fail when made, host recovery of
+        // image-backed servers still works.
+        let volume_max = discovered_version(&session, ServiceType::BlockStorage)
+            .await
+            .unwrap_or((3, 0));
+        Ok(OpenStack {
+            session,
+            versions: CloudVersions {
+                compute_max,
+                volume_max,
+            },
+            source: resolved.source,
+        })
+    }
+
+    /// Where the configuration came from: `cloud 'prod' of /etc/openstack/clouds.yaml`.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+}
+
+/// The version document's `version` of `service` (its maximum microversion).
+async fn discovered_version(
+    session: &AsyncOpenStack,
+    service: ServiceType,
+) -> Result<(u32, u32), CloudError> {
+    let name = service.to_string();
+    session
+        .discover_service_endpoint(&service)
+        .await
+        .map_err(|e| CloudError::Unexpected {
+            method: "GET".into(),
+            path: format!("{name} version document"),
+            message: error_chain(&e),
+        })?;
+    let endpoint = session
+        .get_service_endpoint(&service, None)
+        .await
+        .map_err(|e| CloudError::Unexpected {
+            method: "GET".into(),
+            path: format!("{name} endpoint"),
+            message: error_chain(&e),
+        })?;
+    let version = endpoint.version();
+    Ok((u32::from(version.major), u32::from(version.minor)))
+}
+
+/// A failure to sign in: configuration problems stay `Config`, the rest is `Auth`.
+fn connect_error(auth_url: &str, error: OpenStackError) -> CloudError {
+    match &error {
+        OpenStackError::ConfigError { .. } | OpenStackError::IOWithPath { .. } => {
+            CloudError::Config(error_chain(&error))
+        }
+        _ => CloudError::Auth(format!("keystone at {auth_url}: {}", error_chain(&error))),
+    }
+}
+
+impl Cloud for OpenStack {
+    fn versions(&self) -> CloudVersions {
+        self.versions
+    }
+
+    async fn compute_service(&self, host: &str) -> Result<Option<ComputeService>, CloudError> {
+        compute::compute_service(&self.session, self.versions.compute_max, host).await
+    }
+
+    async fn force_down(
+        &self,
+        service: &ComputeService,
+        forced_down: bool,
+    ) -> Result<ComputeService, CloudError> {
+        compute::force_down(
+            &self.session,
+            self.versions.compute_max,
+            service,
+            forced_down,
+        )
+        .await
+    }
+
+    async fn disable(
+        &self,
+        service: &ComputeService,
+        reason: &str,
+    ) -> Result<ComputeService, CloudError> {
+        compute::disable(&self.session, self.versions.compute_max, service, reason).await
+    }
+
+    async fn servers_on_host(&self, host: &str) -> Result<Vec<Server>, CloudError> {
+        compute::servers_on_host(&self.session, self.versions.compute_max, host).await
+    }
+
+    async fn server(&self, id: &str) -> Result<Server, CloudError> {
+        compute::get_server(&self.session, self.versions.compute_max, id).await
+    }
+
+    async fn lock(&self, id: &str, reason: &str) -> Result<(), CloudError> {
+        compute::lock(&self.session, self.versions.compute_max, id, reason).await
+    }
+
+    async fn unlock(&self, id: &str) -> Result<(), CloudError> {
+        compute::unlock(&self.session, id).await
+    }
+
+    async fn evacuate(&self, id: &str) -> Result<(), CloudError> {
+        compute::evacuate(&self.session, self.versions.compute_max, id).await
+    }
+
+    async fn volume(&self, id: &str) -> Result<Volume, CloudError> {
+        volume::get_volume(&self.session, self.versions.volume_max, id).await
+    }
+
+    async fn clear_attachment(
+        &self,
+        volume: &Volume,
+        attachment: &VolumeAttachment,
+    ) -> Result<(), CloudError> {
+        volume::clear_attachment(&self.session, self.versions.volume_max, volume, attachment).await
+    }
+}
