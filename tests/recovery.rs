@@ -631,3 +631,77 @@ async fn the_loop_closes_a_race_in_the_sim_analyzed_then_remediated() {
     }
     bench.sim.shutdown().await;
 }
+
+/// evacdoc killed mid-run: the next start marks the recovery and its open move failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_run_is_marked_failed_at_the_next_start() {
+    let toml = scenario_file("sru-nova-503.toml").replace("rebuild_s = 3", "rebuild_s = 60");
+    let mut scenario = Scenario::parse(&toml).unwrap();
+    scenario.faults.clear();
+    let bench = Bench::start(scenario, false).await;
+    let data = bench.dir.path().join("data-killed");
+    let args = [
+        "recover",
+        "host",
+        "compute-1",
+        "--cloud",
+        "evacdoc-sim",
+        "--apply",
+        "--data",
+        data.to_str().unwrap(),
+        "--poll-interval",
+        "0.05",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+        .args(args)
+        .env("OS_CLIENT_CONFIG_FILE", bench.clouds_yaml())
+        .env_remove("OS_CLOUD")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the move is under way (the evacuation takes 60 s), then kill -9.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let server = bench.cloud.server(SRU_VM).await.unwrap();
+        if server.task_state.is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the run never evacuated");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // The next start (a dry run does not open the journal; an apply does).
+    let (second, _, stderr) = tokio::task::block_in_place(|| {
+        let mut again: Vec<&str> = args.to_vec();
+        again.extend(["--rebuild-timeout", "0.2", "--format", "json"]);
+        command_json(&bench, &again)
+    });
+    assert!(
+        stderr.contains("recovery 1 had been interrupted"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("released the lock recovery 1 left on {SRU_VM}")),
+        "{stderr}"
+    );
+    let store = SqliteStore::open(&data).unwrap();
+    let killed = evacdoc::store::RecoveryJournal::recovery(&store, 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(killed.status, RecoveryStatus::Failed);
+    assert_closed(&killed);
+    assert!(
+        killed.moves[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("interrupted")
+    );
+    // The lock the killed run left (evacdoc's reason) was released by the next one.
+    let server = bench.cloud.server(SRU_VM).await.unwrap();
+    assert!(!server.locked, "{server:?}\n{second}");
+    bench.sim.shutdown().await;
+}

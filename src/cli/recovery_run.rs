@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
+use evacdoc::recovery::apply::release_left_locks;
 use evacdoc::recovery::openstack::{ConnectOptions, OpenStack};
 use evacdoc::recovery::plan::PlanError;
 use evacdoc::recovery::{
@@ -136,6 +137,22 @@ pub fn recover(
                 .with_context(|| format!("{}: cannot open the store", args.data.display()))?;
             for id in store.repair_interrupted_recoveries()? {
                 eprintln!("evacdoc: recovery {id} had been interrupted; it is now marked failed");
+                // Its moves that were open may still hold evacdoc's lock.
+                let open: Vec<String> = store
+                    .recovery(id)?
+                    .map(|row| row.moves)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|m| {
+                        m.message
+                            .as_deref()
+                            .is_some_and(|t| t.starts_with("interrupted"))
+                    })
+                    .map(|m| m.instance)
+                    .collect();
+                for instance in release_left_locks(&cloud, &open, &options.retry).await {
+                    eprintln!("evacdoc: released the lock recovery {id} left on {instance}");
+                }
             }
             Some(store)
         } else {

@@ -9,12 +9,9 @@ use std::time::Instant;
 use futures_util::stream::{self, StreamExt};
 
 use super::cloud::{Cloud, Server};
-use super::options::RecoveryOptions;
+use super::options::{LOCK_REASON, RecoveryOptions};
 use super::plan::{Plan, PlannedMove};
 use crate::store::{MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, StoreError};
-
-/// The lock reason Nova shows (2.73+), so an operator knows who holds it.
-const LOCK_REASON: &str = "evacdoc: evacuating from a failed host";
 
 /// Why a run stopped without a journaled end: only the journal itself failing.
 #[derive(Debug, thiserror::Error)]
@@ -112,6 +109,32 @@ where
         Some(error) => Err(error.into()),
         None => Ok(ended),
     }
+}
+
+/// After a killed run: releases the locks evacdoc holds (its lock reason, 2.73+) on
+/// `instances`, wherever they are now. Returns the ones released; errors are logged.
+pub async fn release_left_locks<C: Cloud>(
+    cloud: &C,
+    instances: &[String],
+    retry: &super::retry::RetryPolicy,
+) -> Vec<String> {
+    let mut released = Vec::new();
+    for id in instances {
+        let ours = match retry.run("server", || cloud.server(id)).await {
+            Ok(server) => server.locked && server.locked_reason.as_deref() == Some(LOCK_REASON),
+            Err(error) => {
+                tracing::warn!(instance = %id, %error, "cannot read a server a killed run moved");
+                false
+            }
+        };
+        if ours {
+            match retry.run("unlock", || cloud.unlock(id)).await {
+                Ok(()) => released.push(id.clone()),
+                Err(error) => tracing::warn!(instance = %id, %error, "cannot release its lock"),
+            }
+        }
+    }
+    released
 }
 
 enum HostOutcome {

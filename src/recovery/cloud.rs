@@ -33,6 +33,8 @@ pub struct Server {
     /// `OS-EXT-STS:vm_state`.
     pub vm_state: Option<String>,
     pub locked: bool,
+    /// Why, from microversion 2.73 (`locked_reason`).
+    pub locked_reason: Option<String>,
     pub metadata: BTreeMap<String, String>,
     /// Volume ids of `os-extended-volumes:volumes_attached`.
     pub volumes: Vec<String>,

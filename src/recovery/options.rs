@@ -9,6 +9,10 @@ use super::retry::RetryPolicy;
 /// Masakari's `[host_failure] service_disable_reason`, prefixed so an operator sees who did it.
 pub const DISABLE_REASON: &str = "evacdoc: host failed, instances evacuated";
 
+/// The lock reason Nova shows (2.73+): who holds the lock, and how a later run knows a
+/// lock left by a killed evacdoc run is its own to release.
+pub const LOCK_REASON: &str = "evacdoc: evacuating from a failed host";
+
 /// Which instances of the failed host to move.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {

@@ -47,7 +47,8 @@ pub struct PlannedMove {
     pub source: String,
     /// Its status now (`ACTIVE`, `SHUTOFF`, `ERROR`).
     pub status: String,
-    /// Locked already (by someone else): the run leaves the lock as it is.
+    /// Locked already by someone else: the run leaves the lock as it is. A lock with
+    /// evacdoc's reason (a killed run's) is taken as the run's own, and released.
     pub locked: bool,
     pub attachments: Vec<AttachmentToClear>,
     /// An evacuation is already under way (task state `rebuilding`, held by its volume):
@@ -129,7 +130,8 @@ pub async fn plan<C: Cloud>(
             name: server.name,
             source: host.to_owned(),
             status: server.status,
-            locked: server.locked,
+            locked: server.locked
+                && server.locked_reason.as_deref() != Some(super::options::LOCK_REASON),
             attachments,
             ignored,
         });

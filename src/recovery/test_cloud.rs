@@ -52,6 +52,7 @@ pub fn server(id: &str, name: &str, ha: bool, volumes: &[&str]) -> Server {
         task_state: None,
         vm_state: Some("active".to_owned()),
         locked: false,
+        locked_reason: None,
         metadata,
         volumes: volumes.iter().map(|v| (*v).to_owned()).collect(),
     }
@@ -176,7 +177,7 @@ impl Cloud for TestCloud {
             .ok_or_else(|| not_found(id))
     }
 
-    async fn lock(&self, id: &str, _reason: &str) -> Result<(), CloudError> {
+    async fn lock(&self, id: &str, reason: &str) -> Result<(), CloudError> {
         let mut state = self.call("lock", id)?;
         let server = state
             .servers
@@ -184,6 +185,7 @@ impl Cloud for TestCloud {
             .find(|s| s.id == id)
             .ok_or_else(|| not_found(id))?;
         server.locked = true;
+        server.locked_reason = Some(reason.to_owned());
         Ok(())
     }
 
@@ -195,6 +197,7 @@ impl Cloud for TestCloud {
             .find(|s| s.id == id)
             .ok_or_else(|| not_found(id))?;
         server.locked = false;
+        server.locked_reason = None;
         Ok(())
     }
 

@@ -243,3 +243,20 @@ fn a_server_has_arrived_in_its_state_on_another_host_or_failed_in_error() {
     s.status = "ERROR".into();
     assert!(arrived(&s, "compute-1", "ACTIVE").unwrap().is_err());
 }
+
+#[tokio::test]
+async fn a_lock_left_by_a_killed_evacdoc_run_is_released_one_of_someone_else_is_kept() {
+    let cloud = cloud(false);
+    {
+        let mut state = cloud.state.lock().unwrap();
+        state.servers[0].locked = true;
+        state.servers[0].locked_reason = Some(crate::recovery::options::LOCK_REASON.to_owned());
+        state.servers[1].locked = true;
+        state.servers[1].locked_reason = Some("ops: do not touch".to_owned());
+    }
+    let row = run(&cloud, &options(false)).await;
+    assert_eq!(row.status, RecoveryStatus::Finished);
+    let state = cloud.state.lock().unwrap();
+    assert!(!state.servers[0].locked);
+    assert!(state.servers[1].locked);
+}

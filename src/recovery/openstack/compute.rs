@@ -240,6 +240,7 @@ pub fn parse_server(call: &Call, value: &Value) -> Result<Server, CloudError> {
             .get("locked")
             .and_then(Value::as_bool)
             .unwrap_or(false),
+        locked_reason: text("locked_reason"),
         metadata,
         volumes,
         id,
