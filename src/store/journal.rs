@@ -149,7 +149,7 @@ pub trait RecoveryJournal: Send + Sync {
         moves: &[(String, String)],
     ) -> Result<i64, StoreError>;
     /// Records a move's progress. A move that has ended is not changed again
-    /// ([`StoreError::RecoveryMoveClosed`]).
+    /// ([`StoreError::MoveEnded`]).
     fn update_move(
         &self,
         recovery: i64,
