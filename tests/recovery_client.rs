@@ -284,6 +284,23 @@ async fn servers_on_host_are_exactly_the_hosts_with_metadata_locks_and_volumes()
 }
 
 #[tokio::test]
+async fn servers_on_host_reads_every_page() {
+    let toml = scenario("").replace("[nova]\n", "[nova]\nmax_limit = 1\n");
+    let fixture = Fixture::start(&toml).await;
+    let cloud = fixture.connect().await;
+    let mut ids: Vec<String> = cloud
+        .servers_on_host("compute-1")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [VM1, VM2]);
+    fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
 async fn evacuate_is_refused_while_nova_sees_the_source_up_and_goes_after_force_down() {
     let fixture = Fixture::start(&scenario("")).await;
     let cloud = fixture.connect().await;
