@@ -62,6 +62,12 @@ impl Call {
         }
     }
 
+    /// A request builder's result; a builder error (a field the request needs was not
+    /// set) is an `Unexpected` of this call.
+    pub fn built<T, E: std::fmt::Display>(&self, result: Result<T, E>) -> Result<T, CloudError> {
+        result.map_err(|e| self.unexpected(format!("could not build the request: {e}")))
+    }
+
     pub fn unexpected(&self, message: impl Into<String>) -> CloudError {
         CloudError::Unexpected {
             method: self.method.into(),

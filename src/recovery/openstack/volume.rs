@@ -9,10 +9,6 @@ use super::call::{Call, Service, send, version_headers};
 use super::versions::{self, Version};
 use crate::recovery::cloud::{CloudError, Volume, VolumeAttachment};
 
-fn built<T, E: std::fmt::Display>(call: &Call, result: Result<T, E>) -> Result<T, CloudError> {
-    result.map_err(|e| call.unexpected(format!("could not build the request: {e}")))
-}
-
 /// A volume from its JSON view.
 pub fn parse_volume(call: &Call, value: &Value) -> Result<Volume, CloudError> {
     let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
@@ -52,8 +48,7 @@ pub async fn get_volume(
     id: &str,
 ) -> Result<Volume, CloudError> {
     let call = Call::new("GET", format!("/volumes/{id}"));
-    let request = built(
-        &call,
+    let request = call.built(
         volume::get::Request::builder()
             .id(id)
             .headers(version_headers(Service::Volume, versions::volume_read(max)).into_iter())
@@ -99,8 +94,7 @@ async fn delete_attachment(
         "DELETE",
         format!("/attachments/{}", attachment.attachment_id),
     );
-    let request = built(
-        &call,
+    let request = call.built(
         attachment::delete_327::Request::builder()
             .id(attachment.attachment_id.as_str())
             .headers(version_headers(Service::Volume, (3, 27)).into_iter())
@@ -119,14 +113,12 @@ async fn force_detach(
         "POST",
         format!("/volumes/{}/action os-force_detach", target.id),
     );
-    let body = built(
-        &call,
+    let body = call.built(
         volume::os_force_detach::OsForceDetachBuilder::default()
             .attachment_id(Some(attachment.attachment_id.clone().into()))
             .build(),
     )?;
-    let request = built(
-        &call,
+    let request = call.built(
         volume::os_force_detach::Request::builder()
             .id(target.id.as_str())
             .os_force_detach(body)
