@@ -3,11 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use openstack_sdk::AsyncOpenStack;
 use openstack_sdk::api::compute::v2::{server, service};
 use serde_json::Value;
 
-use super::call::{Call, Service, send, version_headers};
+use super::call::{Api, Call, Service, send, version_headers};
 use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
 use crate::recovery::cloud::{CloudError, ComputeService, Server};
 
@@ -16,7 +15,7 @@ const COMPUTE_BINARY: &str = "nova-compute";
 
 /// `GET /os-services?binary=nova-compute&host=HOST`.
 pub async fn compute_service(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     host: &str,
 ) -> Result<Option<ComputeService>, CloudError> {
@@ -88,7 +87,7 @@ fn merge_partial(service: &ComputeService, answer: &Value) -> ComputeService {
 
 /// Sets `forced_down` on `service`.
 pub async fn force_down(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     target: &ComputeService,
     forced_down: bool,
@@ -136,7 +135,7 @@ pub async fn force_down(
 
 /// Disables `service` with `reason`.
 pub async fn disable(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     target: &ComputeService,
     reason: &str,
@@ -251,7 +250,7 @@ fn next_marker(body: &Value) -> Option<String> {
 
 /// `GET /servers/detail?all_tenants=1&host=HOST`, every page.
 pub async fn servers_on_host(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     host: &str,
 ) -> Result<Vec<Server>, CloudError> {
@@ -289,11 +288,7 @@ pub async fn servers_on_host(
 }
 
 /// `GET /servers/{id}`.
-pub async fn get_server(
-    session: &AsyncOpenStack,
-    max: Version,
-    id: &str,
-) -> Result<Server, CloudError> {
+pub async fn get_server(session: &Api, max: Version, id: &str) -> Result<Server, CloudError> {
     let call = Call::new("GET", format!("/servers/{id}"));
     let request = call.built(
         server::get_20::Request::builder()
@@ -309,12 +304,7 @@ pub async fn get_server(
 }
 
 /// `lock`, with the reason from 2.73.
-pub async fn lock(
-    session: &AsyncOpenStack,
-    max: Version,
-    id: &str,
-    reason: &str,
-) -> Result<(), CloudError> {
+pub async fn lock(session: &Api, max: Version, id: &str, reason: &str) -> Result<(), CloudError> {
     let call = Call::new("POST", format!("/servers/{id}/action lock"));
     if versions::lock_with_reason(max) && !reason.is_empty() {
         let lock = call.built(
@@ -344,7 +334,7 @@ pub async fn lock(
 }
 
 /// `unlock`.
-pub async fn unlock(session: &AsyncOpenStack, id: &str) -> Result<(), CloudError> {
+pub async fn unlock(session: &Api, id: &str) -> Result<(), CloudError> {
     let call = Call::new("POST", format!("/servers/{id}/action unlock"));
     let request = call.built(
         server::unlock_21::Request::builder()
@@ -360,7 +350,7 @@ pub async fn unlock(session: &AsyncOpenStack, id: &str) -> Result<(), CloudError
 /// `evacuate` in the body form of the highest microversion both sides know, up to 2.94
 /// (see [`EvacuateForm`]); no target host, no admin password, and shared storage left to
 /// Nova to find out (2.14+).
-pub async fn evacuate(session: &AsyncOpenStack, max: Version, id: &str) -> Result<(), CloudError> {
+pub async fn evacuate(session: &Api, max: Version, id: &str) -> Result<(), CloudError> {
     let call = Call::new("POST", format!("/servers/{id}/action evacuate"));
     let (form, version) = versions::evacuate_form(max);
     let headers = version_headers(Service::Compute, version).into_iter();
