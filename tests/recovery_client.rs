@@ -70,24 +70,26 @@ host = "compute-2"
 /// A running simulator and a clouds.yaml for it.
 struct Fixture {
     sim: RunningSim,
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     clouds: PathBuf,
 }
 
 impl Fixture {
+    /// The simulator of `toml`, its logs under `logs/` of the fixture's folder.
     async fn start(toml: &str) -> Fixture {
         let scenario = Scenario::parse(toml).unwrap();
-        let sim = start(scenario.clone(), "127.0.0.1:0".parse().unwrap(), None)
-            .await
-            .unwrap();
         let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        let sim = start(
+            scenario.clone(),
+            "127.0.0.1:0".parse().unwrap(),
+            Some(&logs),
+        )
+        .await
+        .unwrap();
         let clouds = dir.path().join("clouds.yaml");
         std::fs::write(&clouds, clouds_yaml(&scenario, &sim.auth_url())).unwrap();
-        Fixture {
-            sim,
-            _dir: dir,
-            clouds,
-        }
+        Fixture { sim, dir, clouds }
     }
 
     fn options(&self, cloud: &str) -> ConnectOptions {
@@ -167,6 +169,27 @@ async fn password_and_application_credential_clouds_connect() {
     let servers = by_credential.servers_on_host("compute-2").await.unwrap();
     assert_eq!(servers.len(), 1);
     fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn every_call_carries_the_sessions_global_request_id_and_user_agent() {
+    let fixture = Fixture::start(&scenario("")).await;
+    let cloud = fixture.connect().await;
+    let global = cloud.global_request_id().to_string();
+    assert!(global.starts_with("req-") && global.len() == 40, "{global}");
+    cloud.server(VM3).await.unwrap();
+    cloud.volume(VOL1).await.unwrap();
+    fixture.sim.shutdown().await;
+    let controller = fixture.dir.path().join("logs/controller-0/var/log");
+    let nova_api = std::fs::read_to_string(controller.join("nova/nova-api-wsgi.log")).unwrap();
+    let line = nova_api
+        .lines()
+        .find(|l| l.contains(&format!("GET /compute/v2.1/servers/{VM3}")))
+        .unwrap();
+    assert!(line.contains(&format!("[{global} req-")), "{line}");
+    let access = std::fs::read_to_string(controller.join("apache2/cinder_access.log")).unwrap();
+    let line = access.lines().find(|l| l.contains(VOL1)).unwrap();
+    assert!(line.contains("\"evacdoc/"), "{line}");
 }
 
 #[tokio::test]
@@ -280,6 +303,23 @@ async fn servers_on_host_are_exactly_the_hosts_with_metadata_locks_and_volumes()
     assert!(listed.iter().any(|s| s.id == VM1 && s.locked));
     cloud.unlock(VM1).await.unwrap();
     assert!(!cloud.server(VM1).await.unwrap().locked);
+    fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn servers_on_host_reads_every_page() {
+    let toml = scenario("").replace("[nova]\n", "[nova]\nmax_limit = 1\n");
+    let fixture = Fixture::start(&toml).await;
+    let cloud = fixture.connect().await;
+    let mut ids: Vec<String> = cloud
+        .servers_on_host("compute-1")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    ids.sort();
+    assert_eq!(ids, [VM1, VM2]);
     fixture.sim.shutdown().await;
 }
 

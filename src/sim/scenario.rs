@@ -84,6 +84,8 @@ pub struct NovaConfig {
     pub max_microversion: String,
     /// The controller host whose logs hold nova-api, nova-conductor and Apache.
     pub controller: String,
+    /// Nova's `[api] max_limit`: the most servers one list page holds.
+    pub max_limit: usize,
 }
 
 impl Default for NovaConfig {
@@ -93,6 +95,7 @@ impl Default for NovaConfig {
             report_interval: 10.0,
             max_microversion: "2.95".into(),
             controller: "controller-0".into(),
+            max_limit: 1000,
         }
     }
 }
@@ -258,6 +261,9 @@ impl Scenario {
                 self.cinder.max_microversion
             )
         })?;
+        if self.nova.max_limit == 0 {
+            return Err("nova.max_limit must be at least 1".into());
+        }
         if !(self.nova.report_interval > 0.0 && self.nova.service_down_time > 0.0) {
             return Err("nova.report_interval and nova.service_down_time must be positive".into());
         }

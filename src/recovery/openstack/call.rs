@@ -2,9 +2,15 @@
 //! its answer or failure as a [`CloudError`] naming the method, the path, the status and
 //! the cloud's own message.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
 use bytes::Bytes;
-use http::{HeaderName, HeaderValue, Response};
-use openstack_sdk::api::{ApiError, QueryAsync, RestEndpoint, raw};
+use http::{HeaderMap, HeaderName, HeaderValue, Response};
+use openstack_sdk::api::rest_endpoint_prelude::{
+    ApiVersion, BodyError, QueryParams, RestEndpoint, ServiceType,
+};
+use openstack_sdk::api::{ApiError, QueryAsync, raw};
 use openstack_sdk::{AsyncOpenStack, RestError};
 use serde_json::Value;
 
@@ -62,6 +68,12 @@ impl Call {
         }
     }
 
+    /// A request builder's result; a builder error (a field the request needs was not
+    /// set) is an `Unexpected` of this call.
+    pub fn built<T, E: std::fmt::Display>(&self, result: Result<T, E>) -> Result<T, CloudError> {
+        result.map_err(|e| self.unexpected(format!("could not build the request: {e}")))
+    }
+
     pub fn unexpected(&self, message: impl Into<String>) -> CloudError {
         CloudError::Unexpected {
             method: self.method.into(),
@@ -71,18 +83,85 @@ impl Call {
     }
 }
 
+/// A signed-in session and the global request id every call carries, so the clouds'
+/// logs (and `evacdoc analyze` of them) tie the calls of one recovery together.
+#[derive(Debug, Clone)]
+pub struct Api {
+    pub session: AsyncOpenStack,
+    /// `req-<uuid>`, sent as `X-OpenStack-Request-ID`.
+    pub global_request_id: String,
+}
+
+impl Api {
+    pub fn new(session: AsyncOpenStack) -> Api {
+        Api {
+            session,
+            global_request_id: format!("req-{}", uuid::Uuid::new_v4()),
+        }
+    }
+}
+
+/// A request with extra headers: everything else is the wrapped request's.
+struct WithHeaders<E> {
+    inner: E,
+    headers: HeaderMap,
+}
+
+impl<E: RestEndpoint> RestEndpoint for WithHeaders<E> {
+    fn method(&self) -> http::Method {
+        self.inner.method()
+    }
+    fn endpoint(&self) -> Cow<'static, str> {
+        self.inner.endpoint()
+    }
+    fn service_type(&self) -> ServiceType {
+        self.inner.service_type()
+    }
+    fn parameters(&self) -> QueryParams<'_> {
+        self.inner.parameters()
+    }
+    fn body(&self) -> Result<Option<(&'static str, Vec<u8>)>, BodyError> {
+        self.inner.body()
+    }
+    fn response_key(&self) -> Option<Cow<'static, str>> {
+        self.inner.response_key()
+    }
+    fn response_list_item_key(&self) -> Option<Cow<'static, str>> {
+        self.inner.response_list_item_key()
+    }
+    fn response_headers(&self) -> HashMap<&str, &str> {
+        self.inner.response_headers()
+    }
+    fn request_headers(&self) -> Option<&HeaderMap> {
+        Some(&self.headers)
+    }
+    fn api_version(&self) -> Option<ApiVersion> {
+        self.inner.api_version()
+    }
+    fn min_version(&self) -> Option<ApiVersion> {
+        self.inner.min_version()
+    }
+    fn max_version(&self) -> Option<ApiVersion> {
+        self.inner.max_version()
+    }
+}
+
 /// Sends `endpoint` and returns the body of a 2xx answer (JSON, or `Null` when empty).
-pub async fn send<E>(
-    session: &AsyncOpenStack,
-    call: &Call,
-    endpoint: E,
-) -> Result<Value, CloudError>
+pub async fn send<E>(api: &Api, call: &Call, endpoint: E) -> Result<Value, CloudError>
 where
     E: RestEndpoint + Sync + Send,
 {
+    let mut headers = endpoint.request_headers().cloned().unwrap_or_default();
+    if let Ok(id) = HeaderValue::from_str(&api.global_request_id) {
+        headers.insert(HeaderName::from_static("x-openstack-request-id"), id);
+    }
+    let endpoint = WithHeaders {
+        inner: endpoint,
+        headers,
+    };
     let response: Response<Bytes> = raw(endpoint)
         .skip_error_check(true)
-        .query_async(session)
+        .query_async(&api.session)
         .await
         .map_err(|e| from_api_error(call, e))?;
     let status = response.status().as_u16();

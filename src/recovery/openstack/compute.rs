@@ -3,25 +3,19 @@
 
 use std::collections::BTreeMap;
 
-use openstack_sdk::AsyncOpenStack;
 use openstack_sdk::api::compute::v2::{server, service};
 use serde_json::Value;
 
-use super::call::{Call, Service, send, version_headers};
+use super::call::{Api, Call, Service, send, version_headers};
 use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
 use crate::recovery::cloud::{CloudError, ComputeService, Server};
 
 /// The binary of the services the executor acts on.
 const COMPUTE_BINARY: &str = "nova-compute";
 
-/// A builder error (a field the request needs was not set) as a `CloudError`.
-fn built<T, E: std::fmt::Display>(call: &Call, result: Result<T, E>) -> Result<T, CloudError> {
-    result.map_err(|e| call.unexpected(format!("could not build the request: {e}")))
-}
-
 /// `GET /os-services?binary=nova-compute&host=HOST`.
 pub async fn compute_service(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     host: &str,
 ) -> Result<Option<ComputeService>, CloudError> {
@@ -29,8 +23,7 @@ pub async fn compute_service(
         "GET",
         format!("/os-services?binary={COMPUTE_BINARY}&host={host}"),
     );
-    let request = built(
-        &call,
+    let request = call.built(
         service::list_20::Request::builder()
             .binary(COMPUTE_BINARY)
             .host(host)
@@ -94,7 +87,7 @@ fn merge_partial(service: &ComputeService, answer: &Value) -> ComputeService {
 
 /// Sets `forced_down` on `service`.
 pub async fn force_down(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     target: &ComputeService,
     forced_down: bool,
@@ -104,8 +97,7 @@ pub async fn force_down(
     match form {
         ServiceUpdate::ByUuid => {
             let call = Call::new("PUT", format!("/os-services/{}", target.id));
-            let request = built(
-                &call,
+            let request = call.built(
                 service::set_253::Request::builder()
                     .id(target.id.as_str())
                     .forced_down(forced_down)
@@ -117,8 +109,7 @@ pub async fn force_down(
         }
         ServiceUpdate::ByHost => {
             let call = Call::new("PUT", "/os-services/force-down");
-            let request = built(
-                &call,
+            let request = call.built(
                 service::set_211::Request::builder()
                     .id("force-down")
                     .host(target.host.as_str())
@@ -144,7 +135,7 @@ pub async fn force_down(
 
 /// Disables `service` with `reason`.
 pub async fn disable(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     target: &ComputeService,
     reason: &str,
@@ -153,8 +144,7 @@ pub async fn disable(
     let headers = version_headers(Service::Compute, version);
     if form == ServiceUpdate::ByUuid {
         let call = Call::new("PUT", format!("/os-services/{}", target.id));
-        let request = built(
-            &call,
+        let request = call.built(
             service::set_253::Request::builder()
                 .id(target.id.as_str())
                 .status(service::set_253::Status::Disabled)
@@ -169,8 +159,7 @@ pub async fn disable(
     // exactly that body, and the 2.0 one serves older clouds.
     let call = Call::new("PUT", "/os-services/disable-log-reason");
     let body = if form == ServiceUpdate::ByHost {
-        let request = built(
-            &call,
+        let request = call.built(
             service::set_211::Request::builder()
                 .id("disable-log-reason")
                 .host(target.host.as_str())
@@ -181,8 +170,7 @@ pub async fn disable(
         )?;
         send(session, &call, request).await?
     } else {
-        let request = built(
-            &call,
+        let request = call.built(
             service::set_20::Request::builder()
                 .id("disable-log-reason")
                 .host(target.host.as_str())
@@ -263,7 +251,7 @@ fn next_marker(body: &Value) -> Option<String> {
 
 /// `GET /servers/detail?all_tenants=1&host=HOST`, every page.
 pub async fn servers_on_host(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     host: &str,
 ) -> Result<Vec<Server>, CloudError> {
@@ -283,7 +271,7 @@ pub async fn servers_on_host(
         if let Some(m) = &marker {
             builder.marker(m.clone());
         }
-        let request = built(&call, builder.build())?;
+        let request = call.built(builder.build())?;
         let body = send(session, &call, request).await?;
         let page = body
             .get("servers")
@@ -301,14 +289,9 @@ pub async fn servers_on_host(
 }
 
 /// `GET /servers/{id}`.
-pub async fn get_server(
-    session: &AsyncOpenStack,
-    max: Version,
-    id: &str,
-) -> Result<Server, CloudError> {
+pub async fn get_server(session: &Api, max: Version, id: &str) -> Result<Server, CloudError> {
     let call = Call::new("GET", format!("/servers/{id}"));
-    let request = built(
-        &call,
+    let request = call.built(
         server::get_20::Request::builder()
             .id(id)
             .headers(version_headers(Service::Compute, versions::compute_read(max)).into_iter())
@@ -322,22 +305,15 @@ pub async fn get_server(
 }
 
 /// `lock`, with the reason from 2.73.
-pub async fn lock(
-    session: &AsyncOpenStack,
-    max: Version,
-    id: &str,
-    reason: &str,
-) -> Result<(), CloudError> {
+pub async fn lock(session: &Api, max: Version, id: &str, reason: &str) -> Result<(), CloudError> {
     let call = Call::new("POST", format!("/servers/{id}/action lock"));
     if versions::lock_with_reason(max) && !reason.is_empty() {
-        let lock = built(
-            &call,
+        let lock = call.built(
             server::lock_273::LockBuilder::default()
                 .locked_reason(reason)
                 .build(),
         )?;
-        let request = built(
-            &call,
+        let request = call.built(
             server::lock_273::Request::builder()
                 .id(id)
                 .lock(lock)
@@ -346,8 +322,7 @@ pub async fn lock(
         )?;
         send(session, &call, request).await?;
     } else {
-        let request = built(
-            &call,
+        let request = call.built(
             server::lock_21::Request::builder()
                 .id(id)
                 .lock(Value::Null)
@@ -360,10 +335,9 @@ pub async fn lock(
 }
 
 /// `unlock`.
-pub async fn unlock(session: &AsyncOpenStack, id: &str) -> Result<(), CloudError> {
+pub async fn unlock(session: &Api, id: &str) -> Result<(), CloudError> {
     let call = Call::new("POST", format!("/servers/{id}/action unlock"));
-    let request = built(
-        &call,
+    let request = call.built(
         server::unlock_21::Request::builder()
             .id(id)
             .unlock(Value::Null)
@@ -377,52 +351,42 @@ pub async fn unlock(session: &AsyncOpenStack, id: &str) -> Result<(), CloudError
 /// `evacuate` in the body form of the highest microversion both sides know, up to 2.94
 /// (see [`EvacuateForm`]); no target host, no admin password, and shared storage left to
 /// Nova to find out (2.14+).
-pub async fn evacuate(session: &AsyncOpenStack, max: Version, id: &str) -> Result<(), CloudError> {
+pub async fn evacuate(session: &Api, max: Version, id: &str) -> Result<(), CloudError> {
     let call = Call::new("POST", format!("/servers/{id}/action evacuate"));
     let (form, version) = versions::evacuate_form(max);
     let headers = version_headers(Service::Compute, version).into_iter();
     match form {
         EvacuateForm::V268 => {
-            let body = built(
-                &call,
-                server::evacuate_268::EvacuateBuilder::default().build(),
-            )?;
+            let body = call.built(server::evacuate_268::EvacuateBuilder::default().build())?;
             let request = server::evacuate_268::Request::builder()
                 .id(id)
                 .evacuate(body)
                 .headers(headers)
                 .build();
-            send(session, &call, built(&call, request)?).await?;
+            send(session, &call, call.built(request)?).await?;
         }
         EvacuateForm::V229 => {
-            let body = built(
-                &call,
-                server::evacuate_229::EvacuateBuilder::default().build(),
-            )?;
+            let body = call.built(server::evacuate_229::EvacuateBuilder::default().build())?;
             let request = server::evacuate_229::Request::builder()
                 .id(id)
                 .evacuate(body)
                 .headers(headers)
                 .build();
-            send(session, &call, built(&call, request)?).await?;
+            send(session, &call, call.built(request)?).await?;
         }
         EvacuateForm::V214 => {
-            let body = built(
-                &call,
-                server::evacuate_214::EvacuateBuilder::default().build(),
-            )?;
+            let body = call.built(server::evacuate_214::EvacuateBuilder::default().build())?;
             let request = server::evacuate_214::Request::builder()
                 .id(id)
                 .evacuate(body)
                 .headers(headers)
                 .build();
-            send(session, &call, built(&call, request)?).await?;
+            send(session, &call, call.built(request)?).await?;
         }
         EvacuateForm::V21 => {
             // Before 2.14 the caller states whether the disk is on shared storage; false
             // rebuilds from the image or the volume, which is right for both.
-            let body = built(
-                &call,
+            let body = call.built(
                 server::evacuate_20::EvacuateBuilder::default()
                     .on_shared_storage(false)
                     .build(),
@@ -432,7 +396,7 @@ pub async fn evacuate(session: &AsyncOpenStack, max: Version, id: &str) -> Resul
                 .evacuate(body)
                 .headers(headers)
                 .build();
-            send(session, &call, built(&call, request)?).await?;
+            send(session, &call, call.built(request)?).await?;
         }
     }
     Ok(())

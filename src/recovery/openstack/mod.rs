@@ -18,7 +18,7 @@ use openstack_sdk::{AsyncOpenStack, OpenStackError};
 
 pub use connect::{ConnectOptions, ResolvedCloud};
 
-use self::call::error_chain;
+use self::call::{Api, error_chain};
 use crate::recovery::cloud::{
     Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
 };
@@ -29,7 +29,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// A signed-in session on one cloud.
 #[derive(Debug, Clone)]
 pub struct OpenStack {
-    session: AsyncOpenStack,
+    session: Api,
     versions: CloudVersions,
     source: String,
 }
@@ -71,13 +71,19 @@ impl OpenStack {
             .await
             .unwrap_or((3, 0));
         Ok(OpenStack {
-            session,
+            session: Api::new(session),
             versions: CloudVersions {
                 compute_max,
                 volume_max,
             },
             source: resolved.source,
         })
+    }
+
+    /// The `X-OpenStack-Request-ID` all calls of this session carry (Nova and Cinder log
+    /// it as the global request id).
+    pub fn global_request_id(&self) -> &str {
+        &self.session.global_request_id
     }
 
     /// Where the configuration came from: `cloud 'prod' of /etc/openstack/clouds.yaml`.

@@ -1,17 +1,12 @@
 //! Cinder calls: a volume with its attachments, and clearing one attachment with the
 //! attachments API (3.27) or, on older clouds, `os-force_detach`.
 
-use openstack_sdk::AsyncOpenStack;
 use openstack_sdk::api::block_storage::v3::{attachment, volume};
 use serde_json::Value;
 
-use super::call::{Call, Service, send, version_headers};
+use super::call::{Api, Call, Service, send, version_headers};
 use super::versions::{self, Version};
 use crate::recovery::cloud::{CloudError, Volume, VolumeAttachment};
-
-fn built<T, E: std::fmt::Display>(call: &Call, result: Result<T, E>) -> Result<T, CloudError> {
-    result.map_err(|e| call.unexpected(format!("could not build the request: {e}")))
-}
 
 /// A volume from its JSON view.
 pub fn parse_volume(call: &Call, value: &Value) -> Result<Volume, CloudError> {
@@ -46,14 +41,9 @@ pub fn parse_volume(call: &Call, value: &Value) -> Result<Volume, CloudError> {
 }
 
 /// `GET /volumes/{id}`.
-pub async fn get_volume(
-    session: &AsyncOpenStack,
-    max: Version,
-    id: &str,
-) -> Result<Volume, CloudError> {
+pub async fn get_volume(session: &Api, max: Version, id: &str) -> Result<Volume, CloudError> {
     let call = Call::new("GET", format!("/volumes/{id}"));
-    let request = built(
-        &call,
+    let request = call.built(
         volume::get::Request::builder()
             .id(id)
             .headers(version_headers(Service::Volume, versions::volume_read(max)).into_iter())
@@ -72,7 +62,7 @@ pub async fn get_volume(
 /// instance … using the Compute API" unless Nova sends it; the admin `os-force_detach`
 /// is not guarded, so that answer is followed by it.
 pub async fn clear_attachment(
-    session: &AsyncOpenStack,
+    session: &Api,
     max: Version,
     target: &Volume,
     attachment: &VolumeAttachment,
@@ -91,16 +81,12 @@ fn is_nova_guard(error: &CloudError) -> bool {
     matches!(error, CloudError::Status { status: 409, message, .. } if message.contains("using the Compute API"))
 }
 
-async fn delete_attachment(
-    session: &AsyncOpenStack,
-    attachment: &VolumeAttachment,
-) -> Result<(), CloudError> {
+async fn delete_attachment(session: &Api, attachment: &VolumeAttachment) -> Result<(), CloudError> {
     let call = Call::new(
         "DELETE",
         format!("/attachments/{}", attachment.attachment_id),
     );
-    let request = built(
-        &call,
+    let request = call.built(
         attachment::delete_327::Request::builder()
             .id(attachment.attachment_id.as_str())
             .headers(version_headers(Service::Volume, (3, 27)).into_iter())
@@ -111,7 +97,7 @@ async fn delete_attachment(
 }
 
 async fn force_detach(
-    session: &AsyncOpenStack,
+    session: &Api,
     target: &Volume,
     attachment: &VolumeAttachment,
 ) -> Result<(), CloudError> {
@@ -119,14 +105,12 @@ async fn force_detach(
         "POST",
         format!("/volumes/{}/action os-force_detach", target.id),
     );
-    let body = built(
-        &call,
+    let body = call.built(
         volume::os_force_detach::OsForceDetachBuilder::default()
             .attachment_id(Some(attachment.attachment_id.clone().into()))
             .build(),
     )?;
-    let request = built(
-        &call,
+    let request = call.built(
         volume::os_force_detach::Request::builder()
             .id(target.id.as_str())
             .os_force_detach(body)

@@ -29,6 +29,9 @@ fn passes(server: &Server, shown: &Value, query: &HashMap<String, String>) -> bo
     })
 }
 
+/// The servers passing the query's filters, one page of them: at most `limit` (and
+/// Nova's `max_limit`) after the `marker` server, with a `servers_links` `next` link when
+/// the page is full, as Nova pages.
 fn list(
     sim: &SimState,
     ctx: &RequestCtx,
@@ -36,21 +39,57 @@ fn list(
     detail: bool,
 ) -> Response {
     let cloud = sim.cloud();
-    let servers: Vec<Value> = cloud
+    let max_limit = cloud.scenario.nova.max_limit;
+    let limit = match query.get("limit").map(|l| l.parse::<usize>()) {
+        None => max_limit,
+        Some(Ok(limit)) => limit.min(max_limit),
+        Some(Err(_)) => return fault(400, "limit param must be an integer"),
+    };
+    let matched: Vec<(&Server, Value)> = cloud
         .servers
         .iter()
         .filter_map(|s| {
             let shown = views::server(&cloud, s, ctx.microversion, &sim.base_url);
-            passes(s, &shown, query).then(|| {
-                if detail {
-                    shown
-                } else {
-                    json!({"id": s.id, "name": s.name, "links": shown["links"]})
-                }
-            })
+            passes(s, &shown, query).then_some((s, shown))
         })
         .collect();
-    Json(json!({ "servers": servers })).into_response()
+    let start = match query.get("marker") {
+        None => 0,
+        Some(marker) => match matched.iter().position(|(s, _)| s.id == *marker) {
+            Some(at) => at + 1,
+            None => return fault(400, &format!("marker [{marker}] not found")),
+        },
+    };
+    let page: Vec<&(&Server, Value)> = matched.iter().skip(start).take(limit).collect();
+    let servers: Vec<Value> = page
+        .iter()
+        .map(|(s, shown)| {
+            if detail {
+                shown.clone()
+            } else {
+                json!({"id": s.id, "name": s.name, "links": shown["links"]})
+            }
+        })
+        .collect();
+    let mut body = json!({ "servers": servers });
+    if let Some((last, _)) = page.last()
+        && page.len() == limit
+    {
+        let mut params: Vec<String> = query
+            .iter()
+            .filter(|(k, _)| *k != "marker" && *k != "limit")
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        params.sort();
+        params.push(format!("limit={limit}"));
+        params.push(format!("marker={}", last.id));
+        let list = if detail { "servers/detail" } else { "servers" };
+        body["servers_links"] = json!([{
+            "rel": "next",
+            "href": format!("{}/compute/v2.1/{list}?{}", sim.base_url, params.join("&")),
+        }]);
+    }
+    Json(body).into_response()
 }
 
 /// `GET /servers/detail`.
