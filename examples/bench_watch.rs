@@ -10,7 +10,7 @@
 //!    it, followed live: RSS every tenth of the run, findings handed out.
 //! 3. LATENCY_RUNS (default 10) failed recoveries written by another thread while the
 //!    watcher polls every 200 ms as `evacdoc watch` does: time from the write of the
-//!    last line to the finding.
+//!    line that ends the run (`exits with status: error`) to the finding.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use std::io::Write;
@@ -75,8 +75,10 @@ fn noise(bytes: usize, minute: usize, seq: &mut u64) -> (Vec<u8>, Vec<u8>) {
     (nova, masakari)
 }
 
-/// One failed host recovery in Masakari's lines; the last line apart.
-fn failed_recovery(n: usize, minute: usize) -> (String, String) {
+/// One failed host recovery in Masakari's lines: the lines up to the failure, the line
+/// that ends the run (`exits with status: error`), and the periodic task's later
+/// `failed`.
+fn failed_recovery(n: usize, minute: usize) -> (String, String, String) {
     let notification = format!("c5e0e0c8-1c1d-4d71-9a0e-{n:012x}");
     let instance = format!("7d1e5f0a-0000-4000-8000-{n:012x}");
     let request = format!("req-11111111-2222-3333-4444-{n:012x}");
@@ -88,19 +90,21 @@ fn failed_recovery(n: usize, minute: usize) -> (String, String) {
         "{} 7502 INFO masakari.engine.manager [None {request} 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification {notification} of type: COMPUTE_HOST\n\
          {} 7502 INFO masakari.compute.nova {ctx} Disable nova-compute on compute-{n}\n\
          {} 7502 WARNING masakari.engine.drivers.taskflow.host_failure {ctx} Failed to evacuate instance {instance}: masakari.exception.InstanceEvacuateFailed: Failed to evacuate instance {instance}\n\
-         {} 7502 ERROR masakari.engine.manager {ctx} Failed to process notification '{notification}'. Reason: Failed to evacuate instances '{instance}' from host 'compute-{n}': masakari.exception.HostRecoveryFailureException: Failed to evacuate instances '{instance}' from host 'compute-{n}'\n\
-         {} 7502 INFO masakari.engine.manager {ctx} Notification {notification} exits with status: error.\n",
+         {} 7502 ERROR masakari.engine.manager {ctx} Failed to process notification '{notification}'. Reason: Failed to evacuate instances '{instance}' from host 'compute-{n}': masakari.exception.HostRecoveryFailureException: Failed to evacuate instances '{instance}' from host 'compute-{n}'\n",
         t(1),
         t(2),
         t(3),
         t(4),
+    );
+    let end = format!(
+        "{} 7502 INFO masakari.engine.manager {ctx} Notification {notification} exits with status: error.\n",
         t(5)
     );
     let last = format!(
         "{} 7502 ERROR masakari.engine.manager [None req-a49b59c8-ae66-4306-938a-{n:012x} - - - - - -] Periodic task 'process_unfinished_notifications': Notification {notification} exits with status: failed.\n",
         t(30)
     );
-    (body, last)
+    (body, end, last)
 }
 
 struct Live {
@@ -181,8 +185,9 @@ fn main() {
         let (nova, masakari) = noise(1 << 20, n, &mut seq);
         append(&l.nova, &nova);
         append(&l.engine, &masakari);
-        let (body, last) = failed_recovery(n, n);
+        let (body, end, last) = failed_recovery(n, n);
         append(&l.engine, body.as_bytes());
+        append(&l.engine, end.as_bytes());
         append(&l.engine, last.as_bytes());
         found += watcher.poll().len();
         found += watcher.poll().len();
@@ -208,12 +213,15 @@ fn main() {
     let mut latencies = Vec::new();
     for run in 0..latency_runs {
         let n = 1_000_000 + run;
-        let (body, last) = failed_recovery(n, run);
+        let (body, end, _) = failed_recovery(n, run);
         let engine = l.engine.clone();
+        // The run's last line comes a while after the others, at a random point of the
+        // poll cycle.
+        let pause = 300 + (run * 37) % 200;
         let writer = std::thread::spawn(move || {
             append(&engine, body.as_bytes());
-            std::thread::sleep(Duration::from_millis(350));
-            append(&engine, last.as_bytes());
+            std::thread::sleep(Duration::from_millis(pause as u64));
+            append(&engine, end.as_bytes());
             Instant::now()
         });
         let mut seen = None;

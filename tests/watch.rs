@@ -606,3 +606,128 @@ async fn remediation_runs_one_per_host_is_unavailable_without_an_executor_and_dr
     assert_eq!(d[0].outcome, Outcome::DryRun);
     assert!(d[0].detail.contains("would POST to"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watch_command_prints_findings_as_json_notifies_and_audits_by_its_policy() {
+    let receiver = Receiver::default();
+    let url = start_receiver(receiver.clone()).await;
+    let scenario = samples().join(SCENARIO);
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let mut logs = Vec::new();
+    copy_small_files(&scenario, Path::new(""), &live, &mut logs);
+    // The logs exist, empty, before the watcher starts: everything is appended later.
+    for rel in &logs {
+        append(&live.join(rel), "");
+    }
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        format!(
+            "[webhook]\nurls = [\"{url}\"]\nsecret_env = \"EVACDOC_TEST_WEBHOOK_SECRET\"\n\n\
+             [[rule]]\ndetector = \"evacuation-race-risk\"\naction = \"none\"\n"
+        ),
+    )
+    .unwrap();
+    let data = dir.path().join("data");
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+        .arg("watch")
+        .arg(&live)
+        .args(["--format", "json", "--poll-ms", "50", "--policy"])
+        .arg(&policy)
+        .arg("--data")
+        .arg(&data)
+        .env("EVACDOC_TEST_WEBHOOK_SECRET", SECRET)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = KillOnDrop(child);
+    let stdout = child.0.stdout.take().unwrap();
+    let (tx, mut lines) = tokio::sync::mpsc::unbounded_channel::<String>();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let first = tokio::time::timeout(Duration::from_secs(20), lines.recv())
+        .await
+        .expect("the configuration finding comes at once")
+        .unwrap();
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["detector"], "evacuation-race-risk");
+    for rel in &logs {
+        let text = std::fs::read_to_string(scenario.join(rel)).unwrap();
+        append(&live.join(rel), &text);
+    }
+    let second = tokio::time::timeout(Duration::from_secs(20), lines.recv())
+        .await
+        .expect("the race is found")
+        .unwrap();
+    let second: serde_json::Value = serde_json::from_str(&second).unwrap();
+    assert_eq!(
+        second["id"],
+        "evacuate-400-race:3330353d-4f69-4f1d-b1f9-3977329fb2cd"
+    );
+    // The webhook went out, signed, for the race only.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while receiver.posts.lock().unwrap().is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Nothing more comes.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(600), lines.recv())
+            .await
+            .is_err(),
+        "a finding came twice"
+    );
+    drop(child);
+    let posts = receiver.posts.lock().unwrap().clone();
+    assert_eq!(posts.len(), 1, "{posts:?}");
+    assert!(posts[0].1, "signed with the secret from the environment");
+    assert!(posts[0].0.contains("\"detector\":\"evacuate-400-race\""));
+    let store = SqliteStore::open(&data).unwrap();
+    let mut log: Vec<(String, String, String)> = store
+        .audit_log(10)
+        .unwrap()
+        .into_iter()
+        .map(|e| {
+            (
+                e.action,
+                e.target,
+                e.detail.split(':').next().unwrap().to_string(),
+            )
+        })
+        .collect();
+    log.sort();
+    assert_eq!(
+        log,
+        vec![
+            (
+                "trigger-none".to_string(),
+                "evacuation-race-risk:ctl01/etc/kolla/masakari-engine/masakari.conf".to_string(),
+                "ignored".to_string()
+            ),
+            (
+                "trigger-notify".to_string(),
+                "evacuate-400-race:3330353d-4f69-4f1d-b1f9-3977329fb2cd".to_string(),
+                "delivered".to_string()
+            ),
+        ]
+    );
+}
+
+/// A child process killed when the test ends, passed or not.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -22,6 +22,12 @@ use crate::watch::window::EventWindow;
 /// How many finding ids are remembered (each one is handed out once).
 const EMITTED_IDS: usize = 100_000;
 
+/// New events of other services than Masakari wait at most this long for an analysis:
+/// a recovery's evidence completes with a Masakari line (its end), so those are
+/// analyzed at once, and a flood of Nova lines costs one analysis a second, not one
+/// per look.
+const SETTLE: Duration = Duration::from_secs(1);
+
 /// Why the watcher cannot start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -69,8 +75,12 @@ pub struct Watcher {
     window: EventWindow,
     emitted: Emitted,
     last_scan: Option<Instant>,
-    /// Something changed since the last analysis (events, configs).
+    /// Something changed since the last analysis that needs one now (configs, Masakari
+    /// events).
     dirty: bool,
+    /// Events came in since the last analysis.
+    unanalyzed: bool,
+    last_analysis: Instant,
     stats: WatchStats,
 }
 
@@ -96,6 +106,8 @@ impl Watcher {
             emitted: Emitted::new(EMITTED_IDS),
             last_scan: None,
             dirty: false,
+            unanalyzed: false,
+            last_analysis: Instant::now(),
             stats: WatchStats::default(),
         };
         let first = scan(&watcher.inputs)?;
@@ -143,12 +155,23 @@ impl Watcher {
             }
         }
         if !new.is_empty() {
+            let masakari = new.iter().any(|raw| {
+                self.files
+                    .files
+                    .get(raw.event.file as usize)
+                    .is_some_and(|f| f.info.service.project() == crate::model::Project::Masakari)
+            });
+            self.dirty |= masakari;
+            self.unanalyzed = true;
             self.window.extend(new);
-            self.dirty = true;
         }
-        if !std::mem::take(&mut self.dirty) {
+        let settled = self.unanalyzed && self.last_analysis.elapsed() >= SETTLE;
+        if !(self.dirty || settled) {
             return Vec::new();
         }
+        self.dirty = false;
+        self.unanalyzed = false;
+        self.last_analysis = Instant::now();
         self.findings()
     }
 
