@@ -47,8 +47,7 @@ fn append(path: &Path, bytes: &[u8]) {
 fn noise(bytes: usize, minute: usize, seq: &mut u64) -> (Vec<u8>, Vec<u8>) {
     let mut nova = Vec::with_capacity(bytes);
     let mut masakari = Vec::new();
-    let hh = 8 + (minute / 60) % 14;
-    let mm = minute % 60;
+    let (day, hh, mm) = clock(minute);
     while nova.len() + masakari.len() < bytes {
         *seq += 1;
         let s = *seq;
@@ -61,18 +60,30 @@ fn noise(bytes: usize, minute: usize, seq: &mut u64) -> (Vec<u8>, Vec<u8>) {
         };
         writeln!(
             nova,
-            "2026-11-30 {hh:02}:{mm:02}:{ss:02}.{ms:03} 141077 INFO nova.api.openstack.requestlog [req-{s:08x}-f89a-4c59-b239-f89c2f86e9f4 1bad1f0b42df4ed3800231d7bf091b59 226937c2155f42ac87679f550135fa62 - default default] 172.27.100.141 \"{uri}\" status: 200 len: 40182 microversion: 2.1 time: 0.325829"
+            "2026-{day} {hh:02}:{mm:02}:{ss:02}.{ms:03} 141077 INFO nova.api.openstack.requestlog [req-{s:08x}-f89a-4c59-b239-f89c2f86e9f4 1bad1f0b42df4ed3800231d7bf091b59 226937c2155f42ac87679f550135fa62 - default default] 172.27.100.141 \"{uri}\" status: 200 len: 40182 microversion: 2.1 time: 0.325829"
         )
         .unwrap();
         if s.is_multiple_of(4) {
             writeln!(
                 masakari,
-                "2026-11-30 {hh:02}:{mm:02}:{ss:02}.{ms:03} 7502 DEBUG oslo_service.periodic_task [None req-a49b59c8-ae66-4306-938a-{s:012x} - - - - - -] Running periodic task MasakariManager._process_unfinished_notifications run_periodic_tasks /usr/lib/python3/dist-packages/oslo_service/periodic_task.py:210"
+                "2026-{day} {hh:02}:{mm:02}:{ss:02}.{ms:03} 7502 DEBUG oslo_service.periodic_task [None req-a49b59c8-ae66-4306-938a-{s:012x} - - - - - -] Running periodic task MasakariManager._process_unfinished_notifications run_periodic_tasks /usr/lib/python3/dist-packages/oslo_service/periodic_task.py:210"
             )
             .unwrap();
         }
     }
     (nova, masakari)
+}
+
+/// The date (`MM-DD`), hour and minute `minute` minutes after 2026-01-01 00:00, so that
+/// log time only goes forward however long the run.
+fn clock(minute: usize) -> (String, usize, usize) {
+    let days = minute / 1440;
+    let (month, day) = (1 + (days / 28) % 12, 1 + days % 28);
+    (
+        format!("{month:02}-{day:02}"),
+        (minute / 60) % 24,
+        minute % 60,
+    )
 }
 
 /// One failed host recovery in Masakari's lines: the lines up to the failure, the line
@@ -82,9 +93,8 @@ fn failed_recovery(n: usize, minute: usize) -> (String, String, String) {
     let notification = format!("c5e0e0c8-1c1d-4d71-9a0e-{n:012x}");
     let instance = format!("7d1e5f0a-0000-4000-8000-{n:012x}");
     let request = format!("req-11111111-2222-3333-4444-{n:012x}");
-    let hh = 8 + (minute / 60) % 14;
-    let mm = minute % 60;
-    let t = |s: usize| format!("2026-11-30 {hh:02}:{mm:02}:{s:02}.845");
+    let (day, hh, mm) = clock(minute);
+    let t = |s: usize| format!("2026-{day} {hh:02}:{mm:02}:{s:02}.845");
     let ctx = format!("[{request} req-2062e5d9-57af-4eb6-83f3-{n:012x} nova - - - - -]");
     let body = format!(
         "{} 7502 INFO masakari.engine.manager [None {request} 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification {notification} of type: COMPUTE_HOST\n\
