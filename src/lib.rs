@@ -40,5 +40,9 @@ pub mod sim;
 pub mod store;
 /// Known bugs, fix status and reports.
 pub mod triage;
+/// Acting on findings: a policy, signed webhooks, remediation, guards, audit.
+pub mod trigger;
+/// Following live logs: findings as their evidence completes (`evacdoc watch`).
+pub mod watch;
 
 pub use evacdoc_parsers as parsers;

@@ -51,3 +51,5 @@ mod timeline;
 mod triage;
 /// Shared helpers: run the binary, find the samples.
 mod util;
+/// `evacdoc watch` and the trigger: live logs, findings once, signed webhooks, guards.
+mod watch;

@@ -11,6 +11,7 @@ mod serve;
 mod sim;
 mod timeline;
 mod triage;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -57,6 +58,9 @@ enum Command {
     /// The known bugs a bundle matches, with confidence and reasons, as JSON for a triage
     /// bot or Markdown; `--bug-template` writes a complete bug report.
     Triage(triage::TriageArgs),
+    /// Follow live logs and folders (`tail -F`), print each finding once its evidence is
+    /// complete, and act on it by a policy: signed webhooks, or remediation.
+    Watch(watch::WatchArgs),
 }
 
 /// Runs the chosen subcommand.
@@ -72,5 +76,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sim(args) => sim::run(&args),
         Command::Timeline(args) => timeline::run(&args),
         Command::Triage(args) => triage::run(&args),
+        Command::Watch(args) => watch::run(&args),
     }
 }

@@ -33,6 +33,8 @@ struct Histogram {
 #[derive(Debug, Default)]
 pub struct Metrics {
     latency: Mutex<BTreeMap<(String, String, u16), Histogram>>,
+    /// The decisions of a trigger running in the service (a watcher hands it these).
+    pub trigger: std::sync::Arc<crate::trigger::TriggerCounters>,
 }
 
 impl Metrics {
@@ -120,6 +122,7 @@ impl Metrics {
                 h.count, h.sum, h.count
             );
         }
+        out.push_str(&self.trigger.render());
         out
     }
 }
@@ -172,5 +175,21 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(&format!("_count{{{labels}}} 2")), "{text}");
+
+        m.trigger.count("notify", "delivered");
+        m.trigger.count("remediate", "unavailable");
+        let text = m.render(&[], &counters);
+        assert!(
+            text.contains(
+                "evacdoc_trigger_decisions_total{action=\"notify\",outcome=\"delivered\"} 1"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "evacdoc_trigger_decisions_total{action=\"remediate\",outcome=\"unavailable\"} 1"
+            ),
+            "{text}"
+        );
     }
 }

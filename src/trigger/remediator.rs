@@ -1,0 +1,44 @@
+//! What the trigger asks of the recovery executor: a finding to remediate, whether to
+//! apply the plan and on which cloud. The executor implements [`Remediator`]; a trigger
+//! made without one records every remediate decision as not available.
+
+use futures_util::future::BoxFuture;
+
+use crate::detect::Finding;
+
+/// What the policy asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemediationRequest {
+    /// Apply the plan (else plan only).
+    pub apply: bool,
+    /// The cloud (a `clouds.yaml` name) to act on.
+    pub cloud: Option<String>,
+}
+
+/// What a remediation did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemediationOutcome {
+    /// The plan was applied (false: planned only).
+    pub applied: bool,
+    /// In a sentence, for the audit log.
+    pub summary: String,
+}
+
+/// Why a remediation did not go through.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RemediationError {
+    /// The executor refused or failed, with its reason.
+    #[error("remediation failed: {0}")]
+    Failed(String),
+}
+
+/// Turns a finding into a recovery plan and, when asked, applies it.
+pub trait Remediator: Send + Sync {
+    /// Plans (and applies when `request.apply`) the remediation of `finding`.
+    fn remediate<'a>(
+        &'a self,
+        finding: &'a Finding,
+        request: &'a RemediationRequest,
+    ) -> BoxFuture<'a, Result<RemediationOutcome, RemediationError>>;
+}
