@@ -191,6 +191,8 @@ EOF_PY
     measure "$mix|evacdoc analyze" "$OUT/analysis.json" "0" "$EVACDOC" analyze "$BUNDLE" --format json
     if command -v rg >/dev/null; then
         measure "$mix|rg -a -c -z" "$OUT/rg.out" "0 1" rg -a -c -z "$req" "$BUNDLE"
+    else
+        note "rg not found (Debian package ripgrep): no rg row and no evacdoc/rg ratio for $mix"
     fi
     if [[ "$mix" == default ]]; then
         measure "$mix|evacdoc timeline --instance" "$OUT/timeline.out" "0" "$EVACDOC" timeline "$BUNDLE" --instance "$instance"

@@ -208,6 +208,12 @@ impl Analysis {
     /// The analysis with its [`Analysis::recoveries`] rebuilt from the rest.
     pub fn with_recoveries(mut self) -> Analysis {
         self.recoveries = crate::correlate::recovery::recoveries(&self);
+        tracing::debug!(
+            recoveries = self.recoveries.len(),
+            rss_mb = crate::memory::rss_mb(),
+            peak_rss_mb = crate::memory::peak_rss_mb(),
+            "recoveries rebuilt"
+        );
         self
     }
 

@@ -2,6 +2,10 @@
 //! lists: the id indexes and the skew pairs' indexes hold every line with a request id
 //! (a million at 10 GiB), and a hash map of vectors costs about a hundred bytes a key
 //! more than this.
+//!
+//! [`GroupIndex::collect`] builds one from a pass over the events that it makes three
+//! times instead of from a list of `(key, position)` entries: that list (24 to 32
+//! bytes an entry) was the largest allocation of the index stage at 10 GiB.
 
 /// Keys in order, and each key's positions (ascending) in one list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,12 +18,75 @@ pub struct GroupIndex<K> {
 
 impl<K: Ord> Default for GroupIndex<K> {
     fn default() -> Self {
-        GroupIndex::build(Vec::new())
+        GroupIndex {
+            keys: Vec::new(),
+            ends: Vec::new(),
+            positions: Vec::new(),
+        }
     }
 }
 
 impl<K: Ord> GroupIndex<K> {
+    /// The index of the `(key, position)` entries `entries()` yields, positions in
+    /// ascending order (the events in their order); a repeated entry counts once.
+    ///
+    /// `entries` is called three times: for the keys, to count each key's positions,
+    /// and to place them; so only the distinct keys and the positions are ever held.
+    pub fn collect<I>(entries: impl Fn() -> I) -> GroupIndex<K>
+    where
+        I: Iterator<Item = (K, u32)>,
+    {
+        let keys = distinct_sorted(entries().map(|(key, _)| key));
+        // Each key's count, then (summed) where its positions end; `last` drops a
+        // repeated entry, which follows its first since positions ascend.
+        let mut ends = vec![0u32; keys.len()];
+        let mut last = vec![u32::MAX; keys.len()];
+        let mut previous = 0;
+        for (key, position) in entries() {
+            debug_assert!(position >= previous, "entries in position order");
+            previous = position;
+            let Ok(at) = keys.binary_search(&key) else {
+                continue;
+            };
+            if last[at] != position {
+                last[at] = position;
+                ends[at] += 1;
+            }
+        }
+        let mut total = 0u32;
+        for end in &mut ends {
+            total += *end;
+            *end = total;
+        }
+        // `last` becomes each key's next free slot.
+        let mut next = last;
+        for (at, slot) in next.iter_mut().enumerate() {
+            *slot = if at == 0 { 0 } else { ends[at - 1] };
+        }
+        let mut positions = vec![0u32; total as usize];
+        for (key, position) in entries() {
+            let Ok(at) = keys.binary_search(&key) else {
+                continue;
+            };
+            let start = if at == 0 { 0 } else { ends[at - 1] };
+            let slot = next[at];
+            if slot > start && positions[slot as usize - 1] == position {
+                continue;
+            }
+            if let Some(p) = positions.get_mut(slot as usize) {
+                *p = position;
+                next[at] = slot + 1;
+            }
+        }
+        GroupIndex {
+            keys,
+            ends,
+            positions,
+        }
+    }
+
     /// The index of `(key, position)` entries (in any order).
+    #[cfg(test)]
     pub fn build(mut entries: Vec<(K, u32)>) -> GroupIndex<K> {
         entries.sort_unstable();
         entries.dedup();
@@ -72,6 +139,24 @@ impl<K: Ord> GroupIndex<K> {
     }
 }
 
+/// The distinct keys in order. Sorted and de-duplicated whenever the list is full
+/// before it grows, so that it stays near the number of distinct keys (a request id is
+/// on a few lines, an instance on hundreds) rather than the number of entries.
+fn distinct_sorted<K: Ord>(keys: impl Iterator<Item = K>) -> Vec<K> {
+    let mut out: Vec<K> = Vec::new();
+    for key in keys {
+        if out.len() == out.capacity() && out.len() >= 1024 {
+            out.sort_unstable();
+            out.dedup();
+        }
+        out.push(key);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out.shrink_to_fit();
+    out
+}
+
 /// The positions of a key; none for a key the index does not hold (never a panic).
 impl<K: Ord> std::ops::Index<&K> for GroupIndex<K> {
     type Output = [u32];
@@ -95,5 +180,34 @@ mod tests {
         let all: Vec<(i32, Vec<u32>)> = index.groups().map(|(k, p)| (*k, p.to_vec())).collect();
         assert_eq!(all, vec![(3, vec![1]), (5, vec![4]), (7, vec![2, 9])]);
         assert_eq!(GroupIndex::<u8>::default().groups().count(), 0);
+    }
+
+    #[test]
+    fn collect_gives_what_build_gives() {
+        // Keys repeated often and rarely, more entries than the key list's first
+        // compaction, repeated entries, and positions without keys.
+        let mut x: u64 = 5;
+        let mut entries: Vec<(u32, u32)> = Vec::new();
+        for position in 0..20_000u32 {
+            for _ in 0..(position % 3) {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let key = if x >> 63 == 0 {
+                    (x >> 40) as u32 % 50
+                } else {
+                    (x >> 33) as u32
+                };
+                entries.push((key, position));
+                if x & 7 == 0 {
+                    entries.push((key, position));
+                }
+            }
+        }
+        let collected = GroupIndex::collect(|| entries.iter().copied());
+        assert_eq!(collected, GroupIndex::build(entries.clone()));
+        assert!(collected.groups().count() > 1000);
+        let empty = GroupIndex::<u32>::collect(std::iter::empty);
+        assert_eq!(empty, GroupIndex::default());
     }
 }

@@ -36,27 +36,34 @@ pub struct HostIndex {
 impl HostIndex {
     /// Builds the index of `events`; `host_names[h]` lists the short names of host `h`.
     fn build(events: &[Event], host_names: &[Vec<String>]) -> HostIndex {
+        // Every name numbered first, so that the entries can be made again for each of
+        // the index's passes without a list of them.
         let mut numbers: HashMap<String, u32> = HashMap::new();
-        let mut number = |name: &str| match numbers.get(name) {
-            Some(&n) => n,
-            None => {
-                let n = numbers.len() as u32;
-                numbers.insert(name.to_string(), n);
-                n
-            }
+        let mut number = |name: String| {
+            let next = numbers.len() as u32;
+            *numbers.entry(name).or_insert(next)
         };
-        let mut entries: Vec<(u32, EventId)> = Vec::with_capacity(events.len());
-        for (position, event) in events.iter().enumerate() {
-            let id = position as EventId;
-            for name in host_names.get(event.host as usize).into_iter().flatten() {
-                entries.push((number(name), id));
-            }
+        let host_numbers: Vec<Vec<u32>> = host_names
+            .iter()
+            .map(|names| names.iter().map(|n| number(n.clone())).collect())
+            .collect();
+        for event in events {
             for name in event.mentioned_hosts() {
-                entries.push((number(&short_host(name)), id));
+                number(short_host(name));
             }
         }
+        let entries = || {
+            events.iter().enumerate().flat_map(|(position, event)| {
+                let id = position as EventId;
+                let own = host_numbers.get(event.host as usize).into_iter().flatten();
+                let mentioned = event
+                    .mentioned_hosts()
+                    .filter_map(|name| numbers.get(&short_host(name)));
+                own.chain(mentioned).map(move |&n| (n, id))
+            })
+        };
         HostIndex {
-            events: GroupIndex::build(entries),
+            events: GroupIndex::collect(entries),
             numbers,
         }
     }
@@ -94,12 +101,12 @@ impl Indexes {
     pub fn build(events: &[Event], host_names: &[Vec<String>]) -> Indexes {
         let mut index = Indexes::default();
         let ids = |of: &dyn Fn(&Event) -> &[Uuid]| {
-            let entries: Vec<(Uuid, EventId)> = events
-                .iter()
-                .enumerate()
-                .flat_map(|(position, e)| of(e).iter().map(move |&u| (u, position as EventId)))
-                .collect();
-            GroupIndex::build(entries)
+            GroupIndex::collect(|| {
+                events
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(position, e)| of(e).iter().map(move |&u| (u, position as EventId)))
+            })
         };
         index.request = ids(&|e| e.request_id.as_slice());
         index.global_request = ids(&|e| e.global_request_id.as_slice());

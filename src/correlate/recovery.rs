@@ -181,6 +181,16 @@ impl Recovery {
     }
 }
 
+/// The requests joined to `call`, in order; `joins` sorted by call.
+fn requests_of(joins: &[(EventId, EventId)], call: EventId) -> Vec<EventId> {
+    let start = joins.partition_point(|&(c, _)| c < call);
+    joins[start..]
+        .iter()
+        .take_while(|&&(c, _)| c == call)
+        .map(|&(_, request)| request)
+        .collect()
+}
+
 fn status_of(message: &str) -> Option<RecoveryStatus> {
     let (_, status) = message.split_once("exits with status: ")?;
     RecoveryStatus::parse(status.trim().trim_end_matches('.'))
@@ -281,11 +291,11 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
         captured: Vec::new(),
         vmoves: Vec::new(),
     };
-    let joins: BTreeMap<EventId, Vec<EventId>> =
-        analysis.joins.iter().fold(BTreeMap::new(), |mut m, j| {
-            m.entry(j.call).or_default().push(j.request);
-            m
-        });
+    // (call, request) in order, looked up by call: a sorted list rather than a map of
+    // vectors (282 k joins at 10 GiB, about 20 MB as a map).
+    let mut joins: Vec<(EventId, EventId)> =
+        analysis.joins.iter().map(|j| (j.call, j.request)).collect();
+    joins.sort_unstable();
     let mut owners = Owners::new(
         captured_instances(analysis),
         captured_failed_hosts(analysis),
@@ -361,7 +371,7 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
                 event: id,
                 action: kind.action,
                 instance: event.instances.first().copied(),
-                requests: joins.get(&id).cloned().unwrap_or_default(),
+                requests: requests_of(&joins, id),
             });
         }
         if let Some(rest) = message.strip_prefix("Sleeping ")

@@ -222,7 +222,8 @@ pub fn correct(events: &mut [Event], files: &[FileInfo]) -> Vec<SkewEstimate> {
 }
 
 /// The pairs of `edge`'s agreeing set whose server lines, in corrected times, lie
-/// outside the client's window.
+/// outside the client's window (the first and the last line decide: a host's lines
+/// move together).
 fn violations(events: &[Event], pairs: &[Pair], edge: &Edge) -> Vec<String> {
     let mut out = Vec::new();
     for &m in &edge.members {
@@ -231,7 +232,9 @@ fn violations(events: &[Event], pairs: &[Pair], edge: &Edge) -> Vec<String> {
         let delta = events[p.anchor as usize].time - p.anchor_time;
         let start = p.start + delta;
         let end = p.end.map(|n| n + delta);
-        for &l in &p.lines {
+        let mut lines = vec![p.first_line, p.last_line];
+        lines.dedup();
+        for l in lines {
             let e = &events[l as usize];
             let late = end.is_some_and(|n| e.time > n);
             let early = e.time + precision(e) < start;

@@ -361,7 +361,8 @@ mod tests {
                 anchor_time: 0,
                 start: 0,
                 end: None,
-                lines: vec![],
+                first_line: 0,
+                last_line: 0,
                 lo: lo.map(|v| v * S),
                 hi: hi.map(|v| v * S),
             })

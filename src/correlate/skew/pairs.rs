@@ -64,8 +64,13 @@ pub struct Pair {
     pub start: i64,
     /// When the client had the answer (client clock, ns), if known.
     pub end: Option<i64>,
-    /// The server lines of the request.
-    pub lines: Vec<EventId>,
+    /// The server line of the request whose true time is known to come first (least
+    /// time plus [`precision`]) and the one logged last: the lines the bounds come
+    /// from, all a check of the correction needs (a list of every line, a heap
+    /// allocation per pair, cost 12 MB at 10 GiB).
+    pub first_line: EventId,
+    /// See `first_line`.
+    pub last_line: EventId,
     /// Lowest server-minus-client offset the pair allows (ns); `None`: unbounded.
     pub lo: Option<i64>,
     /// Highest offset the pair allows (ns); `None`: unbounded.
@@ -102,10 +107,10 @@ struct Ctx<'a> {
     shared: HashSet<(HostId, Uuid)>,
     /// Nova lines by local request id.
     nova_by_request: GroupIndex<Uuid>,
-    /// Masakari's Nova calls, by host, in time order.
+    /// Masakari's Nova calls, by host, in time order. What a call makes is worked out
+    /// where it is needed ([`call_expected`]), not kept: a map of it cost 25 MB at
+    /// 10 GiB (145 k calls, two strings each), at the skew stage's peak.
     calls_by_host: HashMap<HostId, Vec<usize>>,
-    /// What each of those calls makes, by position.
-    expected: HashMap<usize, Expected>,
     /// nova-api's request lines (access and request log), by host, in time order.
     requests_by_host: HashMap<HostId, Vec<usize>>,
     /// The times of each host's request lines, for windows over them.
@@ -137,22 +142,16 @@ impl<'a> Ctx<'a> {
             shared: HashSet::new(),
             nova_by_request: GroupIndex::default(),
             calls_by_host: HashMap::new(),
-            expected: HashMap::new(),
             requests_by_host: HashMap::new(),
             request_times: HashMap::new(),
             requests_by_instance: HashMap::new(),
         };
         // The instance each (host, request id) is about, `None` once it is about two.
         let mut instances_of: HashMap<(HostId, Uuid), Option<Uuid>> = HashMap::new();
-        let mut by_request: Vec<((HostId, Uuid), u32)> = Vec::new();
-        let mut by_instance: Vec<((HostId, Uuid), u32)> = Vec::new();
-        let mut nova_by_request: Vec<(Uuid, u32)> = Vec::new();
         for (i, e) in events.iter().enumerate() {
-            let position = i as u32;
             match ctx.project(e) {
                 Project::Masakari => {
                     if let Some(r) = e.request_id {
-                        by_request.push(((e.host, r), position));
                         for &u in &e.instances {
                             instances_of
                                 .entry((e.host, r))
@@ -164,39 +163,46 @@ impl<'a> Ctx<'a> {
                                 .or_insert(Some(u));
                         }
                     }
-                    for u in &e.instances {
-                        by_instance.push(((e.host, *u), position));
-                    }
-                    if let Some(expected) = call_expected(e) {
+                    if is_call(e) {
                         ctx.calls_by_host.entry(e.host).or_default().push(i);
-                        ctx.expected.insert(i, expected);
                     }
                 }
-                Project::Nova => {
-                    if let Some(r) = e.request_id {
-                        nova_by_request.push((r, position));
-                    }
-                    if e.http().is_some() && ctx.is_api(e) {
-                        let list = ctx.requests_by_host.entry(e.host).or_default();
-                        let k = list.len() as u32;
-                        list.push(i);
-                        for (n, &u) in e.instances.iter().enumerate() {
-                            if e.instances[..n].contains(&u) {
-                                continue;
-                            }
-                            ctx.requests_by_instance
-                                .entry((e.host, u))
-                                .or_default()
-                                .push(k);
+                Project::Nova if e.http().is_some() && ctx.is_api(e) => {
+                    let list = ctx.requests_by_host.entry(e.host).or_default();
+                    let k = list.len() as u32;
+                    list.push(i);
+                    for (n, &u) in e.instances.iter().enumerate() {
+                        if e.instances[..n].contains(&u) {
+                            continue;
                         }
+                        ctx.requests_by_instance
+                            .entry((e.host, u))
+                            .or_default()
+                            .push(k);
                     }
                 }
                 _ => {}
             }
         }
-        ctx.by_request = GroupIndex::build(by_request);
-        ctx.by_instance = GroupIndex::build(by_instance);
-        ctx.nova_by_request = GroupIndex::build(nova_by_request);
+        // The lines of one project, with their positions.
+        let of = |project: Project| {
+            let kinds = &ctx.kinds;
+            move || {
+                events.iter().enumerate().filter(move |(_, e)| {
+                    kinds.get(e.file as usize).map_or(Project::Other, |k| k.0) == project
+                })
+            }
+        };
+        let masakari = of(Project::Masakari);
+        ctx.by_request = GroupIndex::collect(|| {
+            masakari().filter_map(|(i, e)| e.request_id.map(|r| ((e.host, r), i as u32)))
+        });
+        ctx.by_instance = GroupIndex::collect(|| {
+            masakari().flat_map(|(i, e)| e.instances.iter().map(move |&u| ((e.host, u), i as u32)))
+        });
+        let nova = of(Project::Nova);
+        ctx.nova_by_request =
+            GroupIndex::collect(|| nova().filter_map(|(i, e)| e.request_id.map(|r| (r, i as u32))));
         ctx.request_times = ctx
             .requests_by_host
             .iter()
@@ -219,13 +225,6 @@ impl<'a> Ctx<'a> {
         self.kinds
             .get(e.file as usize)
             .map_or(Project::Other, |k| k.0)
-    }
-
-    /// Whether the call at `call` makes `request` (method, path, instance).
-    fn makes(&self, call: usize, request: &Event) -> bool {
-        self.expected
-            .get(&call)
-            .is_some_and(|expected| expected.made_by(request))
     }
 
     /// The request lines of `server` a scan from the first not before `from` to the
@@ -327,6 +326,7 @@ impl<'a> Ctx<'a> {
             .map(|&p| self.events[p].time + precision(&self.events[p]) - c.time)
             .min();
         let lo = end.and_then(|n| lines.iter().map(|&p| self.events[p].time - n).max());
+        let (first_line, last_line) = span(self.events, lines.iter().copied())?;
         Some(Pair {
             server,
             client: c.host,
@@ -335,7 +335,8 @@ impl<'a> Ctx<'a> {
             anchor_time: c.time,
             start: c.time,
             end,
-            lines: lines.iter().map(|&p| p as EventId).collect(),
+            first_line,
+            last_line,
             lo,
             hi,
         })
@@ -411,16 +412,18 @@ pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
     step("returned request ids", pairs.len());
     global_request_ids(&ctx, &mut pairs);
     step("global request ids", pairs.len());
-    let mut joined = anchored_joins(&ctx, &pairs);
-    let covered: HashSet<(EventId, HostId)> = joined.iter().map(|p| (p.anchor, p.server)).collect();
-    pairs.append(&mut joined);
-    drop(joined);
+    let proven = pairs.len();
+    anchored_joins(&ctx, &mut pairs);
+    let covered: HashSet<(EventId, HostId)> = pairs[proven..]
+        .iter()
+        .map(|p| (p.anchor, p.server))
+        .collect();
     step("anchored joins", pairs.len());
     single_candidate_joins(&ctx, &covered, &mut pairs);
     step("single candidates", pairs.len());
     nova_requests(&ctx, &mut pairs);
     step("nova requests", pairs.len());
-    merge(pairs)
+    merge(events, pairs)
 }
 
 /// Logs the memory after a family of pairs (debug level): the pairs' indexes are the
@@ -494,12 +497,12 @@ fn call_of(ctx: &Ctx<'_>, answer: usize, lines: &[usize]) -> Option<usize> {
                 (Some(a), Some(b)) => a == b,
                 _ => true,
             };
-            let same_kind = if http.is_empty() {
-                call.instances.iter().any(|i| named.contains(i))
-            } else {
-                http.iter().any(|h| ctx.makes(p, h))
-            };
-            same_request && same_kind
+            same_request
+                && if http.is_empty() {
+                    call.instances.iter().any(|i| named.contains(i))
+                } else {
+                    call_expected(call).is_some_and(|x| http.iter().any(|h| x.made_by(h)))
+                }
         })
 }
 
@@ -524,7 +527,7 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     for list in ctx.calls_by_host.values() {
         for &pos in list {
             let call = &ctx.events[pos];
-            if let (Some(g), Some(expected)) = (call.global_request_id, ctx.expected.get(&pos)) {
+            if let (Some(g), Some(expected)) = (call.global_request_id, call_expected(call)) {
                 calls
                     .entry((g, expected.key(), call.host))
                     .or_default()
@@ -537,10 +540,13 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         let Some(candidates) = requests.get(&(g, first.instances.first().copied())) else {
             continue;
         };
+        let Some(expected) = call_expected(first) else {
+            continue;
+        };
         let mut by_server: HashMap<HostId, Vec<usize>> = HashMap::new();
         for &r in candidates {
             let request = &ctx.events[r];
-            if request.host != client && ctx.makes(calls[0], request) {
+            if request.host != client && expected.made_by(request) {
                 by_server.entry(request.host).or_default().push(r);
             }
         }
@@ -570,15 +576,17 @@ const LATENCY_NS: i64 = 15 * SECOND_NS;
 /// no global request id (before Zed), a `Request-ID` pair bounds the offset of the two
 /// hosts; a call with a single request of its kind in the window that bound allows
 /// (that request having no other such call) is their pair too.
-fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
+///
+/// The pairs `out` holds are the proven ones; the joins are added to them (not made in
+/// a list of their own and appended: both lists were held at once, 19 MB at 10 GiB).
+fn anchored_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     let mut bounds: HashMap<(HostId, HostId), Vec<Interval>> = HashMap::new();
-    for p in proven {
+    for p in out.iter() {
         bounds
             .entry((p.client, p.server))
             .or_default()
             .push(Interval { lo: p.lo, hi: p.hi });
     }
-    let mut out = Vec::new();
     // How many candidates each call has in each log (access or request log), and each
     // request: counters by event position (only "one" matters, so they saturate),
     // reset after each host pair; hash maps of a million candidates cost ten times more.
@@ -603,8 +611,10 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
         ) else {
             continue;
         };
-        // (call, request) pairs the bound allows.
-        let mut found: Vec<(usize, usize, Option<i64>)> = Vec::new();
+        // (call, request) pairs the bound allows, as event positions (u32: a million
+        // of them at 10 GiB; the call's next time is worked out again for the few
+        // that are kept).
+        let mut found: Vec<(EventId, EventId)> = Vec::new();
         for &call in calls {
             let c = &ctx.events[call];
             let next = ctx.next_time(call);
@@ -612,38 +622,39 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
                 c.time + lo - SECOND_NS,
                 next.unwrap_or(c.time + LATENCY_NS) + hi,
             );
-            for r in ctx.window_requests(server, c, from, to) {
+            let window = ctx.window_requests(server, c, from, to);
+            let Some(expected) = window.first().and_then(|_| call_expected(c)) else {
+                continue;
+            };
+            for r in window {
                 let e = &ctx.events[r];
                 let same_request = match (c.global_request_id, e.global_request_id) {
                     (Some(a), Some(b)) => a == b,
                     _ => true,
                 };
-                if same_request && e.time + precision(e) >= c.time + lo && ctx.makes(call, e) {
-                    found.push((call, r, next));
+                if same_request && e.time + precision(e) >= c.time + lo && expected.made_by(e) {
+                    found.push((call as EventId, r as EventId));
                 }
             }
         }
-        for &(call, r, _) in &found {
+        for &(call, r) in &found {
+            let (call, r) = (call as usize, r as usize);
             let log = usize::from(ctx.events[r].second_precision);
             per_call[call][log] = per_call[call][log].saturating_add(1);
             per_request[r] = per_request[r].saturating_add(1);
         }
-        let single: Vec<bool> = found
-            .iter()
-            .map(|&(call, r, _)| {
-                let log = usize::from(ctx.events[r].second_precision);
-                per_call[call][log] == 1 && per_request[r] == 1
-            })
-            .collect();
-        for &(call, r, _) in &found {
-            per_call[call] = [0; 2];
-            per_request[r] = 0;
-        }
-        for ((call, r, next), single) in found.into_iter().zip(single) {
+        // Only the single ones are kept, in place.
+        found.retain(|&(call, r)| {
+            let (call, r) = (call as usize, r as usize);
+            let log = usize::from(ctx.events[r].second_precision);
+            per_call[call][log] == 1 && per_request[r] == 1
+        });
+        per_call.fill([0; 2]);
+        per_request.fill(0);
+        for (call, r) in found {
+            let (call, r) = (call as usize, r as usize);
             let e = &ctx.events[r];
-            if !single {
-                continue;
-            }
+            let next = ctx.next_time(call);
             let lines = match e.request_id {
                 Some(id) => ctx.api_lines(id, server),
                 None => vec![r],
@@ -653,7 +664,6 @@ fn anchored_joins(ctx: &Ctx<'_>, proven: &[Pair]) -> Vec<Pair> {
             }
         }
     }
-    out
 }
 
 /// Calls with a single candidate request of one log (access or request log) within
@@ -667,25 +677,35 @@ fn single_candidate_joins(
 ) {
     let mut found: Vec<(usize, usize)> = Vec::new();
     for calls in ctx.calls_by_host.values() {
-        let keys: Vec<Option<String>> = calls
+        // What each call makes, numbered (a string a call cost 13 MB at 10 GiB).
+        let mut numbers: HashMap<String, u32> = HashMap::new();
+        let keys: Vec<Option<u32>> = calls
             .iter()
-            .map(|&p| ctx.expected.get(&p).map(Expected::key))
+            .map(|&p| {
+                let key = call_expected(&ctx.events[p])?.key();
+                let next = numbers.len() as u32;
+                Some(*numbers.entry(key).or_insert(next))
+            })
             .collect();
-        let mut times: HashMap<&str, Vec<i64>> = HashMap::new();
+        drop(numbers);
+        let mut times: HashMap<u32, Vec<i64>> = HashMap::new();
         for (&p, key) in calls.iter().zip(&keys) {
             if let Some(key) = key {
-                times.entry(key).or_default().push(ctx.events[p].time);
+                times.entry(*key).or_default().push(ctx.events[p].time);
             }
         }
         for (&pos, key) in calls.iter().zip(&keys) {
             let c = &ctx.events[pos];
-            let Some(same) = key.as_deref().and_then(|k| times.get(k)) else {
+            let Some(same) = key.and_then(|k| times.get(&k)) else {
                 continue;
             };
             let (from, to) = (c.time - SEARCH_NS, c.time + SEARCH_NS);
             if same.partition_point(|&t| t <= to) - same.partition_point(|&t| t < from) > 1 {
                 continue;
             }
+            let Some(expected) = call_expected(c) else {
+                continue;
+            };
             for &server in ctx.requests_by_host.keys() {
                 if server == c.host {
                     continue;
@@ -696,7 +716,7 @@ fn single_candidate_joins(
                         (Some(a), Some(b)) => a == b,
                         _ => true,
                     };
-                    if same_request && ctx.makes(pos, e) {
+                    if same_request && expected.made_by(e) {
                         found.push((pos, r));
                     }
                 }
@@ -752,6 +772,9 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         }
         for (server, backend) in by_host {
             let hi = backend.iter().map(|&p| ctx.events[p].time - start).min();
+            let Some((first_line, last_line)) = span(ctx.events, backend.iter().copied()) else {
+                continue;
+            };
             out.push(Pair {
                 server,
                 client: api_host,
@@ -760,7 +783,8 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
                 anchor_time: ctx.events[anchor].time,
                 start,
                 end: None,
-                lines: backend.iter().map(|&p| p as EventId).collect(),
+                first_line,
+                last_line,
                 lo: None,
                 hi,
             });
@@ -768,7 +792,33 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     }
 }
 
-fn merge(mut pairs: Vec<Pair>) -> Vec<Pair> {
+/// The first and the last of server `lines` (see [`Pair::first_line`]); `None` for none.
+fn span(events: &[Event], lines: impl Iterator<Item = usize>) -> Option<(EventId, EventId)> {
+    let mut span: Option<(usize, usize)> = None;
+    for p in lines {
+        let (first, last) = span.get_or_insert((p, p));
+        *first = earlier(events, *first, p);
+        *last = later(events, *last, p);
+    }
+    span.map(|(first, last)| (first as EventId, last as EventId))
+}
+
+/// Of two server lines, the one whose true time surely comes first.
+fn earlier(events: &[Event], a: usize, b: usize) -> usize {
+    let at = |p: usize| events[p].time + precision(&events[p]);
+    if at(b) < at(a) { b } else { a }
+}
+
+/// Of two server lines, the one logged last.
+fn later(events: &[Event], a: usize, b: usize) -> usize {
+    if events[b].time > events[a].time {
+        b
+    } else {
+        a
+    }
+}
+
+fn merge(events: &[Event], mut pairs: Vec<Pair>) -> Vec<Pair> {
     // In place: ordered by call and kind, each call's pairs of its best kind are folded
     // into the first (no map beside the list: 380 k pairs at 10 GiB).
     pairs.sort_unstable_by_key(|p| (p.client, p.server, p.anchor, p.kind));
@@ -780,9 +830,9 @@ fn merge(mut pairs: Vec<Pair>) -> Vec<Pair> {
             kept.lo = max_opt(kept.lo, p.lo);
             kept.hi = min_opt(kept.hi, p.hi);
             kept.end = min_opt(kept.end, p.end);
-            kept.lines.append(&mut p.lines);
-            kept.lines.sort_unstable();
-            kept.lines.dedup();
+            let (first, last) = (kept.first_line as usize, kept.last_line as usize);
+            kept.first_line = earlier(events, first, p.first_line as usize) as EventId;
+            kept.last_line = later(events, last, p.last_line as usize) as EventId;
         }
         true
     });
