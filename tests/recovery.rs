@@ -705,3 +705,93 @@ async fn a_killed_run_is_marked_failed_at_the_next_start() {
     assert!(!server.locked, "{server:?}\n{second}");
     bench.sim.shutdown().await;
 }
+
+/// The whole chain, live: Masakari's flow races Nova in the simulator while `watch`
+/// follows the logs; the finding is emitted once the recovery ends, the policy remediates
+/// it with the executor (not fenced: it waits for Nova to see the host down), and the
+/// instances are back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_finds_the_race_and_the_policy_remediates_it() {
+    use evacdoc::recovery::remediator::ExecutorRemediator;
+    use evacdoc::store::RecoveryJournal as _;
+    use evacdoc::trigger::{Outcome, Policy, Trigger, TriggerCounters};
+    use evacdoc::watch::{WatchOptions, Watcher};
+    use std::sync::Arc;
+
+    // Real time; Nova sees a dead host down after 6 s, so the flow's 2 s wait races it.
+    let toml = scenario_file("evacuate-race.toml")
+        .replace("rebuild_s = 5", "rebuild_s = 1")
+        .replace("service_down_time = 60", "service_down_time = 6")
+        .replace("report_interval = 10", "report_interval = 2");
+    let bench = Bench::start(Scenario::parse(&toml).unwrap(), true).await;
+    let log_dir = bench.log_dir();
+    let notification = "0c2d3e4f-5a6b-4c7d-8e9f-a0b1c2d3e4f5";
+    let log = EngineLog::new(&log_dir, "controller-0", notification);
+    let mut watcher = Watcher::new(
+        std::slice::from_ref(&log_dir),
+        WatchOptions {
+            poll: Duration::from_millis(50),
+            from_start: true,
+            ..WatchOptions::default()
+        },
+    )
+    .unwrap();
+    let timings = MasakariTimings {
+        wait_after_disable: Duration::from_secs(2),
+        ..MasakariTimings::defaults_at(1.0)
+    };
+    let outcome = masakari_host_recovery(&bench.cloud, "compute-1", timings, Some(&log)).await;
+    assert!(
+        outcome.iter().all(|(_, back)| back.is_none()),
+        "{outcome:?}"
+    );
+    let ended = Instant::now();
+
+    let finding = tokio::task::spawn_blocking(move || {
+        loop {
+            if let Some(found) = watcher
+                .poll()
+                .into_iter()
+                .find(|f| f.detector == "evacuate-400-race")
+            {
+                return found;
+            }
+            assert!(ended.elapsed() < Duration::from_secs(20), "no finding");
+            std::thread::sleep(watcher.poll_interval());
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(finding.id, format!("evacuate-400-race:{notification}"));
+    assert_eq!(finding.failed_host.as_deref(), Some("compute-1"));
+
+    let policy = Policy::parse(
+        "[guards]\ncooldown_secs = 0\n\n[[rule]]\ndetector = \"evacuate-400-race\"\n\
+         action = \"remediate\"\napply = true\ncloud = \"evacdoc-sim\"\n",
+    )
+    .unwrap();
+    let remediator = ExecutorRemediator {
+        data: Some(bench.dir.path().join("data")),
+        options: bench.options(false),
+        config_file: Some(bench.clouds_yaml()),
+    };
+    let trigger = Trigger::new(
+        policy,
+        None,
+        Some(Arc::new(remediator)),
+        Arc::new(TriggerCounters::default()),
+    );
+    let decisions = trigger.handle(&finding).await;
+    assert_eq!(decisions.len(), 1, "{decisions:?}");
+    assert_eq!(decisions[0].outcome, Outcome::Applied, "{decisions:?}");
+    for server in bench.servers().await {
+        assert_eq!(server.status, "ACTIVE", "{server:?}");
+        assert_ne!(server.host.as_deref(), Some("compute-1"), "{server:?}");
+        assert!(!server.locked, "{server:?}");
+    }
+    // The journal holds the recovery, started by the finding.
+    let recoveries = bench.store.recoveries(10).unwrap();
+    assert_eq!(recoveries[0].source, finding.id);
+    assert_eq!(recoveries[0].status, RecoveryStatus::Finished);
+    bench.sim.shutdown().await;
+}

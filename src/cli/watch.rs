@@ -12,8 +12,10 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use evacdoc::detect::{DetectOptions, Finding};
+use evacdoc::recovery::RecoveryOptions;
+use evacdoc::recovery::remediator::ExecutorRemediator;
 use evacdoc::store::{SqliteStore, Store};
-use evacdoc::trigger::{Policy, Trigger, TriggerCounters};
+use evacdoc::trigger::{Policy, Remediator, Trigger, TriggerCounters};
 use evacdoc::watch::{WatchOptions, Watcher};
 
 #[derive(Debug, Args)]
@@ -78,11 +80,17 @@ pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    // Remediations run with the executor's default options; never as if fenced.
+    let remediator: Arc<dyn Remediator> = Arc::new(ExecutorRemediator {
+        data: args.data.clone(),
+        options: RecoveryOptions::default(),
+        config_file: None,
+    });
     let trigger = policy.map(|p| {
         Arc::new(Trigger::new(
             p,
             store,
-            None,
+            Some(remediator),
             Arc::new(TriggerCounters::default()),
         ))
     });

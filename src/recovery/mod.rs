@@ -7,6 +7,7 @@ pub mod openstack;
 pub mod options;
 pub mod plan;
 pub mod remediation;
+pub mod remediator;
 pub mod report;
 pub mod retry;
 
