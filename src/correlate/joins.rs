@@ -172,7 +172,7 @@ pub fn request_midpoint(event: &Event) -> i64 {
 }
 
 /// A candidate and its log: 1 for an access line (one-second stamps), 0 for a
-/// request-log line (see [`Finder::candidates`]).
+/// request-log line (see `Finder::candidates`).
 pub type Paired = (Candidate, u32);
 
 /// A Masakari call and a Nova request that could be its pair.
