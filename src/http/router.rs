@@ -5,13 +5,13 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware;
 use axum::response::IntoResponse;
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{get, post};
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use super::api::{analyses, findings, lines, search, timeline, triage};
-use super::routes::{Access, Route, mount};
+use super::routes::{Route, mount};
 use super::share::api as share_api;
 use super::share::public as share_public;
 use super::state::AppState;
@@ -19,67 +19,47 @@ use super::{auth, error, metrics, openapi, pages};
 
 /// The private API: a bearer token or a session (see [`auth::require`]).
 pub static API_ROUTES: &[Route] = &[
-    Route {
-        path: "/api/v1/analyses",
-        access: Access::Private,
-        handlers: || {
-            post(analyses::upload)
-                .layer(DefaultBodyLimit::disable())
-                .get(analyses::list)
-        },
-    },
-    private("/api/v1/analyses/{id}", || {
+    Route::private("/api/v1/analyses", || {
+        post(analyses::upload)
+            .layer(DefaultBodyLimit::disable())
+            .get(analyses::list)
+    }),
+    Route::private("/api/v1/analyses/{id}", || {
         get(analyses::show).delete(analyses::delete)
     }),
-    private("/api/v1/analyses/{id}/findings", || get(findings::list)),
-    private("/api/v1/analyses/{id}/findings/{finding}", || {
+    Route::private("/api/v1/analyses/{id}/findings", || get(findings::list)),
+    Route::private("/api/v1/analyses/{id}/findings/{finding}", || {
         get(findings::show)
     }),
-    private("/api/v1/analyses/{id}/findings/{finding}/picture", || {
+    Route::private("/api/v1/analyses/{id}/findings/{finding}/picture", || {
         get(findings::picture)
     }),
-    private("/api/v1/analyses/{id}/timeline", || get(timeline::show)),
-    private("/api/v1/analyses/{id}/search", || get(search::search)),
-    private("/api/v1/analyses/{id}/triage", || get(triage::show)),
-    private("/api/v1/triage", || {
+    Route::private("/api/v1/analyses/{id}/timeline", || get(timeline::show)),
+    Route::private("/api/v1/analyses/{id}/search", || get(search::search)),
+    Route::private("/api/v1/analyses/{id}/triage", || get(triage::show)),
+    Route::private("/api/v1/triage", || {
         post(triage::submit).layer(DefaultBodyLimit::disable())
     }),
-    private("/api/v1/analyses/{id}/shares", || {
+    Route::private("/api/v1/analyses/{id}/shares", || {
         post(share_api::create).get(share_api::list)
     }),
-    private("/api/v1/analyses/{id}/shares/preview", || {
+    Route::private("/api/v1/analyses/{id}/shares/preview", || {
         post(share_api::preview)
     }),
-    private("/api/v1/analyses/{id}/shares/{share}", || {
+    Route::private("/api/v1/analyses/{id}/shares/{share}", || {
         axum::routing::delete(share_api::revoke)
     }),
-    private("/api/v1/analyses/{id}/files/{file}/lines", || {
+    Route::private("/api/v1/analyses/{id}/files/{file}/lines", || {
         get(lines::lines)
     }),
 ];
 
 /// What anyone may read: health, metrics and the API document.
 pub static PUBLIC_ROUTES: &[Route] = &[
-    public("/healthz", || get(healthz)),
-    public("/metrics", || get(metrics_text)),
-    public("/api/v1/openapi.json", || get(openapi::document)),
+    Route::public("/healthz", || get(healthz)),
+    Route::public("/metrics", || get(metrics_text)),
+    Route::public("/api/v1/openapi.json", || get(openapi::document)),
 ];
-
-const fn private(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
-    Route {
-        path,
-        access: Access::Private,
-        handlers,
-    }
-}
-
-const fn public(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
-    Route {
-        path,
-        access: Access::Public,
-        handlers,
-    }
-}
 
 /// The service's router over `state`, built from the route tables ([`crate::http::routes::table`]).
 pub fn router(state: AppState) -> Router {

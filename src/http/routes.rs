@@ -31,6 +31,40 @@ pub struct Route {
     pub handlers: fn() -> MethodRouter<AppState>,
 }
 
+impl Route {
+    /// A route of the API ([`Access::Private`]).
+    pub const fn private(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+        Route::new(path, Access::Private, handlers)
+    }
+
+    /// A UI page ([`Access::Page`]).
+    pub const fn page(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+        Route::new(path, Access::Page, handlers)
+    }
+
+    /// A route anyone may use ([`Access::Public`]).
+    pub const fn public(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+        Route::new(path, Access::Public, handlers)
+    }
+
+    /// A share-link route ([`Access::Share`]).
+    pub const fn share(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
+        Route::new(path, Access::Share, handlers)
+    }
+
+    const fn new(
+        path: &'static str,
+        access: Access,
+        handlers: fn() -> MethodRouter<AppState>,
+    ) -> Route {
+        Route {
+            path,
+            access,
+            handlers,
+        }
+    }
+}
+
 /// Every route of the service, all tables together.
 pub fn table() -> impl Iterator<Item = &'static Route> {
     super::router::API_ROUTES

@@ -21,45 +21,28 @@ mod share_preview;
 pub(crate) mod share_view;
 mod timeline;
 
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{get, post};
 
-use super::routes::{Access, Route};
-use super::state::AppState;
+use super::routes::Route;
 
 pub use guard::{Viewer, safe_next};
 pub use render::{Chrome, PageError};
 
 /// The UI pages (a signed-in browser) and what anyone may load: sign-in, assets.
 pub static ROUTES: &[Route] = &[
-    public("/login", || get(login::page).post(login::sign_in)),
-    page("/logout", || post(login::sign_out)),
-    page("/", || get(home::page)),
-    page("/analyses/{id}", || get(analysis::page)),
-    page("/analyses/{id}/findings/{finding}", || get(finding::page)),
-    page("/analyses/{id}/timeline", || get(timeline::page)),
-    page("/analyses/{id}/search", || get(search::page)),
-    page("/analyses/{id}/files/{file}", || get(file::page)),
-    page("/analyses/{id}/share", || {
+    Route::public("/login", || get(login::page).post(login::sign_in)),
+    Route::page("/logout", || post(login::sign_out)),
+    Route::page("/", || get(home::page)),
+    Route::page("/analyses/{id}", || get(analysis::page)),
+    Route::page("/analyses/{id}/findings/{finding}", || get(finding::page)),
+    Route::page("/analyses/{id}/timeline", || get(timeline::page)),
+    Route::page("/analyses/{id}/search", || get(search::page)),
+    Route::page("/analyses/{id}/files/{file}", || get(file::page)),
+    Route::page("/analyses/{id}/share", || {
         get(share_preview::page).post(share_preview::create)
     }),
-    page("/analyses/{id}/shares/{share}/revoke", || {
+    Route::page("/analyses/{id}/shares/{share}/revoke", || {
         post(share_preview::revoke)
     }),
-    public("/static/{name}", || get(assets::asset)),
+    Route::public("/static/{name}", || get(assets::asset)),
 ];
-
-const fn page(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
-    Route {
-        path,
-        access: Access::Page,
-        handlers,
-    }
-}
-
-const fn public(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
-    Route {
-        path,
-        access: Access::Public,
-        handlers,
-    }
-}

@@ -12,11 +12,11 @@ use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
+use axum::routing::get;
 
 use crate::http::auth::hash_secret;
 use crate::http::pages::share_view::{self, render_public};
-use crate::http::routes::{Access, Route, mount};
+use crate::http::routes::{Route, mount};
 use crate::http::state::AppState;
 use crate::share::{RedactedView, Scope, redacted_bundle};
 
@@ -32,23 +32,15 @@ pub fn routes(state: AppState) -> Router<AppState> {
 
 /// The share-link routes (see [`routes`] for the layer around them).
 pub static ROUTES: &[Route] = &[
-    share("/s/{token}", || get(page)),
-    share("/s/{token}/data.json", || get(data)),
-    share("/s/{token}/picture.svg", || get(picture)),
-    share("/s/{token}/findings/{n}", || get(finding_page)),
-    share("/s/{token}/findings/{n}/picture.svg", || {
+    Route::share("/s/{token}", || get(page)),
+    Route::share("/s/{token}/data.json", || get(data)),
+    Route::share("/s/{token}/picture.svg", || get(picture)),
+    Route::share("/s/{token}/findings/{n}", || get(finding_page)),
+    Route::share("/s/{token}/findings/{n}/picture.svg", || {
         get(finding_picture)
     }),
-    share("/s/{token}/bundle.tar.gz", || get(bundle)),
+    Route::share("/s/{token}/bundle.tar.gz", || get(bundle)),
 ];
-
-const fn share(path: &'static str, handlers: fn() -> MethodRouter<AppState>) -> Route {
-    Route {
-        path,
-        access: Access::Share,
-        handlers,
-    }
-}
 
 /// The one answer for anything that is not a live link's route.
 pub fn not_found() -> Response {
