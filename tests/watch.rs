@@ -419,6 +419,39 @@ async fn the_default_policy_posts_one_signed_webhook_per_finding_and_audits_it()
     assert!(!receiver.posts.lock().unwrap().last().unwrap().1);
 }
 
+/// A webhook URL that redirects elsewhere is not followed: the finding goes only to the
+/// URLs the policy names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_that_redirects_is_not_followed() {
+    let receiver = Receiver::default();
+    let target = start_receiver(receiver.clone()).await;
+    let redirect = axum::Router::new().route(
+        "/moved",
+        axum::routing::post(move || {
+            let target = target.clone();
+            async move { axum::response::Redirect::temporary(&target) }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, redirect).await;
+    });
+    let trigger = Trigger::new(
+        policy("", &format!("http://{addr}/moved")),
+        None,
+        None,
+        Arc::new(TriggerCounters::default()),
+    );
+    let decisions = trigger.handle(&scenario_findings()[0]).await;
+    assert_eq!(decisions[0].outcome, Outcome::Failed, "{decisions:?}");
+    assert!(decisions[0].detail.contains("307"), "{decisions:?}");
+    assert!(
+        receiver.posts.lock().unwrap().is_empty(),
+        "followed the redirect"
+    );
+}
+
 /// `n` findings on `hosts` failed hosts, as a burst of recoveries would give.
 fn burst(n: usize, hosts: usize) -> Vec<Finding> {
     let base = scenario_findings()

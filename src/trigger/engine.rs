@@ -68,7 +68,9 @@ pub struct Decision {
 pub struct Trigger {
     policy: Policy,
     secret: Option<String>,
-    client: reqwest::Client,
+    /// The webhook client; it follows no redirect, so a finding goes only to the URLs
+    /// the policy names (`Err`: the client could not be made, every delivery fails).
+    client: Result<reqwest::Client, String>,
     guards: Mutex<GuardState>,
     store: Option<Arc<dyn Store>>,
     remediator: Option<Arc<dyn Remediator>>,
@@ -112,7 +114,10 @@ impl Trigger {
         Trigger {
             secret: policy.secret(),
             policy,
-            client: reqwest::Client::new(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|e| format!("cannot make the webhook client: {e}")),
             guards: Mutex::new(guards),
             store,
             remediator,
@@ -208,11 +213,17 @@ impl Trigger {
                 )];
             }
         };
+        let client = match &self.client {
+            Ok(client) => client,
+            Err(error) => {
+                return vec![self.decision(finding, action, Outcome::Failed, error.clone())];
+            }
+        };
         let delivery_id = uuid::Uuid::new_v4().to_string();
         let mut out = Vec::new();
         for url in &self.policy.webhook.urls {
             let d = deliver(
-                &self.client,
+                client,
                 url,
                 &body,
                 self.secret.as_deref(),
