@@ -609,7 +609,8 @@ async fn remediation_runs_one_per_host_is_unavailable_without_an_executor_and_dr
         calls[0].1,
         RemediationRequest {
             apply: true,
-            cloud: Some("sim".into())
+            cloud: Some("sim".into()),
+            host_fenced: false,
         }
     );
     // Done: the host is free again.

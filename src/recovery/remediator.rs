@@ -1,7 +1,7 @@
 //! The executor behind the trigger (`evacdoc watch --policy`): a finding is planned and,
 //! when the policy says `apply = true`, run and journaled, with the same rules as
-//! `evacdoc remediate`. A trigger never states that a host is fenced: a host Nova still
-//! sees up is waited for, then refused.
+//! `evacdoc remediate`. The host counts as fenced only where the policy's rule says so;
+//! otherwise a host Nova still sees up is waited for, then refused.
 
 use std::path::PathBuf;
 
@@ -20,7 +20,7 @@ use crate::trigger::{RemediationError, RemediationOutcome, RemediationRequest, R
 pub struct ExecutorRemediator {
     /// The data folder whose store journals applied recoveries (none: plans only).
     pub data: Option<PathBuf>,
-    /// The executor's options; `host_fenced` is always cleared.
+    /// The executor's options; `host_fenced` comes from each request.
     pub options: RecoveryOptions,
     /// A clouds.yaml to read instead of the usual places.
     pub config_file: Option<PathBuf>,
@@ -34,7 +34,7 @@ impl ExecutorRemediator {
     ) -> Result<RemediationOutcome, String> {
         let remediation = remediation_for(finding).map_err(|e| e.to_string())?;
         let mut options = self.options.clone();
-        options.host_fenced = false;
+        options.host_fenced = request.host_fenced;
         options.selection.only_instances = remediation.only_instances.clone();
         let cloud = OpenStack::connect(ConnectOptions {
             cloud: request.cloud.clone(),

@@ -146,6 +146,7 @@ impl Trigger {
                 let request = RemediationRequest {
                     apply: rule.apply,
                     cloud: rule.cloud.clone(),
+                    host_fenced: rule.host_fenced,
                 };
                 vec![self.remediate(finding, &request).await]
             }

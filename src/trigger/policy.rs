@@ -69,6 +69,11 @@ pub struct Rule {
     /// Remediate: the cloud (`clouds.yaml` name) to act on.
     #[serde(default)]
     pub cloud: Option<String>,
+    /// Remediate: the failed host is fenced by the time the finding is made (STONITH,
+    /// power off by the monitor), so a compute service Nova still sees up may be forced
+    /// down. Only state it where fencing really is automatic.
+    #[serde(default)]
+    pub host_fenced: bool,
 }
 
 impl Rule {
@@ -254,9 +259,11 @@ impl Policy {
             if !known {
                 return Err(invalid(format!("unknown detector {:?}", rule.detector)));
             }
-            if rule.action != ActionKind::Remediate && (rule.apply || rule.cloud.is_some()) {
+            if rule.action != ActionKind::Remediate
+                && (rule.apply || rule.cloud.is_some() || rule.host_fenced)
+            {
                 return Err(invalid(format!(
-                    "rule for {}: apply and cloud go with action = \"remediate\"",
+                    "rule for {}: apply, cloud and host_fenced go with action = \"remediate\"",
                     rule.detector
                 )));
             }
@@ -279,6 +286,7 @@ impl Policy {
                 action: ActionKind::Notify,
                 apply: false,
                 cloud: None,
+                host_fenced: false,
             })
     }
 
@@ -327,7 +335,11 @@ mod tests {
             ),
             (
                 "[[rule]]\ndetector = \"*\"\naction = \"notify\"\napply = true\n",
-                "apply and cloud",
+                "apply, cloud and host_fenced",
+            ),
+            (
+                "[[rule]]\ndetector = \"*\"\naction = \"none\"\nhost_fenced = true\n",
+                "apply, cloud and host_fenced",
             ),
             (
                 "[[rule]]\ndetector = \"*\"\naction = \"reboot\"\n",

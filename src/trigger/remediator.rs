@@ -13,6 +13,8 @@ pub struct RemediationRequest {
     pub apply: bool,
     /// The cloud (a `clouds.yaml` name) to act on.
     pub cloud: Option<String>,
+    /// The policy states the failed host is fenced (see `Rule::host_fenced`).
+    pub host_fenced: bool,
 }
 
 /// What a remediation did.
