@@ -4,14 +4,14 @@
 //! and numbered rotations are not followed: they are finished files, and the current
 //! file under the log's name is the one that grows.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use crate::correlate::analysis::{CaptureFile, ConfigValue, Host, Skipped};
 use crate::ingest::IngestError;
 use crate::ingest::discover::discover;
-use crate::ingest::layout::{Layout, host_roots, overall_layout};
-use crate::ingest::place::{NO_HOST, hosts_of, place_files};
+use crate::ingest::layout::{Layout, overall_layout};
+use crate::ingest::place::{NO_HOST, Placement, place_all};
 use crate::ingest::role::{Role, rotation};
 use crate::ingest::small_files::{read_small_files, zones_of_links};
 use crate::ingest::timezone::HostZone;
@@ -71,14 +71,12 @@ pub fn scan(inputs: &[PathBuf]) -> Result<LiveScan, IngestError> {
             source,
         })?;
     let found = discover(inputs, work.path())?;
-    let abs: HashMap<&str, &Path> = found
-        .files
-        .iter()
-        .map(|f| (f.rel.as_str(), f.abs.as_path()))
-        .collect();
-    let roots = host_roots(&found, |rel| abs.get(rel).map(|p| p.to_path_buf()));
-    let (mut hosts, root_host) = hosts_of(&roots);
-    let placed = place_files(&found, &roots, &root_host, &mut hosts);
+    let Placement {
+        roots,
+        root_host,
+        hosts,
+        placed,
+    } = place_all(&found);
     let mut fingerprint = Vec::new();
     let mut small = Vec::new();
     let mut logs = Vec::new();

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::correlate::analysis::Host;
 use crate::ingest::discover::{Found, FoundFile};
-use crate::ingest::layout::{HostRoot, Layout, root_of};
+use crate::ingest::layout::{HostRoot, Layout, host_roots, root_of};
 use crate::ingest::role::{Role, role_of};
 use crate::ingest::timezone::ZoneSource;
 
@@ -20,6 +20,33 @@ pub(crate) struct Placed<'f> {
     pub(crate) inner: String,
     pub(crate) role: Role,
     pub(crate) incomplete: Option<String>,
+}
+
+/// A found tree laid out: its host roots, the host of each root, the hosts and every
+/// file placed on one (the steps `analyze` and `watch` share).
+pub(crate) struct Placement<'f> {
+    pub roots: Vec<HostRoot>,
+    pub root_host: Vec<u32>,
+    pub hosts: Vec<Host>,
+    pub placed: Vec<Placed<'f>>,
+}
+
+/// Lays out `found`: host roots (from the files' absolute paths), hosts, placed files.
+pub(crate) fn place_all(found: &Found) -> Placement<'_> {
+    let abs: HashMap<&str, &Path> = found
+        .files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.abs.as_path()))
+        .collect();
+    let roots = host_roots(found, |rel| abs.get(rel).map(|p| p.to_path_buf()));
+    let (mut hosts, root_host) = hosts_of(&roots);
+    let placed = place_files(found, &roots, &root_host, &mut hosts);
+    Placement {
+        roots,
+        root_host,
+        hosts,
+        placed,
+    }
 }
 
 /// One host per distinct host name (two bundles of one machine are one host).

@@ -2,8 +2,7 @@
 //! every log's records into sinks in parallel, decide the zones, assemble one
 //! [`Analysis`].
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::correlate::analysis::{Analysis, Skipped, Stats};
@@ -15,8 +14,8 @@ use crate::correlate::zones::host_zones;
 use crate::ingest::IngestError;
 use crate::ingest::discover::discover;
 use crate::ingest::host_names::HostNames;
-use crate::ingest::layout::{host_roots, overall_layout};
-use crate::ingest::place::{Placed, hosts_of, place_files};
+use crate::ingest::layout::overall_layout;
+use crate::ingest::place::{Placed, Placement, place_all};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_small_files, zones_of_links};
@@ -83,14 +82,12 @@ pub fn analyze_with(
 
     let stage = Instant::now();
     let found = discover(inputs, work.path())?;
-    let abs: HashMap<&str, &Path> = found
-        .files
-        .iter()
-        .map(|f| (f.rel.as_str(), f.abs.as_path()))
-        .collect();
-    let roots = host_roots(&found, |rel| abs.get(rel).map(|p| p.to_path_buf()));
-    let (mut hosts, root_host) = hosts_of(&roots);
-    let placed = place_files(&found, &roots, &root_host, &mut hosts);
+    let Placement {
+        roots,
+        root_host,
+        mut hosts,
+        placed,
+    } = place_all(&found);
     stats.stages.discover_ms = ms(stage);
     tracing::info!(
         files = found.files.len(),

@@ -138,6 +138,14 @@ impl TailedLog {
         {
             self.service = found;
         }
+        self.feed(Some(bytes), keeper, records);
+        self.pending = true;
+        self.at_line_end = bytes.last() == Some(&b'\n');
+    }
+
+    /// Pushes `bytes` into the assembler (`None`: finishes it), its records to `keeper`
+    /// with this file's context and lines and bytes shifted past the earlier assemblers.
+    fn feed(&mut self, bytes: Option<&[u8]>, keeper: &mut EventKeeper<'static>, records: &mut u64) {
         let (file, host) = self.ctx();
         let path = self.log.rel.clone();
         let ctx = FileCtx {
@@ -153,10 +161,11 @@ impl TailedLog {
             records,
             format: &mut self.format,
         };
-        self.assembler
-            .push(bytes, &mut |record, span| sink.record(&ctx, record, span));
-        self.pending = true;
-        self.at_line_end = bytes.last() == Some(&b'\n');
+        let mut emit = |record: &Record<'_>, span: RecordSpan| sink.record(&ctx, record, span);
+        match bytes {
+            Some(bytes) => self.assembler.push(bytes, &mut emit),
+            None => self.assembler.finish(&mut emit),
+        }
     }
 
     /// Hands out the record the assembler holds; the next bytes go to a new assembler
@@ -165,23 +174,7 @@ impl TailedLog {
         if !self.pending {
             return;
         }
-        let (file, host) = self.ctx();
-        let path = self.log.rel.clone();
-        let ctx = FileCtx {
-            id: file,
-            path: &path,
-            host,
-            service: &self.service,
-        };
-        let mut sink = Shifted {
-            keeper,
-            lines: self.base_lines,
-            bytes: self.base_bytes,
-            records,
-            format: &mut self.format,
-        };
-        self.assembler
-            .finish(&mut |record, span| sink.record(&ctx, record, span));
+        self.feed(None, keeper, records);
         self.base_lines += self.assembler.lines();
         self.base_bytes += self.assembler.bytes();
         self.assembler = Assembler::new();
