@@ -23,7 +23,10 @@ pub fn uuid_prefix(s: &str) -> Option<&str> {
 /// The instance UUID of a Nova `/servers/<uuid>...` path (with or without a version or
 /// project prefix, and a query string), e.g. `/v2.1/servers/<uuid>/action`.
 pub fn server_uuid_in_path(path: &str) -> Option<&str> {
-    let at = memchr::memmem::find(path.as_bytes(), b"/servers/")?;
+    // Built once: `memmem::find` builds a searcher per call.
+    static SERVERS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("/servers/"));
+    let at = SERVERS.find(path.as_bytes())?;
     uuid_prefix(path.get(at + "/servers/".len()..)?)
 }
 
