@@ -1,4 +1,5 @@
-//! Masakari's host-failure flow as the comparison baseline, over the same `Cloud` as the
+//! Masakari's host-failure flow, played against the simulator (`evacdoc sim --masakari
+//! HOST`) for demos and as the tests' comparison baseline, over the same `Cloud` as the
 //! executor: disable the service, sleep `wait_period_after_service_update`, list the
 //! host's servers, then per instance (3 at a time) lock, evacuate, poll every
 //! `verify_interval` up to `wait_period_after_evacuation`, unlock. It never forces the
@@ -7,10 +8,10 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use evacdoc::recovery::{Cloud, CloudError};
+use crate::recovery::{Cloud, CloudError};
 use futures_util::stream::{self, StreamExt};
 
 /// The `masakari-engine.log` the flow writes as Masakari (Zed+ context format) would,
@@ -39,7 +40,7 @@ impl EngineLog {
     fn line(&self, level: &str, logger: &str, message: &str) {
         let now = jiff::Timestamp::now().strftime("%Y-%m-%d %H:%M:%S%.3f");
         let local = uuid::Uuid::new_v4().hyphenated();
-        let mut text = self.text.lock().unwrap();
+        let mut text = self.text.lock().unwrap_or_else(PoisonError::into_inner);
         let _ = writeln!(
             text,
             "{now} 41 {level} {logger} [req-{} req-{local} nova - - - - -] {message}",
@@ -51,10 +52,18 @@ impl EngineLog {
         self.line("INFO", "masakari.compute.nova", message);
     }
 
-    /// Writes what was logged.
-    pub fn save(&self) {
-        std::fs::create_dir_all(self.path.parent().unwrap()).unwrap();
-        std::fs::write(&self.path, self.text.lock().unwrap().as_bytes()).unwrap();
+    /// The log file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes what was logged, all at once (the end of the flow is its last line).
+    pub fn save(&self) -> std::io::Result<()> {
+        if let Some(parent) = self.path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let text = self.text.lock().unwrap_or_else(PoisonError::into_inner);
+        std::fs::write(&self.path, text.as_bytes())
     }
 }
 
@@ -212,7 +221,9 @@ pub async fn masakari_host_recovery<C: Cloud>(
                 log.notification
             ),
         );
-        log.save();
+        if let Err(error) = log.save() {
+            tracing::warn!(path = %log.path.display(), %error, "cannot write the masakari engine log");
+        }
     }
     outcome
 }
