@@ -35,6 +35,8 @@ mod serve_api;
 mod serve_browser;
 /// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
 mod serve_pages;
+/// Remediation of findings through the service, and its live watcher.
+mod serve_remediation;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
 /// Every route from the route table, with and without credentials.
