@@ -68,7 +68,11 @@ pub fn run(args: &SimArgs) -> anyhow::Result<ExitCode> {
         println!("\n# clouds.yaml (then: export OS_CLOUD=evacdoc-sim)");
         print!("{yaml}");
         if let (Some(host), Some(log_dir)) = (&args.masakari, &args.log_dir) {
-            let config = tempfile::NamedTempFile::new()
+            // The client reads a config file by its extension.
+            let config = tempfile::Builder::new()
+                .prefix("evacdoc-sim-clouds")
+                .suffix(".yaml")
+                .tempfile()
                 .context("cannot make a clouds.yaml for masakari's flow")?;
             std::fs::write(config.path(), &yaml)
                 .with_context(|| format!("{}: cannot write", config.path().display()))?;
