@@ -525,7 +525,11 @@ async fn latency_from_the_last_line_to_the_finding_and_the_remediation() {
         )
         .unwrap();
         let log_dir = bench.log_dir();
-        std::fs::create_dir_all(&log_dir).unwrap();
+        // Masakari's engine log is there before the failure (as on a real controller):
+        // the watcher follows it from the start, and the run's lines are appended to it.
+        let log = EngineLog::new(&log_dir, "controller-0", &notification);
+        std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
+        std::fs::write(log.path(), "").unwrap();
         let server = TestServer::start_with(|config| {
             config.remediation = RemediationConfig {
                 clouds: vec!["evacdoc-sim".into()],
@@ -534,8 +538,8 @@ async fn latency_from_the_last_line_to_the_finding_and_the_remediation() {
             };
             config.watch = Some(WatchConfig {
                 paths: vec![log_dir.clone()],
+                // As `serve --watch` follows: a look every 200 ms.
                 options: WatchOptions {
-                    poll: Duration::from_millis(50),
                     from_start: true,
                     ..WatchOptions::default()
                 },
@@ -560,7 +564,6 @@ async fn latency_from_the_last_line_to_the_finding_and_the_remediation() {
                 None
             })
         };
-        let log = EngineLog::new(&log_dir, "controller-0", &notification);
         let timings = MasakariTimings {
             wait_after_disable: Duration::from_secs(2),
             ..MasakariTimings::defaults_at(1.0)
