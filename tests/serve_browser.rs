@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::serve_api::{RACE_INSTANCE, TOKEN, TestServer, scenario_tar_gz};
 
 /// chromedriver on a free loopback port, stopped when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     url: String,
 }
@@ -29,7 +29,7 @@ impl Drop for Driver {
 
 impl Driver {
     /// Starts chromedriver; `None` when it is not installed.
-    fn start() -> Option<Driver> {
+    pub(crate) fn start() -> Option<Driver> {
         let port = TcpListener::bind("127.0.0.1:0")
             .ok()?
             .local_addr()
@@ -56,7 +56,7 @@ impl Driver {
         Some(driver)
     }
 
-    async fn browser(&self) -> Client {
+    pub(crate) async fn browser(&self) -> Client {
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".to_string(),
@@ -73,7 +73,7 @@ impl Driver {
 }
 
 /// The Enter key, as text for `send_keys`.
-fn enter() -> String {
+pub(crate) fn enter() -> String {
     char::from(fantoccini::key::Key::Enter).to_string()
 }
 
@@ -85,13 +85,13 @@ fn screenshots() -> PathBuf {
     dir
 }
 
-async fn shot(browser: &Client, name: &str) {
+pub(crate) async fn shot(browser: &Client, name: &str) {
     let png = browser.screenshot().await.unwrap();
     std::fs::write(screenshots().join(name), png).unwrap();
 }
 
 /// Waits until `css` matches an element.
-async fn wait_for(browser: &Client, css: &str) -> fantoccini::elements::Element {
+pub(crate) async fn wait_for(browser: &Client, css: &str) -> fantoccini::elements::Element {
     browser
         .wait()
         .at_most(Duration::from_secs(60))
