@@ -481,10 +481,11 @@ async fn the_service_watcher_streams_a_finding_of_lines_appended_to_a_followed_f
         .unwrap()
         .to_owned();
     let page = app
+        .clone()
         .oneshot(
             Request::builder()
                 .uri("/watch")
-                .header(header::COOKIE, cookie)
+                .header(header::COOKIE, &cookie)
                 .body(Body::empty())
                 .unwrap(),
         )
@@ -499,6 +500,22 @@ async fn the_service_watcher_streams_a_finding_of_lines_appended_to_a_followed_f
     )
     .unwrap();
     assert!(html.contains(&id) && html.contains("notify"), "{html}");
+    // The home page links it.
+    let home = app
+        .clone()
+        .oneshot(
+            Request::builder()
+                .uri("/")
+                .header(header::COOKIE, &cookie)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let home = axum::body::to_bytes(home.into_body(), 1 << 20)
+        .await
+        .unwrap();
+    assert!(String::from_utf8_lossy(&home).contains("href=\"/watch\""));
     server.stop().await;
 }
 
