@@ -158,3 +158,92 @@ impl<C: Cloud> Cloud for ObservedCloud<C> {
         self.call(call, self.inner.clear_attachment(volume, attachment))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::recovery::test_cloud::{State, TestCloud, server, service};
+    use crate::recovery::{RecoveryOptions, RetryPolicy, apply, plan};
+    use crate::store::SqliteStore;
+
+    /// Every call as it was told: (`started` or `ended`, method, what, error).
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<(&'static str, &'static str, &'static str, Option<String>)>>);
+
+    impl Observer for Recorder {
+        fn call_started(&self, call: &Call) {
+            let mut seen = self.0.lock().unwrap();
+            seen.push(("started", call.method, call.what, None));
+        }
+
+        fn call_ended(&self, call: &Call, error: Option<&str>) {
+            let mut seen = self.0.lock().unwrap();
+            seen.push(("ended", call.method, call.what, error.map(str::to_owned)));
+        }
+    }
+
+    #[tokio::test]
+    async fn every_call_of_a_run_is_told_before_and_after_with_its_error() {
+        const WEB: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
+        let inner = TestCloud::new(State {
+            service: Some(service(false)),
+            servers: vec![server(WEB, "web-1", true, &[])],
+            failures: [("evacuate".to_owned(), vec![503])].into(),
+            ..State::default()
+        });
+        let recorder = Arc::new(Recorder::default());
+        let cloud = ObservedCloud::new(inner, recorder.clone());
+        let options = RecoveryOptions {
+            poll_interval: Duration::from_millis(5),
+            rebuild_timeout: Duration::from_millis(200),
+            retry: RetryPolicy {
+                attempts: 3,
+                conflict_attempts: 3,
+                base_delay: Duration::from_millis(1),
+                max_delay: Duration::from_millis(2),
+            },
+            ..RecoveryOptions::default()
+        };
+        let root = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(root.path()).unwrap();
+        let planned = plan(&cloud, "compute-1", &options).await.unwrap();
+        let row = apply(
+            &cloud,
+            &store,
+            &planned,
+            &options,
+            "test",
+            recorder.as_ref(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(row.status, crate::store::RecoveryStatus::Finished);
+        let seen = recorder.0.lock().unwrap().clone();
+        // One start and one end per call the cloud saw, in pairs.
+        assert_eq!(seen.len(), 2 * cloud.inner.calls().len(), "{seen:?}");
+        assert!(
+            seen.chunks(2).all(|pair| pair[0].0 == "started"
+                && pair[1].0 == "ended"
+                && pair[0].2 == pair[1].2)
+        );
+        let evacuations: Vec<_> = seen
+            .iter()
+            .filter(|(when, _, what, _)| *when == "ended" && *what == "evacuate")
+            .collect();
+        assert_eq!(evacuations.len(), 2, "the 503, then the retry: {seen:?}");
+        assert!(
+            evacuations[0]
+                .3
+                .as_deref()
+                .is_some_and(|e| e.contains("503"))
+        );
+        assert_eq!(evacuations[1].3, None);
+        assert!(
+            seen.iter()
+                .any(|(_, method, what, _)| *method == "POST" && *what == "lock")
+        );
+    }
+}
