@@ -169,9 +169,11 @@ mod tests {
     use crate::recovery::{RecoveryOptions, RetryPolicy, apply, plan};
     use crate::store::SqliteStore;
 
-    /// Every call as it was told: (`started` or `ended`, method, what, error).
+    /// A call as it was told: `started` or `ended`, method, what, error.
+    type Told = (&'static str, &'static str, &'static str, Option<String>);
+
     #[derive(Default)]
-    struct Recorder(Mutex<Vec<(&'static str, &'static str, &'static str, Option<String>)>>);
+    struct Recorder(Mutex<Vec<Told>>);
 
     impl Observer for Recorder {
         fn call_started(&self, call: &Call) {
