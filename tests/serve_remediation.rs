@@ -1,19 +1,17 @@
 //! Remediation through the service: a finding's recovery planned and applied over the
 //! API against `evacdoc sim` (refused without the token, the confirmation or a
 //! configured cloud; one per host; progress as server-sent events; every decision in
-//! the audit log), and the service's own watcher streaming findings of appended lines.
+//! the audit log). The finding page's panel is driven in Chromium in `serve_browser`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use evacdoc::http::live::WatchConfig;
 use evacdoc::http::remediation::RemediationConfig;
 use evacdoc::http::router;
 use evacdoc::sim::Scenario;
 use evacdoc::store::AuditEntry;
-use evacdoc::watch::WatchOptions;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
@@ -23,7 +21,7 @@ use crate::recovery::{Bench, scenario_file};
 use crate::serve_api::{TOKEN, TestServer, scenario_tar_gz};
 
 /// A folder packed as a `.tar.gz`.
-fn tar_gz(dir: &Path) -> Vec<u8> {
+pub(crate) fn tar_gz(dir: &Path) -> Vec<u8> {
     let encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     let mut tar = tar::Builder::new(encoder);
     tar.append_dir_all("logs", dir).unwrap();
@@ -31,7 +29,7 @@ fn tar_gz(dir: &Path) -> Vec<u8> {
 }
 
 /// A path segment, percent-encoded (finding ids may hold `/`).
-fn segment(text: &str) -> String {
+pub(crate) fn segment(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b':' => {
@@ -59,7 +57,7 @@ async fn remediate(server: &TestServer, id: &str, finding: &str, body: Value) ->
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-fn audit(server: &TestServer) -> Vec<AuditEntry> {
+pub(crate) fn audit(server: &TestServer) -> Vec<AuditEntry> {
     let store = server.service.as_ref().unwrap().state().store.clone();
     let mut entries = store.audit_log(1000).unwrap();
     entries.reverse();
@@ -68,7 +66,7 @@ fn audit(server: &TestServer) -> Vec<AuditEntry> {
 
 /// Reads server-sent events from `response` until `last` is seen (or the time is up):
 /// each as (event, data).
-async fn read_events(
+pub(crate) async fn read_events(
     response: reqwest::Response,
     last: &str,
     limit: Duration,
@@ -243,7 +241,7 @@ async fn remediation_is_refused_without_token_confirmation_or_allowed_cloud_and_
 }
 
 /// The race played in the simulator by Masakari's flow; the bench, its notification.
-async fn race_in_the_sim() -> (Bench, String) {
+pub(crate) async fn race_in_the_sim() -> (Bench, String) {
     let toml = scenario_file("evacuate-race.toml").replace("rebuild_s = 5", "rebuild_s = 1");
     let bench = Bench::start(Scenario::parse(&toml).unwrap(), true).await;
     let notification = uuid::Uuid::new_v4().hyphenated().to_string();
@@ -398,351 +396,6 @@ async fn a_finding_remediated_over_the_api_brings_the_instances_back_with_its_pr
         "{decisions:#?}"
     );
     assert!(decisions[3].1.starts_with("finished"), "{decisions:#?}");
-    server.stop().await;
-    bench.sim.shutdown().await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_service_watcher_streams_a_finding_of_lines_appended_to_a_followed_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let live = dir.path().join("ctl1");
-    std::fs::create_dir_all(live.join("etc")).unwrap();
-    std::fs::write(live.join("etc/hostname"), "ctl1\n").unwrap();
-    let engine = live.join("var/log/masakari/masakari-engine.log");
-    std::fs::create_dir_all(engine.parent().unwrap()).unwrap();
-    std::fs::write(&engine, "").unwrap();
-    let server = TestServer::start_with(|config| {
-        config.watch = Some(WatchConfig {
-            paths: vec![live.clone()],
-            options: WatchOptions {
-                poll: Duration::from_millis(20),
-                rescan: Duration::ZERO,
-                ..WatchOptions::default()
-            },
-            policy: None,
-        });
-    })
-    .await;
-    let stream = server.get("/api/v1/watch/events").await;
-    assert_eq!(stream.status(), reqwest::StatusCode::OK);
-    {
-        use std::io::Write as _;
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&engine)
-            .unwrap();
-        file.write_all(crate::watch::failed_recovery(1, 0).as_bytes())
-            .unwrap();
-    }
-    let events = read_events(stream, "decision", Duration::from_secs(30)).await;
-    let finding = events
-        .iter()
-        .find(|(n, _)| n == "finding")
-        .unwrap_or_else(|| panic!("no finding: {events:#?}"));
-    let id = finding.1["data"]["id"].as_str().unwrap().to_owned();
-    assert!(id.ends_with("c5e0e0c8-1c1d-4d71-9a0e-000000000001"), "{id}");
-    assert_eq!(finding.1["data"]["failed_host"], "compute-1");
-    // The default policy's decision, through the same trigger as `evacdoc watch`.
-    let (name, decision) = events.last().unwrap();
-    assert_eq!(name, "decision");
-    assert_eq!(
-        (
-            decision["data"]["finding"].as_str(),
-            decision["data"]["action"].as_str()
-        ),
-        (Some(id.as_str()), Some("notify"))
-    );
-    let audited = audit(&server);
-    assert!(
-        audited
-            .iter()
-            .any(|e| e.actor == "watch" && e.action == "trigger-notify" && e.target == id),
-        "{audited:#?}"
-    );
-    // The page lists it.
-    let app = router(server.service.as_ref().unwrap().state().clone());
-    let signed_in = app
-        .clone()
-        .oneshot(
-            Request::builder()
-                .method("POST")
-                .uri("/login")
-                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
-                .body(Body::from(format!("token={TOKEN}")))
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let cookie = signed_in.headers()[header::SET_COOKIE]
-        .to_str()
-        .unwrap()
-        .split(';')
-        .next()
-        .unwrap()
-        .to_owned();
-    let page = app
-        .clone()
-        .oneshot(
-            Request::builder()
-                .uri("/watch")
-                .header(header::COOKIE, &cookie)
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(page.status(), StatusCode::OK);
-    let html = String::from_utf8(
-        axum::body::to_bytes(page.into_body(), 1 << 20)
-            .await
-            .unwrap()
-            .to_vec(),
-    )
-    .unwrap();
-    assert!(html.contains(&id) && html.contains("notify"), "{html}");
-    // The home page links it.
-    let home = app
-        .clone()
-        .oneshot(
-            Request::builder()
-                .uri("/")
-                .header(header::COOKIE, &cookie)
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let home = axum::body::to_bytes(home.into_body(), 1 << 20)
-        .await
-        .unwrap();
-    assert!(String::from_utf8_lossy(&home).contains("href=\"/watch\""));
-    server.stop().await;
-}
-
-/// The speed figure of issue 12, over 5 runs: from the last line of a failed recovery
-/// being written (Masakari's engine log saved) to the service's watcher handing out its
-/// finding, and to the policy's remediation starting (its recovery journaled). Run with
-/// `cargo test --test integration serve_remediation::latency -- --ignored --nocapture`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "a measurement: prints the latency figures"]
-async fn latency_from_the_last_line_to_the_finding_and_the_remediation() {
-    use evacdoc::store::{RecoveryJournal as _, SqliteStore};
-    let mut to_finding = Vec::new();
-    let mut to_remediation = Vec::new();
-    for run in 0..5 {
-        let toml = scenario_file("evacuate-race.toml")
-            .replace("rebuild_s = 5", "rebuild_s = 1")
-            .replace("service_down_time = 60", "service_down_time = 6")
-            .replace("report_interval = 10", "report_interval = 2");
-        let bench = Bench::start(Scenario::parse(&toml).unwrap(), true).await;
-        let notification = uuid::Uuid::new_v4().hyphenated().to_string();
-        let policy = evacdoc::trigger::Policy::parse(
-            "[guards]\ncooldown_secs = 0\n\n[[rule]]\ndetector = \"evacuate-400-race\"\n\
-             action = \"remediate\"\napply = true\ncloud = \"evacdoc-sim\"\nhost_fenced = true\n",
-        )
-        .unwrap();
-        let log_dir = bench.log_dir();
-        // Masakari's engine log is there before the failure (as on a real controller):
-        // the watcher follows it from the start, and the run's lines are appended to it.
-        let log = EngineLog::new(&log_dir, "controller-0", &notification);
-        std::fs::create_dir_all(log.path().parent().unwrap()).unwrap();
-        std::fs::write(log.path(), "").unwrap();
-        let server = TestServer::start_with(|config| {
-            config.remediation = RemediationConfig {
-                clouds: vec!["evacdoc-sim".into()],
-                config_file: Some(bench.clouds_yaml()),
-                options: bench.options(false),
-            };
-            config.watch = Some(WatchConfig {
-                paths: vec![log_dir.clone()],
-                // As `serve --watch` follows: a look every 200 ms.
-                options: WatchOptions {
-                    from_start: true,
-                    ..WatchOptions::default()
-                },
-                policy: Some(policy),
-            });
-        })
-        .await;
-        let journal = SqliteStore::open(&server.data.path().join("data")).unwrap();
-        let stream = server.get("/api/v1/watch/events").await;
-        let finding_id = format!("evacuate-400-race:{notification}");
-        let seen = {
-            let finding_id = finding_id.clone();
-            tokio::spawn(async move {
-                let mut stream = stream.bytes_stream();
-                let mut text = String::new();
-                while let Some(Ok(chunk)) = stream.next().await {
-                    text.push_str(&String::from_utf8_lossy(&chunk));
-                    if text.contains(&format!("\"id\":\"{finding_id}\"")) {
-                        return Some(Instant::now());
-                    }
-                }
-                None
-            })
-        };
-        let timings = MasakariTimings {
-            wait_after_disable: Duration::from_secs(2),
-            ..MasakariTimings::defaults_at(1.0)
-        };
-        masakari_host_recovery(&bench.cloud, "compute-1", timings, Some(&log)).await;
-        let written = Instant::now();
-        let started = loop {
-            if journal
-                .recoveries(1)
-                .unwrap()
-                .first()
-                .is_some_and(|r| r.source == finding_id)
-            {
-                break Instant::now();
-            }
-            assert!(
-                written.elapsed() < Duration::from_secs(30),
-                "no remediation"
-            );
-            tokio::time::sleep(Duration::from_millis(2)).await;
-        };
-        let found = tokio::time::timeout(Duration::from_secs(5), seen)
-            .await
-            .unwrap()
-            .unwrap()
-            .expect("the finding was streamed");
-        to_finding.push(found.saturating_duration_since(written));
-        to_remediation.push(started - written);
-        println!(
-            "run {run}: finding after {:?}, remediation started after {:?}",
-            found.saturating_duration_since(written),
-            started - written
-        );
-        // Let the run end before the simulator goes.
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while journal.recoveries(1).unwrap()[0].status == evacdoc::store::RecoveryStatus::Running
-            && Instant::now() < deadline
-        {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        server.stop().await;
-        bench.sim.shutdown().await;
-    }
-    for (what, mut figures) in [("finding", to_finding), ("remediation", to_remediation)] {
-        figures.sort();
-        println!(
-            "last line -> {what}: median {:?}, max {:?} over {} runs",
-            figures[figures.len() / 2],
-            figures[figures.len() - 1],
-            figures.len()
-        );
-    }
-}
-
-/// The finding page's Remediate panel in Chromium: plan, a wrong confirmation refused,
-/// the right one applied, the progress followed until the recovery is finished.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_chromium() {
-    use crate::serve_browser::{Driver, enter, shot, wait_for};
-    use fantoccini::Locator;
-    let Some(driver) = Driver::start() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromedriver is missing: .ci/run installs Debian's chromium-driver"
-        );
-        eprintln!("skipped: chromedriver is not installed (apt-get install chromium-driver)");
-        return;
-    };
-    let (bench, notification) = race_in_the_sim().await;
-    let server = TestServer::start_with(|config| {
-        config.remediation = RemediationConfig {
-            clouds: vec!["evacdoc-sim".into()],
-            config_file: Some(bench.clouds_yaml()),
-            options: bench.options(false),
-        };
-    })
-    .await;
-    let id = server
-        .upload("sim-logs.tar.gz", tar_gz(&bench.log_dir()))
-        .await;
-    server.wait_done(&id).await;
-    let finding = format!("evacuate-400-race:{notification}");
-
-    let browser = driver.browser().await;
-    browser.goto(&server.url("/login")).await.unwrap();
-    let token = wait_for(&browser, "input#token").await;
-    token.send_keys(TOKEN).await.unwrap();
-    token.send_keys(&enter()).await.unwrap();
-    wait_for(&browser, "form.sign-out").await;
-    browser
-        .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(&finding))))
-        .await
-        .unwrap();
-    wait_for(&browser, "[data-remediation-plan] button").await;
-    // Apply is offered only once a plan is shown.
-    let apply = browser
-        .find(Locator::Css("[data-remediation-apply]"))
-        .await
-        .unwrap();
-    assert!(!apply.is_displayed().await.unwrap());
-    browser
-        .find(Locator::Css(
-            "[data-remediation-plan] input[name=host_fenced]",
-        ))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    browser
-        .find(Locator::Css("[data-remediation-plan] button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    let plan = wait_for(&browser, "[data-remediation-output] ol.plan li").await;
-    assert!(plan.text().await.unwrap().contains("/os-services"));
-    let before = bench.servers().await;
-    assert!(
-        before
-            .iter()
-            .all(|s| s.host.as_deref() == Some("compute-1"))
-    );
-
-    // A wrong confirmation is refused, and nothing runs.
-    let confirm = wait_for(&browser, "[data-remediation-apply] input[name=confirm]").await;
-    confirm.send_keys("evacuate-400-race:wrong").await.unwrap();
-    confirm.send_keys(&enter()).await.unwrap();
-    let refused = wait_for(&browser, "[data-remediation-progress] li.error").await;
-    assert!(
-        refused.text().await.unwrap().contains("does not match"),
-        "{}",
-        refused.text().await.unwrap()
-    );
-    confirm.clear().await.unwrap();
-    confirm.send_keys(&finding).await.unwrap();
-    confirm.send_keys(&enter()).await.unwrap();
-    let done = wait_for(&browser, "[data-remediation-progress] li.good").await;
-    assert!(
-        !apply.is_displayed().await.unwrap(),
-        "applied: the form is gone"
-    );
-    assert!(done.text().await.unwrap().contains("finished"));
-    let progress = browser
-        .find(Locator::Css("[data-remediation-progress]"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    assert!(
-        progress.contains("evacuate") || progress.contains("/action"),
-        "{progress}"
-    );
-    assert!(progress.contains("succeeded"), "{progress}");
-    shot(&browser, "remediation.png").await;
-    for server in bench.servers().await {
-        assert_eq!(server.status, "ACTIVE", "{server:?}");
-        assert_ne!(server.host.as_deref(), Some("compute-1"), "{server:?}");
-    }
-    browser.close().await.unwrap();
     server.stop().await;
     bench.sim.shutdown().await;
 }
