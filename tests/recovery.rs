@@ -19,15 +19,15 @@ use tempfile::TempDir;
 use crate::masakari_flow::{EngineLog, MasakariTimings, masakari_host_recovery};
 
 /// A simulator, its clouds.yaml, a signed-in client and a store, in one folder.
-struct Bench {
-    sim: RunningSim,
-    cloud: OpenStack,
-    store: SqliteStore,
-    dir: TempDir,
+pub(crate) struct Bench {
+    pub(crate) sim: RunningSim,
+    pub(crate) cloud: OpenStack,
+    pub(crate) store: SqliteStore,
+    pub(crate) dir: TempDir,
     scale: f64,
 }
 
-fn scenario_file(name: &str) -> String {
+pub(crate) fn scenario_file(name: &str) -> String {
     std::fs::read_to_string(crate::util::samples().join("sim").join(name)).unwrap()
 }
 
@@ -42,7 +42,7 @@ fn sample(name: &str, scale: f64, keep_faults: bool) -> Scenario {
 }
 
 impl Bench {
-    async fn start(scenario: Scenario, with_logs: bool) -> Bench {
+    pub(crate) async fn start(scenario: Scenario, with_logs: bool) -> Bench {
         let dir = tempfile::tempdir().unwrap();
         let scale = scenario.timing.time_scale;
         let logs = with_logs.then(|| dir.path().join("logs"));
@@ -73,16 +73,16 @@ impl Bench {
         }
     }
 
-    fn clouds_yaml(&self) -> PathBuf {
+    pub(crate) fn clouds_yaml(&self) -> PathBuf {
         self.dir.path().join("clouds.yaml")
     }
 
-    fn log_dir(&self) -> PathBuf {
+    pub(crate) fn log_dir(&self) -> PathBuf {
         self.dir.path().join("logs")
     }
 
     /// The executor's options at this simulator's speed: Nova's 60 s is 60/scale here.
-    fn options(&self, fenced: bool) -> RecoveryOptions {
+    pub(crate) fn options(&self, fenced: bool) -> RecoveryOptions {
         RecoveryOptions {
             host_fenced: fenced,
             service_down_time: Duration::from_secs_f64(60.0 / self.scale),
@@ -114,7 +114,7 @@ impl Bench {
     }
 
     /// Every server of the cloud, wherever it is.
-    async fn servers(&self) -> Vec<Server> {
+    pub(crate) async fn servers(&self) -> Vec<Server> {
         let mut all = Vec::new();
         for host in self.sim.scenario().hosts {
             all.extend(self.cloud.servers_on_host(&host.name).await.unwrap());

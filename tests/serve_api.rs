@@ -421,6 +421,10 @@ async fn openapi_health_and_metrics_describe_the_service() {
         "/api/v1/analyses/{id}/timeline",
         "/api/v1/analyses/{id}/search",
         "/api/v1/analyses/{id}/files/{file}/lines",
+        "/api/v1/analyses/{id}/findings/{finding}/remediation",
+        "/api/v1/recoveries/{recovery}",
+        "/api/v1/recoveries/{recovery}/events",
+        "/api/v1/watch/events",
     ] {
         assert!(openapi["paths"][path].is_object(), "{path} missing");
     }

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::serve_api::{RACE_INSTANCE, TOKEN, TestServer, scenario_tar_gz};
 
 /// chromedriver on a free loopback port, stopped when dropped.
-struct Driver {
+pub(crate) struct Driver {
     child: Child,
     url: String,
 }
@@ -29,7 +29,7 @@ impl Drop for Driver {
 
 impl Driver {
     /// Starts chromedriver; `None` when it is not installed.
-    fn start() -> Option<Driver> {
+    pub(crate) fn start() -> Option<Driver> {
         let port = TcpListener::bind("127.0.0.1:0")
             .ok()?
             .local_addr()
@@ -56,7 +56,7 @@ impl Driver {
         Some(driver)
     }
 
-    async fn browser(&self) -> Client {
+    pub(crate) async fn browser(&self) -> Client {
         let mut caps = serde_json::Map::new();
         caps.insert(
             "goog:chromeOptions".to_string(),
@@ -73,7 +73,7 @@ impl Driver {
 }
 
 /// The Enter key, as text for `send_keys`.
-fn enter() -> String {
+pub(crate) fn enter() -> String {
     char::from(fantoccini::key::Key::Enter).to_string()
 }
 
@@ -85,13 +85,13 @@ fn screenshots() -> PathBuf {
     dir
 }
 
-async fn shot(browser: &Client, name: &str) {
+pub(crate) async fn shot(browser: &Client, name: &str) {
     let png = browser.screenshot().await.unwrap();
     std::fs::write(screenshots().join(name), png).unwrap();
 }
 
 /// Waits until `css` matches an element.
-async fn wait_for(browser: &Client, css: &str) -> fantoccini::elements::Element {
+pub(crate) async fn wait_for(browser: &Client, css: &str) -> fantoccini::elements::Element {
     browser
         .wait()
         .at_most(Duration::from_secs(60))
@@ -254,4 +254,117 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
 
     browser.close().await.unwrap();
     server.stop().await;
+}
+
+/// The finding page's Remediate panel in Chromium: plan, a wrong confirmation refused,
+/// the right one applied, the progress followed until the recovery is finished.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_chromium() {
+    use crate::serve_remediation::{race_in_the_sim, segment, tar_gz};
+    use evacdoc::http::remediation::RemediationConfig;
+    use fantoccini::Locator;
+    let Some(driver) = Driver::start() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "chromedriver is missing: .ci/run installs Debian's chromium-driver"
+        );
+        eprintln!("skipped: chromedriver is not installed (apt-get install chromium-driver)");
+        return;
+    };
+    let (bench, notification) = race_in_the_sim().await;
+    let server = TestServer::start_with(|config| {
+        config.remediation = RemediationConfig {
+            clouds: vec!["evacdoc-sim".into()],
+            config_file: Some(bench.clouds_yaml()),
+            options: bench.options(false),
+        };
+    })
+    .await;
+    let id = server
+        .upload("sim-logs.tar.gz", tar_gz(&bench.log_dir()))
+        .await;
+    server.wait_done(&id).await;
+    let finding = format!("evacuate-400-race:{notification}");
+
+    let browser = driver.browser().await;
+    browser.goto(&server.url("/login")).await.unwrap();
+    let token = wait_for(&browser, "input#token").await;
+    token.send_keys(TOKEN).await.unwrap();
+    token.send_keys(&enter()).await.unwrap();
+    wait_for(&browser, "form.sign-out").await;
+    browser
+        .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(&finding))))
+        .await
+        .unwrap();
+    wait_for(&browser, "[data-remediation-plan] button").await;
+    // Apply is offered only once a plan is shown.
+    let apply = browser
+        .find(Locator::Css("[data-remediation-apply]"))
+        .await
+        .unwrap();
+    assert!(!apply.is_displayed().await.unwrap());
+    browser
+        .find(Locator::Css(
+            "[data-remediation-plan] input[name=host_fenced]",
+        ))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .find(Locator::Css("[data-remediation-plan] button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let plan = wait_for(&browser, "[data-remediation-output] ol.plan li").await;
+    assert!(plan.text().await.unwrap().contains("/os-services"));
+    let before = bench.servers().await;
+    assert!(
+        before
+            .iter()
+            .all(|s| s.host.as_deref() == Some("compute-1"))
+    );
+
+    // A wrong confirmation is refused, and nothing runs.
+    let confirm = wait_for(&browser, "[data-remediation-apply] input[name=confirm]").await;
+    confirm.send_keys("evacuate-400-race:wrong").await.unwrap();
+    confirm.send_keys(&enter()).await.unwrap();
+    let refused = wait_for(&browser, "[data-remediation-progress] li.error").await;
+    assert!(
+        refused.text().await.unwrap().contains("does not match"),
+        "{}",
+        refused.text().await.unwrap()
+    );
+    confirm.clear().await.unwrap();
+    confirm.send_keys(&finding).await.unwrap();
+    confirm.send_keys(&enter()).await.unwrap();
+    let done = wait_for(&browser, "[data-remediation-progress] li.good").await;
+    assert!(
+        !apply.is_displayed().await.unwrap(),
+        "applied: the form is gone"
+    );
+    assert!(done.text().await.unwrap().contains("finished"));
+    let progress = browser
+        .find(Locator::Css("[data-remediation-progress]"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        progress.contains("evacuate") || progress.contains("/action"),
+        "{progress}"
+    );
+    assert!(progress.contains("succeeded"), "{progress}");
+    shot(&browser, "remediation.png").await;
+    for server in bench.servers().await {
+        assert_eq!(server.status, "ACTIVE", "{server:?}");
+        assert_ne!(server.host.as_deref(), Some("compute-1"), "{server:?}");
+    }
+    browser.close().await.unwrap();
+    server.stop().await;
+    bench.sim.shutdown().await;
 }

@@ -26,6 +26,7 @@ fn concrete(path: &str) -> String {
         .replace("{finding}", "1")
         .replace("{file}", "1")
         .replace("{share}", "1")
+        .replace("{recovery}", "1")
         .replace("{n}", "1")
         .replace("{name}", "nothing-here.css")
         .replace("{token}", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")

@@ -35,10 +35,14 @@ mod serve_api;
 mod serve_browser;
 /// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
 mod serve_pages;
+/// Remediation of findings through the service: refusals, the run against the simulator.
+mod serve_remediation;
 /// `evacdoc serve` killed during a job, and started again.
 mod serve_restart;
 /// Every route from the route table, with and without credentials.
 mod serve_routes;
+/// The service's live watcher and the latency from a failed recovery to its remediation.
+mod serve_watch;
 /// Share links: redacted public views, access, rate limit.
 mod share;
 /// `evacdoc sim`: Keystone, Nova and Cinder on a loopback port.

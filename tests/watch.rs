@@ -203,7 +203,7 @@ fn appended_lines_with_a_rotation_and_a_truncation_give_the_batch_findings_once(
 }
 
 /// One failed host recovery in Masakari's exact lines (oslo.log defaults, Zed+).
-fn failed_recovery(n: usize, minute: usize) -> String {
+pub(crate) fn failed_recovery(n: usize, minute: usize) -> String {
     let notification = format!("c5e0e0c8-1c1d-4d71-9a0e-{n:012x}");
     let instance = format!("7d1e5f0a-0000-4000-8000-{n:012x}");
     let request = format!("req-11111111-2222-3333-4444-{n:012x}");

@@ -8,9 +8,12 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
+use evacdoc::http::live::WatchConfig;
 use evacdoc::http::share::limit::RateLimit;
 use evacdoc::http::{ServeConfig, start};
 use evacdoc::jobs::JobConfig;
+use evacdoc::trigger::Policy;
+use evacdoc::watch::WatchOptions;
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
@@ -36,6 +39,21 @@ pub struct ServeArgs {
     /// Requests a second a client address may make to share links after its burst.
     #[arg(long, default_value_t = 1.0)]
     share_rate: f64,
+    /// A cloud (clouds.yaml entry) remediations of findings may act on; repeat for more,
+    /// the first is the default. Without one the service plans and applies nothing.
+    #[arg(long = "cloud", value_name = "NAME")]
+    clouds: Vec<String>,
+    /// Follow these live logs or folders as `evacdoc watch` does and show their findings
+    /// at /watch; repeat for more.
+    #[arg(long = "watch", value_name = "PATH")]
+    watch: Vec<PathBuf>,
+    /// What to do with the watched findings (TOML, as for `evacdoc watch`; notify only
+    /// without it).
+    #[arg(long, value_name = "FILE", requires = "watch")]
+    policy: Option<PathBuf>,
+    /// Read the watched files there at the start from their beginning.
+    #[arg(long, requires = "watch")]
+    watch_from_start: bool,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -59,11 +77,40 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         burst: args.share_burst,
         per_second: args.share_rate,
     };
+    config.remediation.clouds = args.clouds.clone();
+    if !args.watch.is_empty() {
+        let policy = args.policy.as_deref().map(Policy::load).transpose()?;
+        config.watch = Some(WatchConfig {
+            paths: args.watch.clone(),
+            options: WatchOptions {
+                from_start: args.watch_from_start,
+                ..WatchOptions::default()
+            },
+            policy,
+        });
+    }
     let service = start(config)
         .await
         .with_context(|| format!("{}: cannot start the service", args.data.display()))?;
     eprintln!("evacdoc: serving on http://{}/", service.addr);
     eprintln!("evacdoc: data in {}", args.data.display());
+    if !args.watch.is_empty() {
+        eprintln!(
+            "evacdoc: watching {} (live findings at http://{}/watch)",
+            args.watch
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            service.addr
+        );
+    }
+    if !args.clouds.is_empty() {
+        eprintln!(
+            "evacdoc: remediations may act on: {}",
+            args.clouds.join(", ")
+        );
+    }
     if let Some(token) = &service.new_token {
         // Printed this once: it is kept (mode 0600) in the data folder's `token` file.
         eprintln!("evacdoc: access token (sign in with it; shown once): {token}");

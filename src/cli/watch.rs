@@ -126,7 +126,17 @@ async fn follow(
                 print_finding(&finding, format)?;
                 if let Some(trigger) = &trigger {
                     let trigger = trigger.clone();
-                    actions.spawn(async move { trigger.handle(&finding).await });
+                    actions.spawn(async move {
+                        for d in trigger.handle(&finding).await {
+                            eprintln!(
+                                "evacdoc: {} {}: {} ({})",
+                                d.action,
+                                d.finding,
+                                d.outcome.as_str(),
+                                d.detail
+                            );
+                        }
+                    });
                 }
             }
             _ = tokio::signal::ctrl_c() => break,

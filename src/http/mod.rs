@@ -4,9 +4,11 @@
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod live;
 pub mod metrics;
 pub mod openapi;
 pub mod pages;
+pub mod remediation;
 mod router;
 pub mod routes;
 mod server;

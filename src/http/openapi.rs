@@ -17,6 +17,10 @@ use super::api;
         api::findings::list,
         api::findings::show,
         api::findings::picture,
+        api::remediation::remediate,
+        api::recoveries::show,
+        api::recoveries::events,
+        api::watch::events,
         api::timeline::show,
         api::search::search,
         api::lines::lines,
@@ -29,7 +33,7 @@ use super::api;
     ),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
-    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"), (name = "triage"), (name = "shares"))
+    tags((name = "analyses"), (name = "findings"), (name = "timeline"), (name = "search"), (name = "files"), (name = "triage"), (name = "shares"), (name = "recoveries"), (name = "watch"))
 )]
 #[derive(Debug)]
 pub struct ApiDoc;

@@ -10,7 +10,9 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
-use super::api::{analyses, findings, lines, search, timeline, triage};
+use super::api::{
+    analyses, findings, lines, recoveries, remediation, search, timeline, triage, watch,
+};
 use super::routes::{Route, mount};
 use super::share::api as share_api;
 use super::share::public as share_public;
@@ -34,6 +36,15 @@ pub static API_ROUTES: &[Route] = &[
     Route::private("/api/v1/analyses/{id}/findings/{finding}/picture", || {
         get(findings::picture)
     }),
+    Route::private(
+        "/api/v1/analyses/{id}/findings/{finding}/remediation",
+        || post(remediation::remediate),
+    ),
+    Route::private("/api/v1/recoveries/{recovery}", || get(recoveries::show)),
+    Route::private("/api/v1/recoveries/{recovery}/events", || {
+        get(recoveries::events)
+    }),
+    Route::private("/api/v1/watch/events", || get(watch::events)),
     Route::private("/api/v1/analyses/{id}/timeline", || get(timeline::show)),
     Route::private("/api/v1/analyses/{id}/search", || get(search::search)),
     Route::private("/api/v1/analyses/{id}/triage", || get(triage::show)),

@@ -11,11 +11,15 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::auth::{TokenSource, hash_secret, load_or_create_token};
+use super::live::{LiveWatch, WatchConfig};
 use super::metrics::Metrics;
+use super::remediation::{RemediationConfig, Remediations};
 use super::share::limit::{RateLimit, RateLimiter};
 use super::state::AppState;
 use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
-use crate::store::{SqliteStore, Store, StoreError};
+use crate::recovery::remediator::ExecutorRemediator;
+use crate::store::{RecoveryJournal as _, SqliteStore, Store, StoreError};
+use crate::trigger::{Remediator, Trigger};
 
 /// How to serve.
 #[derive(Debug, Clone)]
@@ -34,6 +38,10 @@ pub struct ServeConfig {
     pub shutdown_grace: Duration,
     /// Requests a client address may make to the public share routes.
     pub public_rate: RateLimit,
+    /// The clouds remediations may act on, and the executor's options.
+    pub remediation: RemediationConfig,
+    /// Logs to watch live (`--watch`), with the policy for their findings.
+    pub watch: Option<WatchConfig>,
 }
 
 impl ServeConfig {
@@ -47,6 +55,8 @@ impl ServeConfig {
             token: None,
             shutdown_grace: Duration::from_secs(10),
             public_rate: RateLimit::default(),
+            remediation: RemediationConfig::default(),
+            watch: None,
         }
     }
 }
@@ -84,21 +94,39 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
         .await
         .map_err(|e| ServeError::Start(e.to_string()))??;
-    let store: Arc<dyn Store> = Arc::new(store);
+    let sqlite = Arc::new(store);
+    let store: Arc<dyn Store> = sqlite.clone();
     sweep_orphans(store.as_ref());
+    repair_recoveries(&sqlite);
     let (token, source) = load_or_create_token(config.token.clone(), store.paths())?;
     let cache = Arc::new(AnalysisCache::new(4));
     let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
+    let metrics = Arc::new(Metrics::default());
+    let trigger = service_trigger(&config, store.clone(), &metrics);
+    let live = match config.watch.clone() {
+        Some(watch) => Some(
+            LiveWatch::start(watch, trigger.clone())
+                .await
+                .map_err(ServeError::Start)?,
+        ),
+        None => None,
+    };
     let state = AppState {
         store,
         token_hash: hash_secret(&token).into(),
-        metrics: Arc::new(Metrics::default()),
+        metrics,
         jobs,
         cache,
         searchers: Arc::default(),
         max_upload: config.max_upload,
         shares: Arc::new(crate::share::ShareViews::new(4)),
         public_limit: Arc::new(RateLimiter::new(config.public_rate)),
+        remediations: Arc::new(Remediations::new(
+            config.remediation.clone(),
+            sqlite,
+            trigger,
+        )),
+        live,
     };
     let listener = tokio::net::TcpListener::bind(config.listen)
         .await
@@ -145,6 +173,9 @@ impl Service {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        if let Some(live) = &self.state.live {
+            live.stop();
+        }
         self.state.jobs.shutdown(self.grace).await;
         match tokio::time::timeout(Duration::from_secs(10), &mut self.server).await {
             Ok(Ok(Ok(()))) => {}
@@ -152,6 +183,43 @@ impl Service {
             Ok(Err(e)) => tracing::error!(error = %e, "server task failed"),
             Err(_) => tracing::warn!("requests still open after 10 s: stopping anyway"),
         }
+    }
+}
+
+/// The service's trigger: the watcher's policy (notify only without one), decisions to
+/// the audit log and `/metrics`, remediations by the executor on the service's data
+/// folder. Its guards also hold the remediations asked for through the API.
+fn service_trigger(config: &ServeConfig, store: Arc<dyn Store>, metrics: &Metrics) -> Arc<Trigger> {
+    let policy = config
+        .watch
+        .as_ref()
+        .and_then(|w| w.policy.clone())
+        .unwrap_or_default();
+    let remediator: Arc<dyn Remediator> = Arc::new(ExecutorRemediator {
+        data: Some(config.data.clone()),
+        options: config.remediation.options.clone(),
+        config_file: config.remediation.config_file.clone(),
+    });
+    Arc::new(Trigger::new(
+        policy,
+        Some(store),
+        Some(remediator),
+        metrics.trigger.clone(),
+    ))
+}
+
+/// Recoveries a stop or a crash left running are closed `failed`, as `recover` does.
+fn repair_recoveries(store: &SqliteStore) {
+    match store.repair_interrupted_recoveries() {
+        Ok(ids) => {
+            for id in ids {
+                tracing::warn!(
+                    recovery = id,
+                    "a recovery had been interrupted; now marked failed"
+                );
+            }
+        }
+        Err(error) => tracing::warn!(%error, "cannot repair interrupted recoveries"),
     }
 }
 

@@ -27,6 +27,10 @@ pub struct AppState {
     pub shares: Arc<crate::share::ShareViews>,
     /// The rate limit of the public share routes, per client address.
     pub public_limit: Arc<super::share::limit::RateLimiter>,
+    /// Remediations of findings: the clouds allowed, the runs and their progress.
+    pub remediations: Arc<super::remediation::Remediations>,
+    /// The live watcher (`serve --watch`), when there is one.
+    pub live: Option<Arc<super::live::LiveWatch>>,
 }
 
 impl std::fmt::Debug for AppState {

@@ -28,6 +28,10 @@ pub trait Observer: Send + Sync {
     fn move_started(&self, _instance: &str, _name: &str) {}
     /// A move ended, as journaled.
     fn move_ended(&self, _instance: &str, _name: &str, _status: MoveStatus, _message: &str) {}
+    /// An API call is about to be made (seen through [`super::observed::ObservedCloud`]).
+    fn call_started(&self, _call: &super::observed::Call) {}
+    /// An API call answered: `error` is the failure, if it failed.
+    fn call_ended(&self, _call: &super::observed::Call, _error: Option<&str>) {}
 }
 
 /// Watches nothing.

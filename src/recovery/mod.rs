@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod cloud;
+pub mod observed;
 pub mod openstack;
 pub mod options;
 pub mod plan;

@@ -9,6 +9,7 @@ pub mod clouds_yaml;
 pub mod error;
 pub mod faults;
 pub mod logs;
+pub mod masakari;
 pub mod microversion;
 pub mod scenario;
 pub mod server;

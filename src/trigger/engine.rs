@@ -37,7 +37,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    fn as_str(&self) -> &'static str {
+    /// Its name, as in the audit log and the counters.
+    pub fn as_str(&self) -> &'static str {
         match self {
             Outcome::Ignored => "ignored",
             Outcome::Skipped => "skipped",
@@ -128,6 +129,25 @@ impl Trigger {
     /// The counters.
     pub fn counters(&self) -> &Arc<TriggerCounters> {
         &self.counters
+    }
+
+    /// Holds `host` for a remediation asked for outside the policy (the service's API):
+    /// refused while another remediation, the policy's or another asked, runs there.
+    /// Release it with [`Trigger::release_host`] when the run ends.
+    pub fn claim_host(&self, host: &str) -> Result<(), String> {
+        self.guards
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .claim_host(host)
+            .map_err(|held| held.to_string())
+    }
+
+    /// The remediation on `host` claimed with [`Trigger::claim_host`] is over.
+    pub fn release_host(&self, host: &str) {
+        self.guards
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .release(host);
     }
 
     /// Decides and acts on `finding`; every decision is recorded and returned.

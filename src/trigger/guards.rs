@@ -104,6 +104,17 @@ impl GuardState {
         Ok(())
     }
 
+    /// Marks `host` busy for a remediation asked for by hand (the service's API): only
+    /// the one-per-host guard applies, not the cooldown or the rate limit.
+    pub(crate) fn claim_host(&mut self, host: &str) -> Result<(), Held> {
+        if !self.busy_hosts.insert(host.to_string()) {
+            return Err(Held::HostBusy {
+                host: host.to_string(),
+            });
+        }
+        Ok(())
+    }
+
     /// The remediation on `host` is over.
     pub(crate) fn release(&mut self, host: &str) {
         self.busy_hosts.remove(host);
@@ -147,5 +158,14 @@ mod tests {
         assert_eq!(g.admit("n3", Some("cmp2"), t0), Ok(()));
         g.release("cmp1");
         assert_eq!(g.admit("n2", Some("cmp1"), t0), Ok(()));
+        // A remediation by hand waits for the host as the policy's do, and holds them off.
+        assert!(matches!(g.claim_host("cmp1"), Err(Held::HostBusy { .. })));
+        assert_eq!(g.claim_host("cmp3"), Ok(()));
+        assert!(matches!(
+            g.admit("n4", Some("cmp3"), t0),
+            Err(Held::HostBusy { .. })
+        ));
+        g.release("cmp3");
+        assert_eq!(g.claim_host("cmp3"), Ok(()));
     }
 }

@@ -350,6 +350,13 @@ mod tests {
             let error = Policy::parse(text).unwrap_err().to_string();
             assert!(error.contains(says), "{text}: {error}");
         }
+        let demo = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/watch/remediate-sim.toml"
+        ))
+        .unwrap();
+        let demo = Policy::parse(&demo).unwrap();
+        assert!(demo.rules[0].apply && demo.rules[0].host_fenced);
         // Nothing said: every finding is notified, with the default guards.
         let empty = Policy::parse("").unwrap();
         assert_eq!(empty, Policy::default());

@@ -31,12 +31,22 @@ pub(crate) fn complete(finding: &Finding, snapshot: &Snapshot) -> bool {
         .is_none_or(|r| ended(r.final_status()))
 }
 
-/// The ids of the findings handed out, the most recent `cap`.
+/// The findings handed out, the most recent `cap`, each remembered by a 64-bit
+/// fingerprint of its id rather than the id: 16 bytes a finding instead of two copies of
+/// an id of 60 to 100 bytes, so that the memory of a watcher that has handed out 100 000
+/// findings stays about 2 MB instead of about 20 MB. Two ids sharing a fingerprint (about
+/// one chance in 10^9 within the cap) would make the second finding go unreported.
 #[derive(Debug)]
 pub(crate) struct Emitted {
-    ids: HashSet<String>,
-    order: VecDeque<String>,
+    ids: HashSet<u64>,
+    order: VecDeque<u64>,
     cap: usize,
+}
+
+/// The fingerprint of a finding id: SipHash with fixed keys (`DefaultHasher::new`).
+fn fingerprint(id: &str) -> u64 {
+    use std::hash::{BuildHasher as _, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(id)
 }
 
 impl Emitted {
@@ -50,11 +60,11 @@ impl Emitted {
 
     /// Records `id`; false when it was handed out already.
     pub(crate) fn first_time(&mut self, id: &str) -> bool {
-        if self.ids.contains(id) {
+        let print = fingerprint(id);
+        if !self.ids.insert(print) {
             return false;
         }
-        self.ids.insert(id.to_string());
-        self.order.push_back(id.to_string());
+        self.order.push_back(print);
         while self.order.len() > self.cap {
             if let Some(old) = self.order.pop_front() {
                 self.ids.remove(&old);
@@ -85,5 +95,10 @@ mod tests {
         // "a" was the oldest: forgotten.
         assert!(emitted.first_time("a"));
         assert!(!emitted.first_time("d"));
+        assert_eq!(fingerprint("x"), fingerprint(&String::from("x")));
+        assert_ne!(
+            fingerprint("evacuate-400-race:a"),
+            fingerprint("evacuate-400-race:b")
+        );
     }
 }

@@ -3,6 +3,9 @@
 pub mod analyses;
 pub mod findings;
 pub mod lines;
+pub mod recoveries;
+pub mod remediation;
 pub mod search;
 pub mod timeline;
 pub mod triage;
+pub mod watch;

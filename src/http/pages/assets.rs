@@ -27,6 +27,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../web/static/app.js"),
     },
     Asset {
+        name: "live.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../web/static/live.js"),
+    },
+    Asset {
         name: "favicon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../../../web/static/favicon.svg"),

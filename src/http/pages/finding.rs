@@ -20,6 +20,7 @@ use crate::http::api::analyses::row_of;
 use crate::http::api::timeline::loaded;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
+use crate::recovery::remediation::remediation_for;
 
 #[derive(Template)]
 #[template(path = "finding.html")]
@@ -49,6 +50,18 @@ struct FindingPage {
     remedy: String,
     actions: Vec<ActionRow>,
     bugs: Vec<BugRow>,
+    /// The recovery evacdoc can run for it, when there is one.
+    remediation: Option<RemedyView>,
+}
+
+/// The remediation panel: what it would do, where to ask for it, on which clouds.
+struct RemedyView {
+    /// The API route that plans and applies it.
+    url: String,
+    finding: String,
+    summary: String,
+    /// The clouds the service may act on (none: the panel says how to configure one).
+    clouds: Vec<String>,
 }
 
 /// A text and where it leads.
@@ -109,7 +122,18 @@ pub async fn page(
         .find(|f| f.id == finding)
         .ok_or_else(|| ApiError::not_found("finding"))?;
     let chrome = Chrome::new(found.title.clone(), &viewer.csrf).within(&row.id, &row.name);
-    Ok(ok(&view(chrome, &row.id, &loaded.analysis, found)))
+    let mut page = view(chrome, &row.id, &loaded.analysis, found);
+    page.remediation = remediation_for(found).ok().map(|r| RemedyView {
+        url: format!(
+            "/api/v1/analyses/{}/findings/{}/remediation",
+            row.id,
+            encode_component(&found.id)
+        ),
+        finding: found.id.clone(),
+        summary: r.summary,
+        clouds: state.remediations.config.clouds.clone(),
+    });
+    Ok(ok(&page))
 }
 
 fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPage {
@@ -177,6 +201,7 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
         remedy: prose_html(&f.remediation.summary),
         actions: f.remediation.actions.iter().map(action_row).collect(),
         bugs: f.known_bugs.iter().map(bug_row).collect(),
+        remediation: None,
     }
 }
 

@@ -21,6 +21,8 @@ struct HomePage {
     /// The largest upload accepted, for a person and in bytes.
     max_upload: String,
     max_upload_bytes: u64,
+    /// The service runs a live watcher (`serve --watch`): link its page.
+    watching: bool,
 }
 
 /// `GET /`.
@@ -33,5 +35,6 @@ pub async fn page(State(state): State<AppState>, viewer: Viewer) -> Result<Respo
         rows,
         max_upload: super::format::human_bytes(state.max_upload),
         max_upload_bytes: state.max_upload,
+        watching: state.live.is_some(),
     }))
 }

@@ -20,6 +20,7 @@ mod search;
 mod share_preview;
 pub(crate) mod share_view;
 mod timeline;
+mod watch;
 
 use axum::routing::{get, post};
 
@@ -44,5 +45,6 @@ pub static ROUTES: &[Route] = &[
     Route::page("/analyses/{id}/shares/{share}/revoke", || {
         post(share_preview::revoke)
     }),
+    Route::page("/watch", || get(watch::page)),
     Route::public("/static/{name}", || get(assets::asset)),
 ];

@@ -1,0 +1,350 @@
+//! Running a remediation for the service: plans on a thread of their own (the
+//! executor's futures are not all `Send`), applies on a thread of their own that outlives
+//! the request, journaled in the service's store; the caller learns the recovery's id as
+//! soon as the journal has it.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::http::StatusCode;
+use tokio::sync::oneshot;
+
+use super::Remediations;
+use super::feed::{Feed, FeedObserver, RecoveryEvent};
+use crate::detect::Finding;
+use crate::recovery::observed::ObservedCloud;
+use crate::recovery::openstack::{ConnectOptions, OpenStack};
+use crate::recovery::remediation::{Remediation, remediation_for};
+use crate::recovery::{Observer, RecoveryOptions, RecoveryReport, apply, plan};
+use crate::store::{
+    MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, RecoveryStatus, SqliteStore, StoreError,
+};
+use crate::trigger::Trigger;
+
+/// Why a remediation is refused or could not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error(
+        "no cloud is configured for remediations: start the service with --cloud NAME (a clouds.yaml entry)"
+    )]
+    NoCloud,
+    #[error("cloud {cloud:?} is not one this service may act on (configured: {allowed})")]
+    CloudNotAllowed { cloud: String, allowed: String },
+    #[error("{0}")]
+    NotRemediable(String),
+    #[error("{0}")]
+    HostBusy(String),
+    #[error("{0}")]
+    Connect(String),
+    #[error("{0}")]
+    Plan(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl RunError {
+    /// The HTTP status it is answered with.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            RunError::NoCloud | RunError::HostBusy(_) | RunError::Plan(_) => StatusCode::CONFLICT,
+            RunError::CloudNotAllowed { .. } => StatusCode::FORBIDDEN,
+            RunError::NotRemediable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            RunError::Connect(_) => StatusCode::BAD_GATEWAY,
+            RunError::Failed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+/// The recovery a finding asks for, or why there is none.
+pub(crate) fn recovery_of(finding: &Finding) -> Result<Remediation, RunError> {
+    remediation_for(finding).map_err(|e| RunError::NotRemediable(e.to_string()))
+}
+
+/// A host held for one run; released when dropped, however the run ends.
+struct HostClaim {
+    trigger: Arc<Trigger>,
+    host: String,
+}
+
+impl HostClaim {
+    fn take(trigger: &Arc<Trigger>, host: &str) -> Result<HostClaim, RunError> {
+        trigger.claim_host(host).map_err(RunError::HostBusy)?;
+        Ok(HostClaim {
+            trigger: trigger.clone(),
+            host: host.to_owned(),
+        })
+    }
+}
+
+impl Drop for HostClaim {
+    fn drop(&mut self) {
+        self.trigger.release_host(&self.host);
+    }
+}
+
+/// Who asked, for the audit log.
+#[derive(Debug, Clone)]
+pub struct Asker {
+    pub actor: String,
+    pub target: String,
+}
+
+fn own_runtime() -> Result<tokio::runtime::Runtime, RunError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| RunError::Failed(format!("cannot start the executor's runtime: {e}")))
+}
+
+impl Remediations {
+    fn options_for(&self, remediation: &Remediation, host_fenced: bool) -> RecoveryOptions {
+        let mut options = self.config.options.clone();
+        options.host_fenced = host_fenced;
+        options.selection.only_instances = remediation.only_instances.clone();
+        options
+    }
+
+    /// The plan of the recovery `finding` asks for, on `cloud`: reads only.
+    pub async fn plan(
+        &self,
+        finding: &Finding,
+        cloud: &str,
+        host_fenced: bool,
+    ) -> Result<RecoveryReport, RunError> {
+        let remediation = recovery_of(finding)?;
+        let options = self.options_for(&remediation, host_fenced);
+        let (this, cloud, source) = (self.clone_parts(), cloud.to_owned(), finding.id.clone());
+        tokio::task::spawn_blocking(move || {
+            own_runtime()?.block_on(async {
+                let openstack = this.connect(&cloud).await?;
+                let planned = plan(&openstack, &remediation.host, &options)
+                    .await
+                    .map_err(|e| {
+                        RunError::Plan(format!(
+                            "cannot plan the recovery of {}: {e}",
+                            remediation.host
+                        ))
+                    })?;
+                Ok(RecoveryReport::planned(&planned, &source))
+            })
+        })
+        .await
+        .map_err(|e| RunError::Failed(format!("the planner stopped: {e}")))?
+    }
+
+    /// Starts applying the recovery `finding` asks for on `cloud`, on a thread of its
+    /// own; answers the journal's id of the recovery once it has begun (connected,
+    /// planned, journaled), or why it could not.
+    pub async fn start(
+        self: &Arc<Self>,
+        finding: Finding,
+        cloud: String,
+        host_fenced: bool,
+        asker: Asker,
+    ) -> Result<i64, RunError> {
+        let remediation = recovery_of(&finding)?;
+        let claim = HostClaim::take(&self.trigger, &remediation.host)?;
+        let options = self.options_for(&remediation, host_fenced);
+        let (started, begun) = oneshot::channel();
+        let this = self.clone();
+        std::thread::Builder::new()
+            .name("evacdoc-remediation".into())
+            .spawn(move || {
+                let _claim = claim;
+                match own_runtime() {
+                    Ok(runtime) => runtime.block_on(this.run(
+                        &finding,
+                        &remediation,
+                        &cloud,
+                        &options,
+                        started,
+                        &asker,
+                    )),
+                    Err(error) => {
+                        let _ = started.send(Err(error));
+                    }
+                }
+            })
+            .map_err(|e| RunError::Failed(format!("cannot start the run: {e}")))?;
+        begun
+            .await
+            .map_err(|_| RunError::Failed("the run stopped before it began".into()))?
+    }
+
+    async fn run(
+        &self,
+        finding: &Finding,
+        remediation: &Remediation,
+        cloud: &str,
+        options: &RecoveryOptions,
+        started: oneshot::Sender<Result<i64, RunError>>,
+        asker: &Asker,
+    ) {
+        let feed = Arc::new(Feed::default());
+        let observer: Arc<dyn Observer> = Arc::new(FeedObserver(feed.clone()));
+        let openstack = match self.clone_parts().connect(cloud).await {
+            Ok(openstack) => ObservedCloud::new(openstack, observer.clone()),
+            Err(error) => {
+                let _ = started.send(Err(error));
+                return;
+            }
+        };
+        let planned = match plan(&openstack, &remediation.host, options).await {
+            Ok(planned) => planned,
+            Err(error) => {
+                let _ = started.send(Err(RunError::Plan(format!(
+                    "cannot plan the recovery of {}: {error}",
+                    remediation.host
+                ))));
+                return;
+            }
+        };
+        let journal = Announcing {
+            store: &self.store,
+            remediations: self,
+            feed: feed.clone(),
+            started: Mutex::new(Some(started)),
+            id: Mutex::new(None),
+        };
+        let ended = apply(
+            &openstack,
+            &journal,
+            &planned,
+            options,
+            &finding.id,
+            observer.as_ref(),
+        )
+        .await;
+        let id = *journal.id.lock().unwrap_or_else(PoisonError::into_inner);
+        let (status, message) = match ended {
+            Ok(row) => (row.status, summary(&row)),
+            Err(error) => {
+                let not_begun = journal
+                    .started
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                if let Some(started) = not_begun {
+                    let _ = started.send(Err(RunError::Failed(error.to_string())));
+                    return;
+                }
+                (RecoveryStatus::Failed, error.to_string())
+            }
+        };
+        feed.push(RecoveryEvent::End {
+            recovery_id: id,
+            status,
+            message: Some(message.clone()),
+        });
+        self.audit(
+            &asker.actor,
+            "remediation-result",
+            &asker.target,
+            &format!("{status}: {message}"),
+        );
+    }
+
+    /// What a plan needs, without the feeds (it runs on another thread).
+    fn clone_parts(&self) -> PlanParts {
+        PlanParts {
+            config_file: self.config.config_file.clone(),
+        }
+    }
+}
+
+/// What planning on another thread needs.
+struct PlanParts {
+    config_file: Option<std::path::PathBuf>,
+}
+
+impl PlanParts {
+    async fn connect(&self, cloud: &str) -> Result<OpenStack, RunError> {
+        OpenStack::connect(ConnectOptions {
+            cloud: Some(cloud.to_owned()),
+            config_file: self.config_file.clone(),
+        })
+        .await
+        .map_err(|e| RunError::Connect(format!("cannot connect to cloud {cloud}: {e}")))
+    }
+}
+
+fn summary(row: &RecoveryRow) -> String {
+    let moved = row
+        .moves
+        .iter()
+        .filter(|m| m.status == MoveStatus::Succeeded)
+        .count();
+    let mut text = format!(
+        "recovery {} of {}: {} ({moved} of {} moves succeeded)",
+        row.id,
+        row.host,
+        row.status,
+        row.moves.len()
+    );
+    if let Some(message) = &row.message {
+        text.push_str("; ");
+        text.push_str(message);
+    }
+    text
+}
+
+/// The service's journal, that tells the caller the recovery's id and keeps its feed
+/// under it as soon as the recovery is begun.
+struct Announcing<'a> {
+    store: &'a SqliteStore,
+    remediations: &'a Remediations,
+    feed: Arc<Feed>,
+    started: Mutex<Option<oneshot::Sender<Result<i64, RunError>>>>,
+    id: Mutex<Option<i64>>,
+}
+
+impl RecoveryJournal for Announcing<'_> {
+    fn begin_recovery(
+        &self,
+        host: &str,
+        source: &str,
+        moves: &[(String, String)],
+    ) -> Result<i64, StoreError> {
+        let id = self.store.begin_recovery(host, source, moves)?;
+        self.remediations.keep_feed(id, self.feed.clone());
+        *self.id.lock().unwrap_or_else(PoisonError::into_inner) = Some(id);
+        if let Some(started) = self
+            .started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = started.send(Ok(id));
+        }
+        Ok(id)
+    }
+
+    fn update_move(
+        &self,
+        recovery: i64,
+        instance: &str,
+        update: &MoveUpdate,
+    ) -> Result<(), StoreError> {
+        self.store.update_move(recovery, instance, update)
+    }
+
+    fn end_recovery(
+        &self,
+        recovery: i64,
+        refused: bool,
+        message: Option<&str>,
+    ) -> Result<RecoveryRow, StoreError> {
+        self.store.end_recovery(recovery, refused, message)
+    }
+
+    fn recovery(&self, recovery: i64) -> Result<Option<RecoveryRow>, StoreError> {
+        self.store.recovery(recovery)
+    }
+
+    fn recoveries(&self, limit: usize) -> Result<Vec<RecoveryRow>, StoreError> {
+        self.store.recoveries(limit)
+    }
+
+    fn repair_interrupted_recoveries(&self) -> Result<Vec<i64>, StoreError> {
+        self.store.repair_interrupted_recoveries()
+    }
+}
