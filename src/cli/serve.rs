@@ -36,6 +36,8 @@ pub struct ServeArgs {
     /// Requests a second a client address may make to share links after its burst.
     #[arg(long, default_value_t = 1.0)]
     share_rate: f64,
+    #[command(flatten)]
+    limits: super::limits::LimitArgs,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -51,6 +53,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     config.max_upload = args.max_upload;
     config.jobs = JobConfig {
         workers: args.jobs.max(1),
+        limits: args.limits.limits(),
         ..JobConfig::default()
     };
     config.token = std::env::var("EVACDOC_TOKEN").ok();

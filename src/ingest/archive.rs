@@ -44,6 +44,11 @@ pub struct ExtractLimits {
     pub max_entries: u64,
     /// One file: a larger entry is skipped with its reason, the rest goes on.
     pub max_entry_bytes: u64,
+    /// The content may be this many times the archive's size (past `ratio_from`
+    /// bytes); over it, the extraction stops. 0: no bound.
+    pub max_ratio: u64,
+    /// Content up to this size is never refused for its ratio.
+    pub ratio_from: u64,
 }
 
 impl Default for ExtractLimits {
@@ -52,6 +57,8 @@ impl Default for ExtractLimits {
             max_total_bytes: 64 << 30,
             max_entries: 1 << 20,
             max_entry_bytes: 16 << 30,
+            max_ratio: 0,
+            ratio_from: 0,
         }
     }
 }
@@ -81,6 +88,13 @@ pub struct ExtractReport {
     /// Set when the archive is truncated or corrupt: it names the archive, the entry
     /// and the reason. What came before is extracted.
     pub damage: Option<IngestError>,
+    /// Set by [`extract_partial`] when a limit stopped the extraction: what came
+    /// before is in the destination.
+    pub stopped: Option<IngestError>,
+    /// Entry data gone through, written or passed over (counts against the limits).
+    pub consumed: u64,
+    /// Entries gone through.
+    pub entries: u64,
 }
 
 /// Says whether `path` is an archive, by content: `ustar` at offset 257 of the
@@ -121,23 +135,67 @@ pub fn extract(
     dest: &Path,
     limits: &ExtractLimits,
 ) -> Result<ExtractReport, IngestError> {
+    let mut report = extract_partial(path, dest, limits)?;
+    match report.stopped.take() {
+        Some(limit) => Err(limit),
+        None => Ok(report),
+    }
+}
+
+/// As [`extract`], but a limit that stops the extraction is reported in
+/// [`ExtractReport::stopped`], with the counts of what came before it.
+pub fn extract_partial(
+    path: &Path,
+    dest: &Path,
+    limits: &ExtractLimits,
+) -> Result<ExtractReport, IngestError> {
     let Some((kind, compression)) = detect_archive(path)? else {
         return Err(IngestError::NotAnArchive {
             path: path.to_path_buf(),
         });
     };
-    let mut sink = Sink::new(path, dest, limits)?;
-    let damage = match kind {
-        ArchiveKind::Tar => {
-            let (_, reader) = open_decompressed(path)?;
-            tar_entries::extract_tar(reader, &mut sink)?
-        }
-        ArchiveKind::Zip => {
-            zip_entries::extract_zip(seekable(path, dest, compression, limits)?, &mut sink)?;
-            None
-        }
+    let size = std::fs::metadata(path)
+        .map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    let by_ratio = super::limits::ratio_cap(limits.max_ratio, limits.ratio_from, size);
+    let effective = ExtractLimits {
+        max_total_bytes: limits.max_total_bytes.min(by_ratio),
+        ..*limits
     };
-    Ok(sink.finish(damage))
+    let mut sink = Sink::new(path, dest, &effective)?;
+    let outcome = match kind {
+        ArchiveKind::Tar => open_decompressed(path)
+            .and_then(|(_, reader)| tar_entries::extract_tar(reader, &mut sink)),
+        ArchiveKind::Zip => seekable(path, dest, compression, &effective)
+            .and_then(|reader| zip_entries::extract_zip(reader, &mut sink))
+            .map(|()| None),
+    };
+    match outcome {
+        Ok(damage) => Ok(sink.finish(damage)),
+        Err(IngestError::LimitExceeded {
+            what: "archive content",
+            limit,
+            ..
+        }) if by_ratio < limits.max_total_bytes => {
+            let mut report = sink.finish(None);
+            report.stopped = Some(IngestError::RatioExceeded {
+                path: path.to_path_buf(),
+                ratio: limits.max_ratio,
+                size,
+                limit,
+            });
+            Ok(report)
+        }
+        Err(limit @ IngestError::LimitExceeded { .. }) => {
+            let mut report = sink.finish(None);
+            report.stopped = Some(limit);
+            Ok(report)
+        }
+        Err(other) => Err(other),
+    }
 }
 
 /// A zip needs seeking; a compressed one is first decompressed into an unnamed

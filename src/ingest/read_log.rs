@@ -13,9 +13,6 @@ use crate::ingest::role::{Role, rotation};
 use crate::ingest::sink::{FileCtx, RecordSink};
 use crate::model::Service;
 
-/// The most a single log file may decompress to.
-pub(crate) const MAX_FILE_BYTES: u64 = 8 << 30;
-
 /// What the reader says of one log file.
 #[derive(Debug)]
 pub struct FileRead {
@@ -78,6 +75,7 @@ pub(crate) fn read_logs<S, F>(
     first_id: u32,
     make: F,
     progress: &indicatif::ProgressBar,
+    limits: &crate::ingest::IngestLimits,
 ) -> Vec<(FileRead, S)>
 where
     S: RecordSink + Send,
@@ -90,7 +88,7 @@ where
         .map(|(i, p)| {
             let id = first_id + i as u32;
             let mut sink = make(&placed_ctx(p, id, &unknown));
-            let read = read_log(p, id, &mut sink);
+            let read = read_log_within(p, id, &mut sink, limits);
             progress.inc(p.file.size);
             (read, sink)
         })
@@ -99,8 +97,19 @@ where
 
 /// Reads and parses one log file, pushing every record into `sink`, then telling it
 /// the file ended.
+#[cfg(test)]
 pub(crate) fn read_log<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -> FileRead {
-    let read = read_records(p, id, sink);
+    read_log_within(p, id, sink, &crate::ingest::IngestLimits::default())
+}
+
+/// [`read_log`], reading at most what `limits` allow of the file decompressed.
+pub(crate) fn read_log_within<S: RecordSink + ?Sized>(
+    p: &Placed<'_>,
+    id: u32,
+    sink: &mut S,
+    limits: &crate::ingest::IngestLimits,
+) -> FileRead {
+    let read = read_records(p, id, sink, limits.log_bytes(p.file.size));
     let ctx = FileCtx {
         id,
         path: &read.info.path,
@@ -134,7 +143,12 @@ impl Counts {
     }
 }
 
-fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -> FileRead {
+fn read_records<S: RecordSink + ?Sized>(
+    p: &Placed<'_>,
+    id: u32,
+    sink: &mut S,
+    max_bytes: u64,
+) -> FileRead {
     let mut service = match &p.role {
         Role::Log(service) => service.clone(),
         _ => Service::new("unknown"),
@@ -160,7 +174,7 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
         rotation: rotation_number,
         incomplete: p.incomplete.clone(),
     };
-    let mut chunks = match LineChunks::open(&p.file.abs, MAX_FILE_BYTES) {
+    let mut chunks = match LineChunks::open(&p.file.abs, max_bytes) {
         Ok(chunks) => chunks,
         Err(error) => {
             return FileRead {
@@ -175,6 +189,14 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
     // Pieces end at a line; the assembler keeps a record that may go on in the next.
     while let Some((bytes, _)) = chunks.next_piece() {
         if std::mem::take(&mut first_piece) {
+            if let Some(encoding) = utf16(bytes) {
+                return FileRead {
+                    info,
+                    skipped: Some(format!(
+                        "{encoding} text, not read (logs are read as UTF-8: iconv -f {encoding} -t UTF-8)"
+                    )),
+                };
+            }
             let decoded = decode(bytes);
             if sniff(&p.inner, &decoded.text) == FileKind::Ini {
                 return FileRead {
@@ -216,8 +238,14 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
     info.unparsed = counts.unparsed;
     info.invalid_utf8_lines = assembler.invalid_utf8_lines();
     info.bytes = chunks.total();
+    // A log cut short (damage, a limit) is read up to there, and listed as skipped
+    // from there on; named by its place in the bundle, not the work folder.
+    let mut cut = None;
     if let Some(damage) = &chunks.damage {
-        info.incomplete = Some(format!("read up to damage: {damage}"));
+        let abs = format!("{}: ", p.file.abs.display());
+        let reason = format!("read up to damage: {}", damage.replace(&abs, ""));
+        info.incomplete = Some(reason.clone());
+        cut = Some(reason);
     }
     info.format = counts
         .formats
@@ -234,7 +262,35 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
             .unwrap_or_else(|| "unknown format".into());
         skipped = Some(reason);
     }
+    if let Some(cut) = cut {
+        skipped = Some(match skipped {
+            Some(reason) => format!("{reason}; {cut}"),
+            None => cut,
+        });
+    }
     FileRead { info, skipped }
+}
+
+/// Says whether a file is UTF-16, by its byte-order mark or by NULs in every other
+/// byte of its start (ASCII text written as UTF-16).
+fn utf16(head: &[u8]) -> Option<&'static str> {
+    match head {
+        [0xff, 0xfe, ..] => return Some("UTF-16LE"),
+        [0xfe, 0xff, ..] => return Some("UTF-16BE"),
+        _ => {}
+    }
+    let sample = &head[..head.len().min(64) & !1];
+    if sample.len() < 16 {
+        return None;
+    }
+    let pairs = sample.chunks_exact(2);
+    if pairs.clone().all(|p| p[1] == 0 && p[0] != 0) {
+        Some("UTF-16LE")
+    } else if pairs.clone().all(|p| p[0] == 0 && p[1] != 0) {
+        Some("UTF-16BE")
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -246,6 +302,19 @@ mod tests {
     use super::*;
     use crate::correlate::keeper::EventKeeper;
     use crate::ingest::discover::FoundFile;
+
+    #[test]
+    fn utf16_is_told_from_utf8() {
+        let text = "2026-11-30 09:34:22.845 7502 INFO masakari.engine.manager [-] x\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(utf16(&le), Some("UTF-16LE"));
+        assert_eq!(utf16(&be), Some("UTF-16BE"));
+        assert_eq!(utf16(&[0xff, 0xfe, b'a', 0]), Some("UTF-16LE"));
+        assert_eq!(utf16(text.as_bytes()), None);
+        assert_eq!(utf16(&[0u8; 100]), None);
+        assert_eq!(utf16(b"short"), None);
+    }
 
     fn found(path: &Path, rel: &str) -> FoundFile {
         FoundFile {

@@ -45,6 +45,7 @@ pub fn run_analysis(
     row: &AnalysisRow,
     progress: &JobProgress,
     counters: &JobCounters,
+    limits: &crate::ingest::IngestLimits,
 ) -> Result<Loaded, JobError> {
     let id = row.id.as_str();
     let paths = store.paths().clone();
@@ -77,6 +78,7 @@ pub fn run_analysis(
     let options = RunOptions {
         analysis: Options {
             progress_bar: Some(progress.bar.clone()),
+            limits: *limits,
             ..Options::default()
         },
         sinks: Some(sinks),
