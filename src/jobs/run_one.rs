@@ -84,13 +84,15 @@ pub fn run_analysis(
         sinks: Some(sinks),
         ..RunOptions::default()
     };
-    let report = analyze_inputs(&[input], &options).map_err(|e| {
-        // Name the upload, not where the service keeps it.
-        let inside = format!("{}/", folder.display());
-        JobError::Input(e.to_string().replace(&inside, ""))
-    })?;
+    // Name the upload, not where the service keeps it.
+    let inside = format!("{}/", folder.display());
+    let report = analyze_inputs(&[input], &options)
+        .map_err(|e| JobError::Input(e.to_string().replace(&inside, "")))?;
     let mut analysis = report.analysis;
     analysis.inputs = vec![row.name.clone()];
+    for skipped in &mut analysis.skipped {
+        skipped.reason = skipped.reason.replace(&inside, "");
+    }
     let findings = report.findings;
 
     let document = analysis

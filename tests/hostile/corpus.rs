@@ -11,11 +11,11 @@ use tar::{EntryType, Header};
 /// `analyze` and `serve`): small, so that the bombs stop fast.
 pub const LIMIT_FLAGS: &[&str] = &[
     "--max-expanded",
-    "20000000",
+    "5000000",
     "--max-entries",
-    "5000",
+    "1000",
     "--ratio-from",
-    "4000000",
+    "1000000",
 ];
 
 /// A good masakari-engine log, in every archive: what must still be analysed.
@@ -202,9 +202,9 @@ pub fn build(dir: &Path) -> Vec<Case> {
         ]),
     );
 
-    // Decompression bombs: 12 MiB of zeros expand over 250 times their compressed
-    // size past the 4 MB the ratio applies from; the extraction stops there.
-    let bomb = bomb_tar(12 << 20);
+    // Decompression bombs: 3 MiB of zeros expand over 250 times their compressed
+    // size past the 1 MB the ratio applies from; the extraction stops there.
+    let bomb = bomb_tar(3 << 20);
     for (name, file, bytes) in [
         ("gzip bomb", "bomb.tar.gz", gzip_best(&bomb)),
         ("xz bomb", "bomb.tar.xz", xz(&bomb)),
@@ -233,17 +233,17 @@ pub fn build(dir: &Path) -> Vec<Case> {
         "bomb.zip",
         zip(&[
             (ENGINE_PATH, ENGINE_LOG),
-            ("ctl1/var/log/nova/nova-compute.log", &vec![0u8; 12 << 20]),
+            ("ctl1/var/log/nova/nova-compute.log", &vec![0u8; 3 << 20]),
         ]),
         Expect::Partial(vec![("bomb", "times its")]),
     );
     add(
         "a compressed log that is a bomb",
         "nova-compute.log.1.gz",
-        gzip_best(&vec![0u8; 12 << 20]),
+        gzip_best(&vec![0u8; 3 << 20]),
         Expect::Partial(vec![(
             "nova-compute.log.1.gz",
-            "read stopped at the 4000000-byte limit",
+            "read stopped at the 1000000-byte limit",
         )]),
     );
     drop(bomb);
@@ -269,17 +269,17 @@ pub fn build(dir: &Path) -> Vec<Case> {
         "nested-budget.tar",
         tar_with(|b| {
             // Each part alone is under what the ratio applies from; together they
-            // pass the analysis's 20 MB budget.
+            // pass the analysis's 5 MB budget.
             let mut part = tar::Builder::new(Vec::new());
-            file(&mut part, "zeros.log", &vec![0u8; 3_900_000]);
+            file(&mut part, "zeros.log", &vec![0u8; 900_000]);
             let part = gzip(&part.into_inner().unwrap());
-            for n in 0..6 {
+            for n in 0..7 {
                 file(b, &format!("part{n}.tar.gz"), &part);
             }
         }),
         Expect::Partial(vec![(
             "nested-budget/part",
-            "part5.tar.gz: the archives of the analysis together over the limit of 20000000 bytes",
+            "part5.tar.gz: the archives of the analysis together over the limit of 5000000 bytes",
         )]),
     );
     add(
@@ -287,7 +287,7 @@ pub fn build(dir: &Path) -> Vec<Case> {
         "tiny.tar.zst",
         zstd::encode_all(
             &tar_with(|b| {
-                for n in 0..6000 {
+                for n in 0..1100 {
                     file(b, &format!("ctl1/tiny/{n}.txt"), b"x");
                 }
             })[..],
@@ -296,7 +296,7 @@ pub fn build(dir: &Path) -> Vec<Case> {
         .unwrap(),
         Expect::Partial(vec![(
             "tiny",
-            "archive entries over the limit of 5000 entries",
+            "archive entries over the limit of 1000 entries",
         )]),
     );
 
@@ -377,7 +377,7 @@ fn odd_bundle() -> Vec<u8> {
     };
     let mut long = line("2026-11-30 09:34:22.845", "Processing notification");
     long.truncate(long.len() - 1);
-    long.extend(std::iter::repeat_n(b'x', 5 << 20));
+    long.extend(std::iter::repeat_n(b'x', 2 << 20));
     long.push(b'\n');
     long.extend(line("2026-11-30 09:34:23.000", "after the long line"));
     let mut no_newline = line("2026-11-30 09:34:24.000", "no final newline");

@@ -3,6 +3,8 @@
 
 mod cli;
 pub mod corpus;
+mod server;
+mod service;
 
 use std::collections::BTreeMap;
 use std::path::Path;
