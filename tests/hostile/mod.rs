@@ -3,6 +3,7 @@
 
 mod cli;
 pub mod corpus;
+mod faults;
 mod server;
 mod service;
 
