@@ -124,8 +124,7 @@ fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
     zip.finish().unwrap().into_inner()
 }
 
-/// A tar of the good log and `bytes` zeros named as a log, streamed into `compress`
-/// without holding the zeros twice.
+/// A tar of the good log and `bytes` zeros named as a log: a bomb once compressed.
 fn bomb_tar(bytes: usize) -> Vec<u8> {
     let zeros = vec![0u8; bytes];
     tar_with(|b| file(b, "ctl1/var/log/nova/nova-compute.log", &zeros))

@@ -256,3 +256,60 @@ async fn slow_clients_are_cut_off_and_others_still_answered() {
     }
     server.assert_healthy().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_past_capacity_get_429_or_503_with_retry_after() {
+    let (_root, data, tmp) = folders();
+    let server = serve(&data, &tmp, &["--max-uploads", "1"], None);
+    // One upload under way holds the only slot.
+    let url = server.url("/api/v1/analyses?name=endless.tar.gz");
+    let endless = tokio::spawn(async move {
+        use futures_util::StreamExt as _;
+        let chunks =
+            futures_util::stream::once(async { Ok::<_, std::io::Error>(vec![0x1f; 64 << 10]) })
+                .chain(futures_util::stream::pending());
+        let _ = reqwest::Client::new()
+            .post(url)
+            .bearer_auth(TOKEN)
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send()
+            .await;
+    });
+    let started = Instant::now();
+    while !snapshot(&data).keys().any(|p| p.ends_with(".part")) {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the upload never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let response = server
+        .client
+        .post(server.url("/api/v1/analyses?name=a.log.gz"))
+        .bearer_auth(TOKEN)
+        .body(gzip(ENGINE_LOG))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 429);
+    assert_eq!(response.headers()["retry-after"], "5");
+    server.assert_healthy().await;
+    endless.abort();
+
+    // No room in the queue: 503.
+    let (_root, data, tmp) = folders();
+    let server = serve(&data, &tmp, &["--max-queued", "0"], None);
+    let response = server
+        .client
+        .post(server.url("/api/v1/analyses?name=a.log.gz"))
+        .bearer_auth(TOKEN)
+        .body(gzip(ENGINE_LOG))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 503);
+    assert_eq!(response.headers()["retry-after"], "30");
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "busy", "{body}");
+    server.assert_healthy().await;
+}

@@ -73,6 +73,27 @@ pub fn analysis_id(id: &str) -> Result<String, ApiError> {
               (status = 503, body = ErrorBody), (status = 507, body = ErrorBody)))]
 pub async fn upload(
     State(state): State<AppState>,
+    query: Query<UploadQuery>,
+    principal: Option<axum::Extension<Principal>>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    match receive_upload(state, query, principal, request).await {
+        Ok(response) => Ok(response),
+        Err(error) => {
+            // The body may be unread: the connection cannot carry another request, and
+            // a client that reused it would see it closed under its next one.
+            let mut response = error.into_response();
+            response.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            Ok(response)
+        }
+    }
+}
+
+async fn receive_upload(
+    state: AppState,
     Query(query): Query<UploadQuery>,
     principal: Option<axum::Extension<Principal>>,
     request: Request,
