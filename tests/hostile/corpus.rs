@@ -124,6 +124,24 @@ fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
     zip.finish().unwrap().into_inner()
 }
 
+/// A zip made on Unix whose entries' modes say socket, character device and fifo.
+fn special_zip() -> Vec<u8> {
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let plain = zip::write::SimpleFileOptions::default();
+    zip.start_file(ENGINE_PATH, plain).unwrap();
+    zip.write_all(ENGINE_LOG).unwrap();
+    for (name, kind) in [
+        ("ctl1/run/socket", 0o140_000u32),
+        ("ctl1/dev/null", 0o020_000),
+        ("ctl1/run/fifo", 0o010_000),
+    ] {
+        let options = plain.external_attributes((kind | 0o644) << 16);
+        zip.start_file(name, options).unwrap();
+        zip.write_all(b"x").unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
 /// A tar of the good log and `bytes` zeros named as a log: a bomb once compressed.
 fn bomb_tar(bytes: usize) -> Vec<u8> {
     let zeros = vec![0u8; bytes];
@@ -198,6 +216,16 @@ pub fn build(dir: &Path) -> Vec<Case> {
             ("ctl1/dev/sda", "device file, not created"),
             ("ctl1/run/fifo", "fifo, not created"),
             ("ctl1/run/odd", "unsupported entry type"),
+        ]),
+    );
+    add(
+        "sockets, devices and fifos in a zip",
+        "special.zip",
+        special_zip(),
+        Expect::Partial(vec![
+            ("ctl1/run/socket", "special file, not created"),
+            ("ctl1/dev/null", "special file, not created"),
+            ("ctl1/run/fifo", "special file, not created"),
         ]),
     );
 
