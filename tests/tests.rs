@@ -15,6 +15,8 @@ mod container_logs;
 mod detect;
 /// The analysis document: serialized, read back, detected again.
 mod document;
+/// Hostile archives and files, through the CLI and the service; the service under faults.
+mod hostile;
 /// Host identity on bundles shaped unlike our samples.
 mod hosts;
 /// Masakari's host-failure flow, the baseline the executor is compared with.

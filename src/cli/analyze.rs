@@ -32,6 +32,8 @@ pub struct AnalyzeArgs {
     /// A boot-from-volume evacuation slower than this many seconds is a finding.
     #[arg(long, default_value_t = 300)]
     bfv_delay: i64,
+    #[command(flatten)]
+    limits: super::limits::LimitArgs,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -53,6 +55,7 @@ impl AnalyzeArgs {
             analysis: Options {
                 tz: self.tz.clone(),
                 progress,
+                limits: self.limits.limits(),
                 ..Options::default()
             },
             detect: DetectOptions {

@@ -1,6 +1,7 @@
 //! Command-line interface: one file per subcommand.
 
 mod analyze;
+mod limits;
 mod parse;
 mod recover;
 mod recovery_run;

@@ -26,6 +26,12 @@ pub struct ServeArgs {
     /// The largest upload accepted, in bytes (default 8 GiB).
     #[arg(long, default_value_t = 8 << 30)]
     max_upload: u64,
+    /// Uploads received at once; more are answered 429 with Retry-After.
+    #[arg(long, default_value_t = 4)]
+    max_uploads: usize,
+    /// Analyses waiting in the queue; past them uploads are answered 503 with Retry-After.
+    #[arg(long, default_value_t = 64)]
+    max_queued: u64,
     /// Analyses run at once; the rest wait in the queue.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -54,6 +60,11 @@ pub struct ServeArgs {
     /// Read the watched files there at the start from their beginning.
     #[arg(long, requires = "watch")]
     watch_from_start: bool,
+    /// Seconds a client may take to send a request's headers (slower ones are cut off).
+    #[arg(long, default_value_t = 30)]
+    header_timeout: u64,
+    #[command(flatten)]
+    limits: super::limits::LimitArgs,
 }
 
 pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -67,12 +78,16 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let mut config = ServeConfig::new(args.listen, args.data.clone());
     config.max_upload = args.max_upload;
+    config.max_uploads = args.max_uploads;
+    config.max_queued = args.max_queued;
     config.jobs = JobConfig {
         workers: args.jobs.max(1),
+        limits: args.limits.limits(),
         ..JobConfig::default()
     };
     config.token = std::env::var("EVACDOC_TOKEN").ok();
     config.shutdown_grace = Duration::from_secs(args.shutdown_grace);
+    config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
     config.public_rate = RateLimit {
         burst: args.share_burst,
         per_second: args.share_rate,

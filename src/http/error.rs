@@ -17,6 +17,8 @@ pub struct ApiError {
     pub code: &'static str,
     /// What went wrong, for a person; never internal details.
     pub message: String,
+    /// Seconds to wait before trying again (`Retry-After`), when busy.
+    pub retry_after: Option<u64>,
 }
 
 /// The JSON body of an error.
@@ -36,6 +38,7 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            retry_after: None,
         }
     }
 
@@ -65,6 +68,30 @@ impl ApiError {
 
     pub fn conflict(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::CONFLICT, "conflict", message)
+    }
+
+    /// Busy: try again after `seconds` (429 for a client's too many uploads at once, 503
+    /// for a full queue).
+    pub fn busy(status: StatusCode, message: impl Into<String>, seconds: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(seconds),
+            ..ApiError::new(status, "busy", message)
+        }
+    }
+
+    /// A write that failed: the disk full or a file-size limit met is said (507),
+    /// anything else is internal.
+    pub fn storage(cause: std::io::Error) -> ApiError {
+        use std::io::ErrorKind::{FileTooLarge, QuotaExceeded, StorageFull};
+        if matches!(cause.kind(), StorageFull | FileTooLarge | QuotaExceeded) {
+            tracing::error!(error = %cause, "no room for an upload");
+            return ApiError::new(
+                StatusCode::INSUFFICIENT_STORAGE,
+                "insufficient_storage",
+                "the service has no room to store the upload (disk full or a file-size limit); it was not kept",
+            );
+        }
+        ApiError::internal(cause)
     }
 
     /// An internal failure: logged with its cause, answered without it.
@@ -98,6 +125,11 @@ pub(crate) struct PendingError(pub ApiError);
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = self.status.into_response();
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
         response.extensions_mut().insert(PendingError(self));
         response
     }

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod auth;
 pub mod error;
+mod listen;
 pub mod live;
 pub mod metrics;
 pub mod openapi;

@@ -30,6 +30,10 @@ pub struct ServeConfig {
     pub data: PathBuf,
     /// The largest upload accepted, in bytes.
     pub max_upload: u64,
+    /// Uploads received at once (more get 429 with `Retry-After`).
+    pub max_uploads: usize,
+    /// Analyses waiting in the queue (past them, uploads get 503 with `Retry-After`).
+    pub max_queued: u64,
     /// Analyses at once, retries after a crash.
     pub jobs: JobConfig,
     /// The token given in the environment (`EVACDOC_TOKEN`).
@@ -42,6 +46,8 @@ pub struct ServeConfig {
     pub remediation: RemediationConfig,
     /// Logs to watch live (`--watch`), with the policy for their findings.
     pub watch: Option<WatchConfig>,
+    /// How long a client may take to send a request's headers; slower ones are cut off.
+    pub header_timeout: Duration,
 }
 
 impl ServeConfig {
@@ -51,12 +57,15 @@ impl ServeConfig {
             listen,
             data,
             max_upload: 8 << 30,
+            max_uploads: 4,
+            max_queued: 64,
             jobs: JobConfig::default(),
             token: None,
             shutdown_grace: Duration::from_secs(10),
             public_rate: RateLimit::default(),
             remediation: RemediationConfig::default(),
             watch: None,
+            header_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -119,6 +128,8 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         cache,
         searchers: Arc::default(),
         max_upload: config.max_upload,
+        uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
+        max_queued: config.max_queued,
         shares: Arc::new(crate::share::ShareViews::new(4)),
         public_limit: Arc::new(RateLimiter::new(config.public_rate)),
         remediations: Arc::new(Remediations::new(
@@ -140,15 +151,13 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     })?;
     let (stop, stopped) = oneshot::channel::<()>();
     let app = super::router(state.clone());
+    let header_timeout = config.header_timeout;
     let server = tokio::spawn(async move {
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async move {
+        super::listen::serve_until(listener, app, header_timeout, async move {
             let _ = stopped.await;
         })
-        .await
+        .await;
+        Ok(())
     });
     tracing::info!(%addr, "evacdoc serving");
     Ok(Service {

@@ -23,6 +23,10 @@ pub struct AppState {
     pub searchers: Arc<super::api::search::Searchers>,
     /// The largest upload accepted, in bytes.
     pub max_upload: u64,
+    /// Uploads received at once; past them, 429 with `Retry-After`.
+    pub uploads: Arc<tokio::sync::Semaphore>,
+    /// Analyses waiting in the queue; past them, uploads get 503 with `Retry-After`.
+    pub max_queued: u64,
     /// The redacted views share links are served from.
     pub shares: Arc<crate::share::ShareViews>,
     /// The rate limit of the public share routes, per client address.

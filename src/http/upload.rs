@@ -46,6 +46,41 @@ pub fn safe_file_name(name: &str) -> String {
     }
 }
 
+/// Says whether a request body of this `Content-Type` may be a bundle: none, bytes,
+/// multipart, an archive or compressed type, a plain log, or what `curl --data-binary`
+/// sends. Anything else (JSON, HTML, ...) is a client mistake, answered 415.
+pub fn bundle_content_type(content_type: Option<&str>) -> bool {
+    let Some(value) = content_type else {
+        return true;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        essence.as_str(),
+        "" | "application/octet-stream"
+            | "application/x-www-form-urlencoded"
+            | "multipart/form-data"
+            | "application/gzip"
+            | "application/x-gzip"
+            | "application/x-tar"
+            | "application/x-gtar"
+            | "application/x-compressed-tar"
+            | "application/x-xz"
+            | "application/x-xz-compressed-tar"
+            | "application/zstd"
+            | "application/x-zstd"
+            | "application/x-bzip2"
+            | "application/zip"
+            | "application/x-zip-compressed"
+            | "text/plain"
+            | "text/x-log"
+    )
+}
+
 /// Writes `body` to `dir/name` (through `dir/name.part`), refusing more than `limit`
 /// bytes. On any failure the partial file is removed.
 pub async fn receive<S, E>(
@@ -60,13 +95,13 @@ where
 {
     tokio::fs::create_dir_all(dir)
         .await
-        .map_err(ApiError::internal)?;
+        .map_err(ApiError::storage)?;
     let path = dir.join(name);
     let partial = dir.join(format!("{name}.part"));
     let outcome = async {
         let mut file = tokio::fs::File::create(&partial)
             .await
-            .map_err(ApiError::internal)?;
+            .map_err(ApiError::storage)?;
         let mut hasher = Sha256::new();
         let mut size: u64 = 0;
         while let Some(chunk) = body.next().await {
@@ -81,20 +116,22 @@ where
                 ));
             }
             hasher.update(&chunk);
-            file.write_all(&chunk).await.map_err(ApiError::internal)?;
+            file.write_all(&chunk).await.map_err(ApiError::storage)?;
         }
         if size == 0 {
             return Err(ApiError::bad_request("the upload is empty"));
         }
-        file.sync_all().await.map_err(ApiError::internal)?;
+        file.flush().await.map_err(ApiError::storage)?;
+        file.sync_all().await.map_err(ApiError::storage)?;
         Ok((size, hex::encode(hasher.finalize())))
     }
     .await;
     match outcome {
         Ok((size, sha256)) => {
-            tokio::fs::rename(&partial, &path)
-                .await
-                .map_err(ApiError::internal)?;
+            if let Err(e) = tokio::fs::rename(&partial, &path).await {
+                let _ = tokio::fs::remove_file(&partial).await;
+                return Err(ApiError::storage(e));
+            }
             Ok(Received { path, size, sha256 })
         }
         Err(e) => {
@@ -107,6 +144,29 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bundle_content_types() {
+        for ok in [
+            None,
+            Some("application/octet-stream"),
+            Some("application/x-www-form-urlencoded"),
+            Some("multipart/form-data; boundary=x"),
+            Some("Application/GZIP"),
+            Some("text/plain; charset=utf-8"),
+        ] {
+            assert!(bundle_content_type(ok), "{ok:?}");
+        }
+        for refused in [
+            "application/json",
+            "text/html",
+            "application/xml",
+            "image/png",
+            "bogus",
+        ] {
+            assert!(!bundle_content_type(Some(refused)), "{refused}");
+        }
+    }
 
     #[test]
     fn file_names_stay_inside_their_folder() {

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use super::IngestError;
-use super::archive::{ExtractLimits, detect_archive, extract};
+use super::IngestLimits;
+use super::archive::{detect_archive, extract_partial};
 
 /// A file found in an input.
 #[derive(Clone, Debug)]
@@ -41,9 +42,6 @@ pub struct Found {
     pub inputs: Vec<String>,
 }
 
-/// How deep archives inside archives are unpacked.
-const MAX_ARCHIVE_DEPTH: usize = 3;
-
 /// File names that say "this may be an archive"; the content decides.
 fn archive_name(name: &str) -> bool {
     [
@@ -74,8 +72,24 @@ fn archive_stem(name: &str) -> &str {
 /// Paths are relative to the input; with several inputs, each input's files appear
 /// under its own name so that two bundles never mix (`case-a/var/log/...`).
 pub fn discover(inputs: &[PathBuf], work: &Path) -> Result<Found, IngestError> {
+    discover_within(inputs, work, &IngestLimits::default())
+}
+
+/// [`discover`] within `limits`: one budget of expanded bytes and entries for every
+/// archive of the inputs, nested ones included.
+pub fn discover_within(
+    inputs: &[PathBuf],
+    work: &Path,
+    limits: &IngestLimits,
+) -> Result<Found, IngestError> {
     let mut found = Found::default();
-    let mut unpacked = 0usize;
+    let mut unpacker = Unpacker {
+        work,
+        limits,
+        unpacked: 0,
+        bytes_left: limits.max_expanded_bytes,
+        entries_left: limits.max_entries,
+    };
     let mut used_names: Vec<String> = Vec::new();
     for input in inputs {
         found.inputs.push(input.display().to_string());
@@ -100,7 +114,7 @@ pub fn discover(inputs: &[PathBuf], work: &Path) -> Result<Found, IngestError> {
             } else {
                 String::new()
             };
-            walk(input, &prefix, work, 0, &mut unpacked, &mut found);
+            unpacker.walk(input, &prefix, 0, &mut found);
         } else {
             let name = input
                 .file_name()
@@ -111,7 +125,7 @@ pub fn discover(inputs: &[PathBuf], work: &Path) -> Result<Found, IngestError> {
             match detect_archive(input)? {
                 Some(_) => {
                     let prefix = format!("{}/", archive_stem(&name));
-                    unpack(input, &prefix, work, 0, &mut unpacked, &mut found)?;
+                    unpacker.unpack(input, &prefix, 0, &mut found)?;
                 }
                 None => found.files.push(FoundFile {
                     rel: name,
@@ -126,40 +140,184 @@ pub fn discover(inputs: &[PathBuf], work: &Path) -> Result<Found, IngestError> {
     Ok(found)
 }
 
-fn unpack(
-    archive: &Path,
-    prefix: &str,
-    work: &Path,
-    depth: usize,
-    unpacked: &mut usize,
-    found: &mut Found,
-) -> Result<(), IngestError> {
-    *unpacked += 1;
-    let dest = work.join(format!("{unpacked}"));
-    std::fs::create_dir_all(&dest).map_err(|source| IngestError::Io {
-        path: dest.clone(),
-        source,
-    })?;
-    let report = extract(archive, &dest, &ExtractLimits::default())?;
-    for skipped in report.skipped {
-        found
-            .skipped
-            .push((format!("{prefix}{}", skipped.path), skipped.reason));
+/// Unpacks archives into numbered folders of the work folder, within one budget.
+struct Unpacker<'a> {
+    work: &'a Path,
+    limits: &'a IngestLimits,
+    unpacked: usize,
+    bytes_left: u64,
+    entries_left: u64,
+}
+
+impl Unpacker<'_> {
+    /// Unpacks `archive` and walks what it holds. A limit that stops it leaves what
+    /// came before it, which is walked, and is listed as skipped.
+    fn unpack(
+        &mut self,
+        archive: &Path,
+        prefix: &str,
+        depth: usize,
+        found: &mut Found,
+    ) -> Result<(), IngestError> {
+        self.unpacked += 1;
+        let dest = self.work.join(format!("{}", self.unpacked));
+        std::fs::create_dir_all(&dest).map_err(|source| IngestError::Io {
+            path: dest.clone(),
+            source,
+        })?;
+        let limits = self.limits.for_extract(self.bytes_left, self.entries_left);
+        let mut report = extract_partial(archive, &dest, &limits)?;
+        report.stopped = report.stopped.map(|stop| self.budget_error(archive, stop));
+        self.bytes_left = self.bytes_left.saturating_sub(report.consumed);
+        self.entries_left = self.entries_left.saturating_sub(report.entries);
+        let label = prefix.trim_end_matches('/').to_string();
+        if let Some(limit) = report.stopped {
+            found.skipped.push((
+                label.clone(),
+                self.named(&format!(
+                    "archive not unpacked past a limit, read what came before: {limit}"
+                )),
+            ));
+        }
+        for skipped in report.skipped {
+            found
+                .skipped
+                .push((format!("{prefix}{}", skipped.path), skipped.reason));
+        }
+        if let Some(damage) = report.damage {
+            found.skipped.push((
+                label,
+                self.named(&format!("archive damaged, read what came before: {damage}")),
+            ));
+        }
+        for (link, target) in report.symlinks {
+            found.links.push(FoundLink {
+                rel: format!("{prefix}{}", slash_path(&link)),
+                target: target.to_string_lossy().into_owned(),
+            });
+        }
+        self.walk(&dest, prefix, depth + 1, found);
+        Ok(())
     }
-    if let Some(damage) = report.damage {
-        found.skipped.push((
-            prefix.trim_end_matches('/').to_string(),
-            format!("archive damaged, read what came before: {damage}"),
-        ));
+
+    /// `text` with the work folder's paths (`<work>/<n>/part/x.log`) cut to their place
+    /// in the bundle (`part/x.log`): messages name what the user gave, not where it
+    /// was unpacked.
+    fn named(&self, text: &str) -> String {
+        let work = format!("{}/", self.work.display());
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = rest.find(&work) {
+            out.push_str(&rest[..at]);
+            let after = &rest[at + work.len()..];
+            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            rest = after[digits..]
+                .strip_prefix('/')
+                .unwrap_or(&after[digits..]);
+        }
+        out.push_str(rest);
+        out
     }
-    for (link, target) in report.symlinks {
-        found.links.push(FoundLink {
-            rel: format!("{prefix}{}", slash_path(&link)),
-            target: target.to_string_lossy().into_owned(),
-        });
+
+    /// A limit an archive met with less than the whole budget left is the budget of
+    /// all archives together: say so, with the budget.
+    fn budget_error(&self, archive: &Path, stop: IngestError) -> IngestError {
+        let (limit, unit) = match stop {
+            IngestError::LimitExceeded {
+                what: "archive content",
+                limit,
+                ..
+            } if limit < self.limits.max_expanded_bytes => {
+                (self.limits.max_expanded_bytes, "bytes")
+            }
+            IngestError::LimitExceeded {
+                what: "archive entries",
+                limit,
+                ..
+            } if limit < self.limits.max_entries => (self.limits.max_entries, "entries"),
+            other => return other,
+        };
+        IngestError::LimitExceeded {
+            path: archive.to_path_buf(),
+            what: "the archives of the analysis together",
+            limit,
+            unit,
+        }
     }
-    walk(&dest, prefix, work, depth + 1, unpacked, found);
-    Ok(())
+
+    /// Walks `dir`, adding files under `prefix`. Errors on single entries are recorded
+    /// and the walk goes on: one unreadable folder must not lose the rest of a bundle.
+    fn walk(&mut self, dir: &Path, prefix: &str, depth: usize, found: &mut Found) {
+        let mut stack = vec![(dir.to_path_buf(), prefix.to_string())];
+        while let Some((dir, prefix)) = stack.pop() {
+            let entries = match std::fs::read_dir(&dir) {
+                Ok(entries) => entries,
+                Err(error) => {
+                    found
+                        .skipped
+                        .push((prefix.trim_end_matches('/').to_string(), error.to_string()));
+                    continue;
+                }
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let rel = format!("{prefix}{name}");
+                let path = entry.path();
+                let Ok(file_type) = entry.file_type() else {
+                    found.skipped.push((rel, "cannot read file type".into()));
+                    continue;
+                };
+                if file_type.is_symlink() {
+                    if let Ok(target) = std::fs::read_link(&path) {
+                        found.links.push(FoundLink {
+                            rel,
+                            target: target.to_string_lossy().into_owned(),
+                        });
+                    }
+                } else if file_type.is_dir() {
+                    stack.push((path, format!("{rel}/")));
+                } else if file_type.is_file() {
+                    let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+                    if archive_name(&name) {
+                        match detect_archive(&path) {
+                            Ok(Some(_)) if depth >= self.limits.max_depth => {
+                                let max = self.limits.max_depth;
+                                found.skipped.push((
+                                    rel,
+                                    format!(
+                                        "an archive nested over {max} levels deep, not unpacked"
+                                    ),
+                                ));
+                                continue;
+                            }
+                            Ok(Some(_)) => {
+                                let inner = format!("{prefix}{}/", archive_stem(&name));
+                                if let Err(error) = self.unpack(&path, &inner, depth, found) {
+                                    found.skipped.push((rel, self.named(&error.to_string())));
+                                }
+                                continue;
+                            }
+                            Ok(None) => {}
+                            Err(error) => {
+                                found.skipped.push((rel, self.named(&error.to_string())));
+                                continue;
+                            }
+                        }
+                    }
+                    found.files.push(FoundFile {
+                        rel,
+                        abs: path,
+                        size,
+                        given: false,
+                    });
+                } else {
+                    found
+                        .skipped
+                        .push((rel, "not a regular file (device, fifo or socket)".into()));
+                }
+            }
+        }
+    }
 }
 
 fn slash_path(path: &Path) -> String {
@@ -167,74 +325,6 @@ fn slash_path(path: &Path) -> String {
         .map(|c| c.as_os_str().to_string_lossy())
         .collect::<Vec<_>>()
         .join("/")
-}
-
-/// Walks `dir`, adding files under `prefix`. Errors on single entries are recorded and
-/// the walk goes on: one unreadable folder must not lose the rest of a bundle.
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    work: &Path,
-    depth: usize,
-    unpacked: &mut usize,
-    found: &mut Found,
-) {
-    let mut stack = vec![(dir.to_path_buf(), prefix.to_string())];
-    while let Some((dir, prefix)) = stack.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(error) => {
-                found
-                    .skipped
-                    .push((prefix.trim_end_matches('/').to_string(), error.to_string()));
-                continue;
-            }
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let rel = format!("{prefix}{name}");
-            let path = entry.path();
-            let Ok(file_type) = entry.file_type() else {
-                found.skipped.push((rel, "cannot read file type".into()));
-                continue;
-            };
-            if file_type.is_symlink() {
-                if let Ok(target) = std::fs::read_link(&path) {
-                    found.links.push(FoundLink {
-                        rel,
-                        target: target.to_string_lossy().into_owned(),
-                    });
-                }
-            } else if file_type.is_dir() {
-                stack.push((path, format!("{rel}/")));
-            } else if file_type.is_file() {
-                let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-                if archive_name(&name) && depth < MAX_ARCHIVE_DEPTH {
-                    match detect_archive(&path) {
-                        Ok(Some(_)) => {
-                            let inner = format!("{prefix}{}/", archive_stem(&name));
-                            if let Err(error) = unpack(&path, &inner, work, depth, unpacked, found)
-                            {
-                                found.skipped.push((rel, error.to_string()));
-                            }
-                            continue;
-                        }
-                        Ok(None) => {}
-                        Err(error) => {
-                            found.skipped.push((rel, error.to_string()));
-                            continue;
-                        }
-                    }
-                }
-                found.files.push(FoundFile {
-                    rel,
-                    abs: path,
-                    size,
-                    given: false,
-                });
-            }
-        }
-    }
 }
 
 #[cfg(test)]

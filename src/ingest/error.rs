@@ -58,4 +58,19 @@ pub enum IngestError {
         /// Its unit, "bytes" or "entries".
         unit: &'static str,
     },
+    /// An archive expanded to more than the ratio allows over its own size.
+    #[error(
+        "{}: expands to over {ratio} times its {size} bytes (stopped at {limit} bytes; a decompression bomb?)",
+        path.display()
+    )]
+    RatioExceeded {
+        /// The archive.
+        path: PathBuf,
+        /// The ratio allowed.
+        ratio: u64,
+        /// Its size on disk.
+        size: u64,
+        /// Where extraction stopped.
+        limit: u64,
+    },
 }

@@ -9,6 +9,7 @@ mod error;
 pub mod follow;
 pub mod host_names;
 pub mod layout;
+pub mod limits;
 pub mod live;
 pub mod place;
 mod read;
@@ -20,4 +21,5 @@ mod sos_name;
 pub mod timezone;
 
 pub use error::IngestError;
+pub use limits::IngestLimits;
 pub use read::read_file;

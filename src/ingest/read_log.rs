@@ -13,9 +13,6 @@ use crate::ingest::role::{Role, rotation};
 use crate::ingest::sink::{FileCtx, RecordSink};
 use crate::model::Service;
 
-/// The most a single log file may decompress to.
-pub(crate) const MAX_FILE_BYTES: u64 = 8 << 30;
-
 /// What the reader says of one log file.
 #[derive(Debug)]
 pub struct FileRead {
@@ -78,6 +75,7 @@ pub(crate) fn read_logs<S, F>(
     first_id: u32,
     make: F,
     progress: &indicatif::ProgressBar,
+    limits: &crate::ingest::IngestLimits,
 ) -> Vec<(FileRead, S)>
 where
     S: RecordSink + Send,
@@ -90,7 +88,7 @@ where
         .map(|(i, p)| {
             let id = first_id + i as u32;
             let mut sink = make(&placed_ctx(p, id, &unknown));
-            let read = read_log(p, id, &mut sink);
+            let read = read_log_within(p, id, &mut sink, limits);
             progress.inc(p.file.size);
             (read, sink)
         })
@@ -99,8 +97,19 @@ where
 
 /// Reads and parses one log file, pushing every record into `sink`, then telling it
 /// the file ended.
+#[cfg(test)]
 pub(crate) fn read_log<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -> FileRead {
-    let read = read_records(p, id, sink);
+    read_log_within(p, id, sink, &crate::ingest::IngestLimits::default())
+}
+
+/// [`read_log`], reading at most what `limits` allow of the file decompressed.
+pub(crate) fn read_log_within<S: RecordSink + ?Sized>(
+    p: &Placed<'_>,
+    id: u32,
+    sink: &mut S,
+    limits: &crate::ingest::IngestLimits,
+) -> FileRead {
+    let read = read_records(p, id, sink, limits.log_bytes(p.file.size));
     let ctx = FileCtx {
         id,
         path: &read.info.path,
@@ -134,7 +143,12 @@ impl Counts {
     }
 }
 
-fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -> FileRead {
+fn read_records<S: RecordSink + ?Sized>(
+    p: &Placed<'_>,
+    id: u32,
+    sink: &mut S,
+    max_bytes: u64,
+) -> FileRead {
     let mut service = match &p.role {
         Role::Log(service) => service.clone(),
         _ => Service::new("unknown"),
@@ -160,7 +174,7 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
         rotation: rotation_number,
         incomplete: p.incomplete.clone(),
     };
-    let mut chunks = match LineChunks::open(&p.file.abs, MAX_FILE_BYTES) {
+    let mut chunks = match LineChunks::open(&p.file.abs, max_bytes) {
         Ok(chunks) => chunks,
         Err(error) => {
             return FileRead {
@@ -175,6 +189,14 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
     // Pieces end at a line; the assembler keeps a record that may go on in the next.
     while let Some((bytes, _)) = chunks.next_piece() {
         if std::mem::take(&mut first_piece) {
+            if let Some(encoding) = utf16(bytes) {
+                return FileRead {
+                    info,
+                    skipped: Some(format!(
+                        "{encoding} text, not read (logs are read as UTF-8: iconv -f {encoding} -t UTF-8)"
+                    )),
+                };
+            }
             let decoded = decode(bytes);
             if sniff(&p.inner, &decoded.text) == FileKind::Ini {
                 return FileRead {
@@ -216,8 +238,14 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
     info.unparsed = counts.unparsed;
     info.invalid_utf8_lines = assembler.invalid_utf8_lines();
     info.bytes = chunks.total();
+    // A log cut short (damage, a limit) is read up to there, and listed as skipped
+    // from there on; named by its place in the bundle, not the work folder.
+    let mut cut = None;
     if let Some(damage) = &chunks.damage {
-        info.incomplete = Some(format!("read up to damage: {damage}"));
+        let abs = format!("{}: ", p.file.abs.display());
+        let reason = format!("read up to damage: {}", damage.replace(&abs, ""));
+        info.incomplete = Some(reason.clone());
+        cut = Some(reason);
     }
     info.format = counts
         .formats
@@ -234,200 +262,36 @@ fn read_records<S: RecordSink + ?Sized>(p: &Placed<'_>, id: u32, sink: &mut S) -
             .unwrap_or_else(|| "unknown format".into());
         skipped = Some(reason);
     }
+    if let Some(cut) = cut {
+        skipped = Some(match skipped {
+            Some(reason) => format!("{reason}; {cut}"),
+            None => cut,
+        });
+    }
     FileRead { info, skipped }
 }
 
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use evacdoc_parsers::Record;
-
-    use super::*;
-    use crate::correlate::keeper::EventKeeper;
-    use crate::ingest::discover::FoundFile;
-
-    fn found(path: &Path, rel: &str) -> FoundFile {
-        FoundFile {
-            rel: rel.to_string(),
-            abs: path.to_path_buf(),
-            size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
-            given: false,
-        }
+/// Says whether a file is UTF-16, by its byte-order mark or by NULs in every other
+/// byte of its start (ASCII text written as UTF-16).
+fn utf16(head: &[u8]) -> Option<&'static str> {
+    match head {
+        [0xff, 0xfe, ..] => return Some("UTF-16LE"),
+        [0xfe, 0xff, ..] => return Some("UTF-16BE"),
+        _ => {}
     }
-
-    fn placed<'f>(file: &'f FoundFile, service: &str) -> Placed<'f> {
-        Placed {
-            file,
-            host: 0,
-            inner: file.rel.clone(),
-            role: Role::Log(Service::new(service)),
-            incomplete: None,
-        }
+    let sample = &head[..head.len().min(64) & !1];
+    if sample.len() < 16 {
+        return None;
     }
-
-    /// A second sink, as the search indexer will be: counts the records of each file
-    /// and the bytes they span.
-    #[derive(Default)]
-    struct Counter {
-        records: u64,
-        bytes: u64,
-        finished: Vec<(String, u64)>,
-    }
-
-    impl RecordSink for Counter {
-        fn record(&mut self, _: &FileCtx<'_>, _: &Record<'_>, span: RecordSpan) {
-            self.records += 1;
-            self.bytes += span.byte_end - span.byte_start;
-        }
-
-        fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
-            self.finished.push((file.path.to_string(), info.records));
-        }
-    }
-
-    /// Every span, with the line number and the text of its first line.
-    #[derive(Default)]
-    struct Spans(Vec<(RecordSpan, String)>);
-
-    impl RecordSink for Spans {
-        fn record(&mut self, _: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
-            self.0.push((span, record.head.raw.to_string()));
-        }
-    }
-
-    const ENGINE: &str = "samples/scenarios/2024-instance-failure-recovery/ctl1/var/log/masakari/masakari-engine.log";
-
-    #[test]
-    fn a_second_sink_sees_every_record_in_the_same_pass() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(ENGINE);
-        let file = found(&path, "ctl1/var/log/masakari/masakari-engine.log");
-        let p = placed(&file, "masakari-engine");
-        let watch = None;
-        let mut alone = EventKeeper::new(&watch);
-        let read_alone = read_log(&p, 7, &mut alone);
-        let mut both = (EventKeeper::new(&watch), Counter::default());
-        let read = read_log(&p, 7, &mut both);
-        let (keeper, counter) = both;
-
-        assert!(read.info.records > 10, "{:?}", read.info);
-        assert_eq!(counter.records, read.info.records);
-        // Spans end before their last newline: every line of the file is in one record.
-        assert_eq!(counter.bytes + counter.records, read.info.bytes);
-        assert_eq!(
-            counter.finished,
-            vec![(file.rel.clone(), read.info.records)]
-        );
-        // The keeper keeps the same events whoever else is fed.
-        let lines = |o: crate::correlate::keeper::FileOutcome| -> Vec<(u32, u32)> {
-            o.events
-                .iter()
-                .map(|r| (r.event.file, r.event.line))
-                .collect()
-        };
-        let kept = lines(keeper.into_outcome(read.info, None));
-        assert!(!kept.is_empty());
-        assert!(kept.iter().all(|(file, _)| *file == 7));
-        assert_eq!(kept, lines(alone.into_outcome(read_alone.info, None)));
-    }
-
-    #[test]
-    fn spans_tile_the_file_across_pieces() {
-        // Enough records for several pieces; every tenth goes on over two unprefixed lines, one line
-        // holds a byte that is not UTF-8.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("masakari-engine.log");
-        let mut text = Vec::new();
-        let mut heads = Vec::new();
-        let mut line = 1usize;
-        let mut bad_line = 0;
-        let mut n = 0;
-        while text.len() < crate::ingest::chunks::CHUNK_BYTES * 2 + 12_345 {
-            let head = format!(
-                "2024-03-05 10:{:02}:{:02}.{:03} 2179 WARNING masakari.engine.manager [req-{:08x}-aaaa-bbbb-cccc-dddddddddddd - - - - -] Notification {n} could not be processed",
-                (n / 60_000) % 60,
-                (n / 1000) % 60,
-                n % 1000,
-                n
-            );
-            heads.push((line, head.clone()));
-            text.extend_from_slice(head.as_bytes());
-            if n == 4321 {
-                text.extend_from_slice(b" \xff\xfe");
-                bad_line = line;
-            }
-            text.push(b'\n');
-            line += 1;
-            if n % 10 == 0 {
-                for tb in [
-                    "Failure: masakari.exception.MasakariException: failed",
-                    "    while processing the notification",
-                ] {
-                    text.extend_from_slice(format!("{tb}\n").as_bytes());
-                    line += 1;
-                }
-            }
-            n += 1;
-        }
-        std::fs::write(&path, &text).unwrap();
-        let file = found(&path, "masakari-engine.log");
-        let p = placed(&file, "masakari-engine");
-        let mut spans = Spans::default();
-        let read = read_log(&p, 0, &mut spans);
-        let spans = spans.0;
-
-        assert_eq!(read.info.bytes, text.len() as u64);
-        assert_eq!(spans.len() as u64, read.info.records);
-        assert_eq!(spans.len(), heads.len(), "one record per head line");
-        let mut at = 0;
-        for ((span, raw), (line, head)) in spans.iter().zip(&heads) {
-            assert_eq!(span.byte_start, at, "line {line}");
-            assert_eq!(span.first_line, *line);
-            assert!(raw.starts_with(head.as_str()), "line {line}: {raw}");
-            let bytes = &text[span.byte_start as usize..span.byte_end as usize];
-            assert!(bytes.starts_with(head.as_bytes()), "line {line}");
-            assert_eq!(span.invalid_utf8, *line == bad_line, "line {line}");
-            assert_eq!(text[span.byte_end as usize], b'\n');
-            at = span.byte_end + 1;
-        }
-        assert_eq!(at, text.len() as u64);
-        assert_eq!(read.info.invalid_utf8_lines, 1);
-    }
-
-    #[test]
-    fn container_line_pieces_are_one_record_of_the_file() {
-        // containerd splits a long line into `P` pieces, with another stream's line in
-        // between: the push assembler joins them, whatever the pieces read.
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("samples/parsers/cri/containerd_partial_lines.log");
-        let text = std::fs::read_to_string(&path).unwrap();
-        let file = found(
-            &path,
-            "ctl1/var/log/pods/openstack_masakari-engine-0_x/masakari-engine/0.log",
-        );
-        let p = placed(&file, "masakari-engine");
-        let watch = None;
-        let mut keeper = EventKeeper::new(&watch);
-        let read = read_log(&p, 0, &mut keeper);
-        let outcome = keeper.into_outcome(read.info, read.skipped);
-        let first_piece = text.lines().position(|l| l.contains(" stdout P ")).unwrap() + 1;
-        let failed = outcome
-            .events
-            .iter()
-            .find(|r| {
-                r.event
-                    .message()
-                    .contains("Failed to evacuate instance 7d1e5f0a")
-            })
-            .expect("the joined WARNING is kept");
-        assert_eq!(failed.event.line as usize, first_piece);
-        // The message starts in the third piece, the head in the first.
-        assert!(
-            failed
-                .event
-                .message()
-                .starts_with("Failed to evacuate instance 7d1e5f0a")
-        );
-        assert_eq!(outcome.skipped, None);
+    let pairs = sample.chunks_exact(2);
+    if pairs.clone().all(|p| p[1] == 0 && p[0] != 0) {
+        Some("UTF-16LE")
+    } else if pairs.clone().all(|p| p[0] == 0 && p[1] != 0) {
+        Some("UTF-16BE")
+    } else {
+        None
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -45,6 +45,7 @@ pub fn run_analysis(
     row: &AnalysisRow,
     progress: &JobProgress,
     counters: &JobCounters,
+    limits: &crate::ingest::IngestLimits,
 ) -> Result<Loaded, JobError> {
     let id = row.id.as_str();
     let paths = store.paths().clone();
@@ -77,18 +78,21 @@ pub fn run_analysis(
     let options = RunOptions {
         analysis: Options {
             progress_bar: Some(progress.bar.clone()),
+            limits: *limits,
             ..Options::default()
         },
         sinks: Some(sinks),
         ..RunOptions::default()
     };
-    let report = analyze_inputs(&[input], &options).map_err(|e| {
-        // Name the upload, not where the service keeps it.
-        let inside = format!("{}/", folder.display());
-        JobError::Input(e.to_string().replace(&inside, ""))
-    })?;
+    // Name the upload, not where the service keeps it.
+    let inside = format!("{}/", folder.display());
+    let report = analyze_inputs(&[input], &options)
+        .map_err(|e| JobError::Input(e.to_string().replace(&inside, "")))?;
     let mut analysis = report.analysis;
     analysis.inputs = vec![row.name.clone()];
+    for skipped in &mut analysis.skipped {
+        skipped.reason = skipped.reason.replace(&inside, "");
+    }
     let findings = report.findings;
 
     let document = analysis

@@ -23,6 +23,8 @@ pub struct JobConfig {
     pub workers: usize,
     /// A job interrupted this many times (crashes) is failed instead of re-run.
     pub max_attempts: u32,
+    /// Bounds on what one analysis unpacks and reads.
+    pub limits: crate::ingest::IngestLimits,
 }
 
 impl Default for JobConfig {
@@ -30,6 +32,7 @@ impl Default for JobConfig {
         JobConfig {
             workers: 2,
             max_attempts: 2,
+            limits: crate::ingest::IngestLimits::default(),
         }
     }
 }
@@ -198,8 +201,9 @@ impl JobRunner {
             let progress = progress.clone();
             let counters = self.counters.clone();
             let row = row.clone();
+            let limits = self.config.limits;
             tokio::task::spawn_blocking(move || {
-                run_analysis(store.as_ref(), &row, &progress, &counters)
+                run_analysis(store.as_ref(), &row, &progress, &counters, &limits)
             })
             .await
         };

@@ -11,8 +11,7 @@ use crate::correlate::extract::Watched;
 use crate::correlate::keeper::{EventKeeper, FileOutcome, KeptEvents};
 use crate::correlate::watched::watched_instances;
 use crate::correlate::zones::host_zones;
-use crate::ingest::IngestError;
-use crate::ingest::discover::discover;
+use crate::ingest::discover::discover_within;
 use crate::ingest::host_names::HostNames;
 use crate::ingest::layout::overall_layout;
 use crate::ingest::place::{Placed, Placement, place_all};
@@ -20,6 +19,7 @@ use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_small_files, zones_of_links};
 use crate::ingest::timezone::{HostZone, UnknownZone, ZoneSource};
+use crate::ingest::{IngestError, IngestLimits};
 use crate::memory::peak_rss_mb;
 
 /// How to run an analysis.
@@ -33,6 +33,8 @@ pub struct Options {
     /// starts), for a caller that shows progress elsewhere (the service's job status);
     /// used instead of the terminal bar when given.
     pub progress_bar: Option<indicatif::ProgressBar>,
+    /// Bounds on unpacking and reading (decompression bombs, nesting, entry counts).
+    pub limits: IngestLimits,
 }
 
 /// Why an analysis could not run at all (problems with single files are reported in the
@@ -81,7 +83,7 @@ pub fn analyze_with(
         .map_err(AnalyzeError::WorkFolder)?;
 
     let stage = Instant::now();
-    let found = discover(inputs, work.path())?;
+    let found = discover_within(inputs, work.path(), &options.limits)?;
     let Placement {
         roots,
         root_host,
@@ -239,6 +241,7 @@ fn read_all_logs(
             range.start as u32,
             |ctx| (EventKeeper::pooled(watch, pool), extra.map(|f| f.sink(ctx))),
             &progress,
+            &options.limits,
         )
         .into_iter()
         .map(|(read, (keeper, _))| keeper.into_outcome(read.info, read.skipped))

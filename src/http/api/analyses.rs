@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
-use crate::http::upload::{Received, receive, safe_file_name};
+use crate::http::upload::{Received, bundle_content_type, receive, safe_file_name};
 use crate::jobs::input_dir;
 use crate::store::{AnalysisRow, JobStatus, NewAnalysis, Store};
 
@@ -68,13 +68,48 @@ pub fn analysis_id(id: &str) -> Result<String, ApiError> {
     params(UploadQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 202, body = Created), (status = 400, body = ErrorBody),
-              (status = 401, body = ErrorBody), (status = 413, body = ErrorBody)))]
+              (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+              (status = 415, body = ErrorBody), (status = 429, body = ErrorBody),
+              (status = 503, body = ErrorBody), (status = 507, body = ErrorBody)))]
 pub async fn upload(
     State(state): State<AppState>,
+    query: Query<UploadQuery>,
+    principal: Option<axum::Extension<Principal>>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    match receive_upload(state, query, principal, request).await {
+        Ok(response) => Ok(response),
+        Err(error) => {
+            // The body may be unread: the connection cannot carry another request, and
+            // a client that reused it would see it closed under its next one.
+            let mut response = error.into_response();
+            response.headers_mut().insert(
+                header::CONNECTION,
+                header::HeaderValue::from_static("close"),
+            );
+            Ok(response)
+        }
+    }
+}
+
+async fn receive_upload(
+    state: AppState,
     Query(query): Query<UploadQuery>,
     principal: Option<axum::Extension<Principal>>,
     request: Request,
 ) -> Result<Response, ApiError> {
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("?"));
+    if !bundle_content_type(content_type) {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "send the bundle as application/octet-stream (or multipart/form-data with one file)",
+        ));
+    }
+    let _slot = upload_slot(&state).await?;
     let id = uuid::Uuid::new_v4().hyphenated().to_string();
     let case = match query.case.as_deref().filter(|c| !c.trim().is_empty()) {
         Some(case) => Some(row_of(&state, case).await?.id),
@@ -149,6 +184,31 @@ pub async fn upload(
         Json(created),
     )
         .into_response())
+}
+
+/// Room for one more upload: 503 when the queue is full, 429 when as many uploads as
+/// allowed are being received; both with `Retry-After`. Held until the upload is queued.
+async fn upload_slot(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    let queued = blocking(state, |store| store.counts_by_status())
+        .await?
+        .into_iter()
+        .filter(|(status, _)| *status == JobStatus::Queued)
+        .map(|(_, n)| n)
+        .sum::<u64>();
+    if queued >= state.max_queued {
+        return Err(ApiError::busy(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("{queued} analyses are waiting: try again later"),
+            30,
+        ));
+    }
+    state.uploads.clone().try_acquire_owned().map_err(|_| {
+        ApiError::busy(
+            StatusCode::TOO_MANY_REQUESTS,
+            "as many uploads as the service takes at once are under way: try again shortly",
+            5,
+        )
+    })
 }
 
 /// The first file field of a multipart upload, streamed to disk.

@@ -203,6 +203,9 @@ impl<'a> Sink<'a> {
             symlinks: self.symlinks.into_iter().collect(),
             skipped: self.skipped,
             damage,
+            stopped: None,
+            consumed: self.consumed,
+            entries: self.entries,
         }
     }
 
