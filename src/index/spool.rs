@@ -1,8 +1,13 @@
 //! The spool: every record of the reading pass written cheaply to a temporary file
-//! (zstd level 1 frames), so that the analysis never waits for the index; the index is
+//! (LZ4 block frames), so that the analysis never waits for the index; the index is
 //! built from it once the findings are stored.
 //!
-//! A frame is `[compressed length u32][plain length u32][zstd bytes]`, little-endian; its
+//! LZ4, not zstd level 1: on a 125 MB generated bundle the service's CPU to findings
+//! went from 3.26 to 2.73 s and the index build's from 2.35 to 1.81 s (zstd compressing
+//! was about 4 % of the server's samples); the spool is larger but lives only until the
+//! index is built.
+//!
+//! A frame is `[compressed length u32][plain length u32][LZ4 block]`, little-endian; its
 //! plain bytes hold whole records, each as [`SpooledRecord::encode`] writes it. Frames of
 //! different files interleave (each record names its file).
 
@@ -15,8 +20,6 @@ use crate::index::IndexError;
 
 /// A sink's buffer is compressed and written once it holds this much.
 pub(crate) const FRAME_BYTES: usize = 1 << 20;
-/// zstd's fastest level: the spool is written while the analysis waits.
-const ZSTD_LEVEL: i32 = 1;
 /// No frame is larger (a record is at most 4 MiB of text, twice over with its raw lines).
 const MAX_FRAME_BYTES: usize = 64 << 20;
 
@@ -142,6 +145,11 @@ pub(crate) struct SpoolWriter {
     file: Mutex<Option<BufWriter<File>>>,
 }
 
+thread_local! {
+    /// Each reading thread's buffer for compressed frames, reused.
+    static COMPRESSED: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 impl SpoolWriter {
     pub fn create(path: &Path) -> Result<SpoolWriter, IndexError> {
         let file = File::create(path).map_err(|source| IndexError::Io {
@@ -164,24 +172,27 @@ impl SpoolWriter {
         if plain.is_empty() {
             return Ok(());
         }
-        let compressed = zstd::bulk::compress(plain, ZSTD_LEVEL)
-            .map_err(|e| format!("cannot compress the spool: {e}"))?;
-        let header = [
-            (compressed.len() as u32).to_le_bytes(),
-            (plain.len() as u32).to_le_bytes(),
-        ]
-        .concat();
-        plain.clear();
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| "the spool lock is poisoned".to_string())?;
-        let file = file
-            .as_mut()
-            .ok_or_else(|| "the spool is closed".to_string())?;
-        file.write_all(&header)
-            .and_then(|()| file.write_all(&compressed))
-            .map_err(|e| format!("{}: {e}", self.path.display()))
+        COMPRESSED.with_borrow_mut(|compressed| {
+            compressed.resize(lz4_flex::block::get_maximum_output_size(plain.len()), 0);
+            let written = lz4_flex::block::compress_into(plain, compressed)
+                .map_err(|e| format!("cannot compress the spool: {e}"))?;
+            let header = [
+                (written as u32).to_le_bytes(),
+                (plain.len() as u32).to_le_bytes(),
+            ]
+            .concat();
+            plain.clear();
+            let mut file = self
+                .file
+                .lock()
+                .map_err(|_| "the spool lock is poisoned".to_string())?;
+            let file = file
+                .as_mut()
+                .ok_or_else(|| "the spool is closed".to_string())?;
+            file.write_all(&header)
+                .and_then(|()| file.write_all(&compressed[..written]))
+                .map_err(|e| format!("{}: {e}", self.path.display()))
+        })
     }
 
     /// Flushes the file and closes it for writing.
@@ -210,7 +221,6 @@ pub(crate) struct SpoolReader {
     path: PathBuf,
     file: BufReader<File>,
     compressed: Vec<u8>,
-    decoder: zstd::bulk::Decompressor<'static>,
 }
 
 impl SpoolReader {
@@ -219,15 +229,10 @@ impl SpoolReader {
             path: path.to_path_buf(),
             source,
         })?;
-        let decoder = zstd::bulk::Decompressor::new().map_err(|source| IndexError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
         Ok(SpoolReader {
             path: path.to_path_buf(),
             file: BufReader::with_capacity(256 << 10, file),
             compressed: Vec::new(),
-            decoder,
         })
     }
 
@@ -258,11 +263,8 @@ impl SpoolReader {
         self.file
             .read_exact(&mut self.compressed)
             .map_err(|e| damaged(e.to_string()))?;
-        plain.clear();
-        plain.reserve(plain_len);
-        let written = self
-            .decoder
-            .decompress_to_buffer(&self.compressed, plain)
+        plain.resize(plain_len, 0);
+        let written = lz4_flex::block::decompress_into(&self.compressed, plain)
             .map_err(|e| damaged(e.to_string()))?;
         if written != plain_len {
             return Err(damaged(format!(

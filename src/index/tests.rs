@@ -18,8 +18,18 @@ fn build(scenario: &str) -> (Report, SearchIndex, tempfile::TempDir) {
         ..RunOptions::default()
     };
     let report = analyze_inputs(&[path], &options).unwrap();
-    let stats = indexer.finish(&report.analysis).unwrap();
+    let mut told = Vec::new();
+    let stats = indexer
+        .finish_reporting(&report.analysis, &mut |done| told.push(done))
+        .unwrap();
     assert_eq!(stats.documents, report.analysis.stats.records);
+    // The build tells how far it got, last when every record is in.
+    assert!(told.is_sorted() && !told.is_empty(), "{told:?}");
+    let last = told.last().copied().unwrap_or_default();
+    assert!(
+        last <= stats.bytes && last * 10 >= stats.bytes * 9,
+        "{told:?} {stats:?}"
+    );
     assert!(
         stats.bytes > 1000 && stats.bytes == progress.load(std::sync::atomic::Ordering::Relaxed)
     );

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use evacdoc_parsers::Record;
 use serde::Serialize;
@@ -29,6 +30,8 @@ const MIN_BUDGET_PER_THREAD: usize = 15_000_000;
 /// Doc store blocks: larger blocks compress the repetitive log text better, at a small
 /// cost per hit read back.
 const DOCSTORE_BLOCK: usize = 64 * 1024;
+/// How often the build tells its progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// The spool's name inside the index folder (removed once the index is built).
 const SPOOL_FILE: &str = "records.spool";
 
@@ -129,6 +132,17 @@ impl Indexer {
     /// needs (each host's zone offsets and clock correction from `analysis`, each file's
     /// path and service). Call it once the reading pass is over.
     pub fn finish(self, analysis: &Analysis) -> Result<IndexStats, IndexError> {
+        self.finish_reporting(analysis, &mut |_| {})
+    }
+
+    /// [`Indexer::finish`], telling `progress` now and then how many bytes of log are
+    /// in the index so far (counted from the spooled lines, so close to, not exactly,
+    /// the final [`IndexStats::bytes`]).
+    pub fn finish_reporting(
+        self,
+        analysis: &Analysis,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<IndexStats, IndexError> {
         let writer_error = |reason: String| IndexError::Writer {
             path: self.dir.clone(),
             reason,
@@ -140,7 +154,7 @@ impl Indexer {
         }
         self.shared.spool.close()?;
         let spool_path = self.shared.spool.path().to_path_buf();
-        let built = self.build_from_spool(&spool_path);
+        let built = self.build_from_spool(&spool_path, progress);
         let _ = std::fs::remove_file(&spool_path);
         built?;
         let spans = self
@@ -161,7 +175,11 @@ impl Indexer {
 
     /// Every spooled record into one tantivy writer with a thread per core (the reading
     /// pass is over: the cores are the index's), then one commit.
-    fn build_from_spool(&self, spool: &Path) -> Result<(), IndexError> {
+    fn build_from_spool(
+        &self,
+        spool: &Path,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), IndexError> {
         let dir = &self.dir;
         let fields =
             schema::fields_of(&self.index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
@@ -181,9 +199,12 @@ impl Indexer {
         let mut reader = SpoolReader::open(spool)?;
         let mut plain = Vec::with_capacity(FRAME_BYTES * 2);
         let mut scratch = String::new();
+        let mut done = 0u64;
+        let mut told = Instant::now();
         while reader.next_frame(&mut plain)? {
             let mut at = 0;
             while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
+                done += record.raw.len() as u64 + 1;
                 writer
                     .add_document(document(&fields, &record, &mut scratch))
                     .map_err(|e| IndexError::tantivy(dir, e))?;
@@ -194,7 +215,12 @@ impl Indexer {
                     reason: "damaged spool: a record cut short".into(),
                 });
             }
+            if told.elapsed() >= PROGRESS_EVERY {
+                progress(done);
+                told = Instant::now();
+            }
         }
+        progress(done);
         writer.commit().map_err(|e| IndexError::tantivy(dir, e))?;
         writer
             .wait_merging_threads()

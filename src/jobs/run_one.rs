@@ -115,7 +115,17 @@ pub fn run_analysis(
 
     if let Some(indexer) = indexer {
         let bytes = indexer.progress().load(Ordering::Relaxed);
-        match indexer.finish(&analysis) {
+        let mut tell = |done: u64| {
+            let running = IndexProgress {
+                state: IndexState::Running,
+                bytes_done: done.min(bytes),
+                error: None,
+            };
+            if let Err(e) = store.set_index(id, &running) {
+                tracing::warn!(analysis = id, error = %e, "index progress not stored");
+            }
+        };
+        match indexer.finish_reporting(&analysis, &mut tell) {
             Ok(_) => store.set_index(
                 id,
                 &IndexProgress {
