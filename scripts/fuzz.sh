@@ -88,7 +88,7 @@ for t in "${targets[@]}"; do
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     cov=$(grep -oE ' cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
     ft=$(grep -oE ' ft: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
-    artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -1)
+    artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | grep -v slow-unit | tail -1 || true)
     crashes=0
     if [[ $status -ne 0 ]]; then
         crashes=1

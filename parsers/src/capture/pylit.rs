@@ -271,6 +271,12 @@ impl Reader<'_> {
                     't' => out.push('\t'),
                     'r' => out.push('\r'),
                     '0' => out.push('\0'),
+                    // JSON's and Python's other one-letter escapes (found by fuzzing:
+                    // `\b` was kept as two characters, so a key read back differently).
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'a' => out.push('\u{7}'),
+                    'v' => out.push('\u{b}'),
                     'x' | 'u' | 'U' => {
                         let width = match e {
                             'x' => 2,
@@ -462,5 +468,17 @@ mod tests {
         ] {
             let _ = parse_python_literal(s);
         }
+    }
+
+    /// Fuzzing found `\b` and `\f` (JSON) read as two characters: a literal printed
+    /// back as JSON then read as a different key.
+    #[test]
+    fn every_one_letter_escape_is_read() {
+        let input: &[u8] = b"{'server_\\bd': 'a\\fb\\ac\\vd', \"k\\b\": \"x\\f\"}";
+        let v = parse_python_literal(std::str::from_utf8(input).unwrap()).unwrap();
+        assert_eq!(v["server_\u{8}d"], "a\u{c}b\u{7}c\u{b}d");
+        assert_eq!(v["k\u{8}"], "x\u{c}");
+        let json = v.to_string();
+        assert_eq!(parse_python_literal(&json), Some(v));
     }
 }
