@@ -24,7 +24,8 @@ seed() {
 
 # seed_lines FILE...: each distinct line as one seed (the line-level parsers).
 seed_lines() {
-    cat "$@" 2>/dev/null | awk 'length($0) > 0 && !seen[$0]++' | head -n 400 |
+    # awk stops counting rather than `head` closing the pipe (pipefail would fail us).
+    cat "$@" 2>/dev/null | awk 'length($0) > 0 && !seen[$0]++ && n++ < 400' |
         while IFS= read -r line; do
             local h
             h=$(printf '%s' "$line" | sha1sum | cut -c1-40)
@@ -67,9 +68,10 @@ with zipfile.ZipFile("bundle.zip", "w", zipfile.ZIP_DEFLATED) as z:
 case "$target" in
     # Structured input (arbitrary's encoding): no text seeds.
     date_time) ;;
+    # Whole oslo.config files.
+    parse_ini) seed $(find samples -name '*.conf' -size -64k | sort) ;;
     # One line at a time.
     parse_* | split_* | time_* | context) seed_lines $(logs) ;;
-    parse_ini) seed $(find samples -name '*.conf' -size -64k | sort) ;;
     # Whole files; the first byte of assembler_push is its split step.
     records | utf8_decode | assembler_push) seed $(logs | head -n 60) ;;
     # The first byte picks the command line: 11 is "none", the file brings its own.
@@ -80,7 +82,7 @@ case "$target" in
         ;;
     capture_pylit)
         # The Python literals inside table cells, one per seed.
-        grep -ohE "[\[{]'[^|]*" $(captures) | head -n 200 | while IFS= read -r lit; do
+        grep -ohE "[\[{]'[^|]*" $(captures) | awk 'n++ < 200' | while IFS= read -r lit; do
             printf '%s' "$lit" >"$out/$(printf '%s' "$lit" | sha1sum | cut -c1-40)"
         done
         seed samples/parsers/capture/notification_show_bfv_json.txt
