@@ -8,7 +8,12 @@ fn records(pieces: &[&[u8]]) -> Vec<(usize, usize, String, RecordSpan)> {
     let mut a = Assembler::new();
     let mut keep = |r: &Record<'_>, span: RecordSpan| {
         out.push((r.line, r.lines, r.head.raw.to_string(), span));
-        std::hint::black_box((r.format(), r.timestamp(), r.error_summary(), r.nova_request()));
+        std::hint::black_box((
+            r.format(),
+            r.timestamp(),
+            r.error_summary(),
+            r.nova_request(),
+        ));
     };
     for p in pieces {
         a.push(p, &mut keep);

@@ -65,3 +65,25 @@ pub enum Capture {
     /// `openstack server migration list` (or `nova migration-list`, `os-migrations`).
     Migrations(Vec<Migration>),
 }
+
+/// The steps below [`parse_captures`], for the fuzz targets in `parsers/fuzz`: not API.
+#[doc(hidden)]
+pub mod fuzzing {
+    /// `line` read as an `openstack` command line, in its `Debug` form.
+    pub fn command_line(line: &str) -> Option<String> {
+        super::command::command_line(line).map(|c| format!("{c:?}"))
+    }
+
+    /// The lines of `text` read as one table, then shaped with `columns` (the `Debug`
+    /// forms of both).
+    pub fn table(text: &str, columns: Option<&[String]>) -> (String, String) {
+        let table = super::table::parse_table(text.lines());
+        let read = format!("{table:?}");
+        (read, format!("{:?}", table.shape(columns)))
+    }
+
+    /// A `--fit-width` cell's lines joined back.
+    pub fn unwrap_lines(text: &str) -> String {
+        super::fields::unwrap_lines(text)
+    }
+}

@@ -271,6 +271,12 @@ impl Reader<'_> {
                     't' => out.push('\t'),
                     'r' => out.push('\r'),
                     '0' => out.push('\0'),
+                    // JSON's and Python's other one-letter escapes (found by fuzzing:
+                    // `\b` was kept as two characters, so a key read back differently).
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'a' => out.push('\u{7}'),
+                    'v' => out.push('\u{b}'),
                     'x' | 'u' | 'U' => {
                         let width = match e {
                             'x' => 2,
@@ -345,6 +351,7 @@ impl Reader<'_> {
             }
             let before = self.pos;
             let key = self.value(depth + 1);
+            let key_end = self.pos;
             self.skip_ws();
             let value = if self.peek() == Some(b':') {
                 self.pos += 1;
@@ -355,10 +362,13 @@ impl Reader<'_> {
             if self.pos == before {
                 self.pos += 1;
             }
+            // A tuple or other non-string key is kept as written. Not as JSON: nested
+            // keys escaped at every level grew twofold per level (fuzzing: 686 bytes of
+            // `{{{…` took over a gigabyte).
             let key = match key {
                 Value::String(s) => s,
                 Value::Null => "None".to_string(),
-                other => other.to_string(),
+                _ => self.s.get(before..key_end).unwrap_or("").trim().to_string(),
             };
             map.insert(key, value);
         }
@@ -462,5 +472,48 @@ mod tests {
         ] {
             let _ = parse_python_literal(s);
         }
+    }
+
+    /// Fuzzing found `\b` and `\f` (JSON) read as two characters: a literal printed
+    /// back as JSON then read as a different key.
+    #[test]
+    fn every_one_letter_escape_is_read() {
+        let input: &[u8] = b"{'server_\\bd': 'a\\fb\\ac\\vd', \"k\\b\": \"x\\f\"}";
+        let v = parse_python_literal(std::str::from_utf8(input).unwrap()).unwrap();
+        assert_eq!(v["server_\u{8}d"], "a\u{c}b\u{7}c\u{b}d");
+        assert_eq!(v["k\u{8}"], "x\u{c}");
+        let json = v.to_string();
+        assert_eq!(parse_python_literal(&json), Some(v));
+    }
+
+    /// Fuzzing found 686 bytes that took over a gigabyte: dicts as keys of dicts,
+    /// each serialised to JSON (and escaped again) at every level.
+    #[test]
+    fn nested_dict_keys_stay_small() {
+        let input: &[u8] =
+            b"{                                                          \x16\x16\x16\x16\x16\
+            \x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\
+            \x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\
+            \x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16          {             \
+            \x20                                            \x16\x16\x16\x16\x16\x16\x16\x16\
+            \x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\
+            \x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\
+            \x16\x16\x16\x16\x16\x16\x16\x16\x16\x16\x16              /                     \
+            \x20                                      \x0c\x0c\x0c\x0c\x0c\x0c\x0c\x0c      \
+            \x20         /               {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{\
+            {{{{{{{{{{{{{{{{{                                             \x0c\x0c\x0c\x0c\
+            \x0c\x0c\x0c\x0c         \x0c\x0c\x0c\x0c\x0c\x0c\x0c\x0c                /      \
+            \x20                                                     \x0c\x0c\x0c\x0c\x0c\
+            \x0c\x0c\x0c              mpute0\x00\x00\x00\x00\x00\x00\x00ask                 \
+            \x20                pmuet0\x00\x00\x00\x00\x00\x00\x00ask                      ";
+        assert_eq!(input.len(), 686);
+        let v = parse_python_literal(&String::from_utf8_lossy(input)).unwrap();
+        assert!(v.to_string().len() < 4 * input.len());
+        let deep = format!("{}'k': 'v'", "{".repeat(80));
+        let v = parse_python_literal(&deep).unwrap();
+        assert!(v.to_string().len() < 4 * deep.len());
+        // A tuple key is kept as written.
+        let v = parse_python_literal("{(1, 2): 'x'}").unwrap();
+        assert_eq!(v["(1, 2)"], "x");
     }
 }
