@@ -12,6 +12,9 @@ const LIMITS: ExtractLimits = ExtractLimits {
     max_total_bytes: 8 << 20,
     max_entries: 512,
     max_entry_bytes: 2 << 20,
+    // The ratio bound is on, from a size a fuzzer's inputs reach.
+    max_ratio: 250,
+    ratio_from: 1 << 20,
 };
 /// What one file may decompress to (the analysis uses far more; a fuzzer needs less).
 const READ_LIMIT: u64 = 8 << 20;
