@@ -98,26 +98,12 @@ pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn follow(
-    mut watcher: Watcher,
+    watcher: Watcher,
     trigger: Option<Arc<Trigger>>,
     format: WatchFormat,
 ) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Finding>();
-    let polling = {
-        let stop = stop.clone();
-        tokio::task::spawn_blocking(move || {
-            let interval = watcher.poll_interval();
-            while !stop.load(Ordering::Relaxed) {
-                for finding in watcher.poll() {
-                    if tx.send(finding).is_err() {
-                        return;
-                    }
-                }
-                std::thread::sleep(interval);
-            }
-        })
-    };
+    let (polling, mut rx) = evacdoc::watch::spawn_polling(watcher, stop.clone());
     let mut actions = tokio::task::JoinSet::new();
     loop {
         tokio::select! {

@@ -14,7 +14,6 @@ use futures_util::Stream;
 use serde::Serialize;
 use tokio::sync::watch;
 
-use crate::detect::Finding;
 use crate::trigger::{Policy, Trigger};
 use crate::watch::{WatchError, WatchOptions, Watcher};
 
@@ -63,7 +62,7 @@ impl LiveWatch {
         trigger: Arc<Trigger>,
     ) -> Result<Arc<LiveWatch>, String> {
         let (paths, options) = (config.paths.clone(), config.options.clone());
-        let mut watcher = tokio::task::spawn_blocking(move || Watcher::new(&paths, options))
+        let watcher = tokio::task::spawn_blocking(move || Watcher::new(&paths, options))
             .await
             .map_err(|e| format!("--watch: the watcher stopped: {e}"))?
             .map_err(|e: WatchError| format!("--watch: {e}"))?;
@@ -77,19 +76,7 @@ impl LiveWatch {
             changed: watch::Sender::new(0),
             stop: Arc::new(AtomicBool::new(false)),
         });
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Finding>();
-        let stop = live.stop.clone();
-        tokio::task::spawn_blocking(move || {
-            let interval = watcher.poll_interval();
-            while !stop.load(Ordering::Relaxed) {
-                for finding in watcher.poll() {
-                    if tx.send(finding).is_err() {
-                        return;
-                    }
-                }
-                std::thread::sleep(interval);
-            }
-        });
+        let (_polling, mut rx) = crate::watch::spawn_polling(watcher, live.stop.clone());
         let hub = live.clone();
         tokio::spawn(async move {
             while let Some(finding) = rx.recv().await {

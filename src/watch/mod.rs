@@ -6,6 +6,7 @@
 
 mod files;
 mod options;
+mod polling;
 mod ready;
 mod snapshot;
 mod tailed;
@@ -13,4 +14,5 @@ mod watcher;
 mod window;
 
 pub use options::WatchOptions;
+pub use polling::spawn_polling;
 pub use watcher::{WatchError, WatchStats, Watcher};
