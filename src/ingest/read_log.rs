@@ -222,7 +222,7 @@ fn read_records<S: RecordSink + ?Sized>(
             counts.count(record, span);
             sink.record(&ctx, record, span);
         });
-        chunks.consume(None);
+        chunks.consume();
     }
     let ctx = FileCtx {
         id,
