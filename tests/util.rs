@@ -23,3 +23,32 @@ pub fn stdout(output: &Output) -> String {
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// A loopback listener that counts the connections made to it and answers none: the
+/// place a redirect points at, to show nobody followed it.
+pub struct Tripwire {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Tripwire {
+    pub async fn start() -> Tripwire {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = count.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(stream);
+            }
+        });
+        Tripwire { url, count }
+    }
+
+    /// How many connections were made to it.
+    pub fn connections(&self) -> usize {
+        self.count.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
