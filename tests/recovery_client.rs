@@ -418,12 +418,16 @@ async fn clear_attachment_past_cinders_attachment_deletion_guard_releases_a_held
     held_rebuild_is_released("attachment_deletion_guard = true").await;
 }
 
+/// A fault answering `status` to the next `GET /servers/VM3`, once.
+pub(crate) fn vm3_answers_once(status: u16) -> String {
+    format!(
+        "[[faults]]\nmethod = \"GET\"\npath_regex = \"^/compute/v2\\\\.1/servers/{VM3}$\"\nstatus = {status}\ncount = 1\n"
+    )
+}
+
 #[tokio::test]
 async fn a_scripted_503_surfaces_as_a_status_error() {
-    let fault = format!(
-        "[[faults]]\nmethod = \"GET\"\npath_regex = \"^/compute/v2\\\\.1/servers/{VM3}$\"\nstatus = 503\ncount = 1\n"
-    );
-    let fixture = Fixture::start(&scenario(&fault)).await;
+    let fixture = Fixture::start(&scenario(&vm3_answers_once(503))).await;
     let cloud = fixture.connect().await;
     let error = cloud.server(VM3).await.unwrap_err();
     assert_eq!(error.status(), Some(503), "{error:?}");

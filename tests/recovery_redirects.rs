@@ -5,7 +5,7 @@
 use evacdoc::recovery::openstack::OpenStack;
 use evacdoc::recovery::{Cloud, CloudError};
 
-use crate::recovery_client::{Fixture, VM3, scenario};
+use crate::recovery_client::{Fixture, VM3, scenario, vm3_answers_once};
 use crate::util::Tripwire;
 
 /// A fault answering `status` with a `Location` at `tripwire`, for `method` on the paths
@@ -119,10 +119,7 @@ async fn a_redirect_from_a_nova_call_is_refused_with_its_token_and_body() {
 /// and the call is sent again.
 #[tokio::test]
 async fn a_401_signs_in_again_once_and_the_call_goes_through() {
-    let fault = format!(
-        "[[faults]]\nmethod = \"GET\"\npath_regex = '^/compute/v2\\.1/servers/{VM3}$'\nstatus = 401\ncount = 1\n"
-    );
-    let fixture = Fixture::start(&scenario(&fault)).await;
+    let fixture = Fixture::start(&scenario(&vm3_answers_once(401))).await;
     let cloud = fixture.connect().await;
     let server = cloud.server(VM3).await.unwrap();
     assert_eq!(server.host.as_deref(), Some("compute-2"));

@@ -1,5 +1,6 @@
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 /// The repository's `samples/` folder.
 pub fn samples() -> PathBuf {
@@ -12,6 +13,27 @@ pub fn evacdoc(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run evacdoc")
+}
+
+/// Spawns `command`, an `evacdoc serve --listen 127.0.0.1:0 ...`, and waits for the
+/// address it prints: the child and its base URL. Its standard error is drained from then
+/// on, so the server never blocks on a full pipe.
+pub fn spawn_serve(mut command: Command) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let base = loop {
+        let line = lines.next().expect("serve printed its address").unwrap();
+        if let Some(rest) = line.strip_prefix("evacdoc: serving on ") {
+            break rest.trim_end_matches('/').to_string();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, base)
 }
 
 /// Standard output as text.
