@@ -13,6 +13,10 @@ use std::time::Instant;
 use evacdoc::index::{Indexer, SearchIndex, SearchQuery};
 use evacdoc::run::{RunOptions, analyze_inputs};
 
+#[path = "shared/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
+
 /// A small deterministic generator (no dependency).
 struct Lcg(u64);
 
@@ -24,22 +28,6 @@ impl Lcg {
             .wrapping_add(1442695040888963407);
         ((self.0 >> 33) as usize) % n.max(1)
     }
-}
-
-/// CPU seconds this process used so far (user + system, every thread): the machine is
-/// shared, so wall time alone says little.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after_name = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime are fields 14 and 15; `fields` starts at field 3.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 fn main() {

@@ -19,19 +19,9 @@ use std::time::{Duration, Instant};
 
 use evacdoc::watch::{WatchOptions, Watcher};
 
-/// CPU seconds this process used so far (user + system).
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after_name = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
-}
+#[path = "shared/cpu.rs"]
+mod cpu;
+use cpu::cpu_seconds;
 
 fn append(path: &Path, bytes: &[u8]) {
     let mut f = std::fs::OpenOptions::new()

@@ -14,7 +14,9 @@ use clap::Parser;
 fn main() -> ExitCode {
     init_logging();
     let args = cli::Cli::parse();
-    match cli::run(args) {
+    let result = cli::run(args);
+    log_peak_memory();
+    match result {
         Ok(code) => code,
         Err(error) => {
             // A closed pipe (`evacdoc parse big.log | head`) is not an error.
@@ -24,6 +26,14 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "evacdoc: {error:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// The run's peak resident memory, with `EVACDOC_LOG=evacdoc::memory=info` (the
+/// hostile-input tests hold `analyze` to a bound with it).
+fn log_peak_memory() {
+    if let Some(peak) = evacdoc::memory::peak_rss_mb() {
+        tracing::info!(target: "evacdoc::memory", peak_rss_mb = peak, "peak resident memory of the run");
     }
 }
 

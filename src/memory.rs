@@ -1,5 +1,6 @@
 //! The process's resident memory (Linux `/proc/self/status`), for the stage logs: where
-//! the peak is reached, and what a stage leaves behind, tell what to make smaller.
+//! the peak is reached, and what a stage leaves behind, tell what to make smaller. The
+//! command logs the run's peak as it ends (`EVACDOC_LOG=evacdoc::memory=info`).
 
 /// One `kB` field of `/proc/self/status`, in MB.
 fn status_mb(field: &str) -> Option<u64> {

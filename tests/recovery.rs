@@ -4,7 +4,7 @@
 //! Masakari's flow.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -199,11 +199,16 @@ async fn sru_plan_nova_503_fails_every_move_with_nothing_pending_or_locked() {
 
 /// `evacdoc recover host ...` against `bench`'s simulator; its JSON report and exit code.
 fn recover_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
+    let mut args = vec!["recover", "host", "compute-1", "--retry-delay", "0.01"];
+    args.extend_from_slice(extra);
+    on_sim(bench, &args)
+}
+
+/// `evacdoc ARGS` on `bench`'s cloud and data folder, polling fast, reporting in JSON.
+fn on_sim(bench: &Bench, args: &[&str]) -> (Value, i32, String) {
     let data = bench.dir.path().join("data");
-    let mut args = vec![
-        "recover",
-        "host",
-        "compute-1",
+    let mut all = args.to_vec();
+    all.extend([
         "--cloud",
         "evacdoc-sim",
         "--format",
@@ -212,11 +217,8 @@ fn recover_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
         data.to_str().unwrap(),
         "--poll-interval",
         "0.05",
-        "--retry-delay",
-        "0.01",
-    ];
-    args.extend_from_slice(extra);
-    command_json(bench, &args)
+    ]);
+    command_json(bench, &all)
 }
 
 fn command_json(bench: &Bench, args: &[&str]) -> (Value, i32, String) {
@@ -230,6 +232,26 @@ fn command_json(bench: &Bench, args: &[&str]) -> (Value, i32, String) {
     let document = serde_json::from_str(&crate::util::stdout(&output))
         .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", crate::util::stdout(&output)));
     (document, output.status.code().unwrap_or(-1), stderr)
+}
+
+/// `evacdoc remediate BUNDLE --finding FINDING --apply` (and `extra`) on the bench's
+/// cloud, which must end `finished` with exit code 0; its JSON document.
+fn remediate_finished(bench: &Bench, bundle: &Path, finding: &str, extra: &[&str]) -> Value {
+    let mut args = vec![
+        "remediate",
+        bundle.to_str().unwrap(),
+        "--finding",
+        finding,
+        "--apply",
+    ];
+    args.extend_from_slice(extra);
+    let (document, code, stderr) = tokio::task::block_in_place(|| on_sim(bench, &args));
+    assert_eq!(
+        (document["status"].as_str(), code),
+        (Some("finished"), 0),
+        "{document}\n{stderr}"
+    );
+    document
 }
 
 async fn run_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
@@ -396,33 +418,8 @@ host = "compute-2"
 "#;
     let bench = Bench::start(Scenario::parse(toml).unwrap(), false).await;
     let bundle = crate::util::samples().join("scenarios/2022-juju-pending-after-finished-yoga");
-    let data = bench.dir.path().join("data");
     let finding = "pending-after-finished:653ee3e5-bd71-457e-b501-d50e01a03d62";
-    let (document, code, stderr) = tokio::task::block_in_place(|| {
-        command_json(
-            &bench,
-            &[
-                "remediate",
-                bundle.to_str().unwrap(),
-                "--finding",
-                finding,
-                "--cloud",
-                "evacdoc-sim",
-                "--apply",
-                "--format",
-                "json",
-                "--data",
-                data.to_str().unwrap(),
-                "--poll-interval",
-                "0.05",
-            ],
-        )
-    });
-    assert_eq!(
-        (document["status"].as_str(), code),
-        (Some("finished"), 0),
-        "{document}\n{stderr}"
-    );
+    let document = remediate_finished(&bench, &bundle, finding, &[]);
     assert_eq!(document["source"], finding);
     assert_eq!(document["host"], "compute-2");
     let moves = document["moves"].as_array().unwrap();
@@ -564,25 +561,38 @@ mod random_faults {
     }
 }
 
+/// Masakari's flow on compute-1 with a short sleep after disabling it: it races Nova,
+/// which still sees the host up, and every instance stays down. Its engine log is `log`.
+async fn masakari_races_nova(bench: &Bench, log: &EngineLog) {
+    let timings = MasakariTimings {
+        wait_after_disable: Duration::from_secs(2),
+        ..MasakariTimings::defaults_at(1.0)
+    };
+    let outcome = masakari_host_recovery(&bench.cloud, "compute-1", timings, Some(log)).await;
+    assert!(
+        outcome.iter().all(|(_, back)| back.is_none()),
+        "{outcome:?}"
+    );
+}
+
+/// The race sample played in the simulator by Masakari's flow (its engine log written
+/// for `notification`), which leaves every instance down.
+pub(crate) async fn race_in_the_sim(notification: &str) -> Bench {
+    // Real time: the engine log's times and the simulator's must agree.
+    let toml = scenario_file("evacuate-race.toml").replace("rebuild_s = 5", "rebuild_s = 1");
+    let bench = Bench::start(Scenario::parse(&toml).unwrap(), true).await;
+    let log = EngineLog::new(&bench.log_dir(), "controller-0", notification);
+    masakari_races_nova(&bench, &log).await;
+    bench
+}
+
 /// The loop closes: Masakari's flow with a short sleep races Nova in the simulator, the
 /// logs of both give `evacuate-400-race`, and `remediate` of that finding (fenced)
 /// brings the instances back.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_loop_closes_a_race_in_the_sim_analyzed_then_remediated() {
-    // Real time: the engine log's times and the simulator's must agree.
-    let toml = scenario_file("evacuate-race.toml").replace("rebuild_s = 5", "rebuild_s = 1");
-    let bench = Bench::start(Scenario::parse(&toml).unwrap(), true).await;
     let notification = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
-    let log = EngineLog::new(&bench.log_dir(), "controller-0", notification);
-    let timings = MasakariTimings {
-        wait_after_disable: Duration::from_secs(2),
-        ..MasakariTimings::defaults_at(1.0)
-    };
-    let outcome = masakari_host_recovery(&bench.cloud, "compute-1", timings, Some(&log)).await;
-    assert!(
-        outcome.iter().all(|(_, back)| back.is_none()),
-        "{outcome:?}"
-    );
+    let bench = race_in_the_sim(notification).await;
 
     let log_dir = bench.log_dir();
     let report = tokio::task::block_in_place(|| {
@@ -597,33 +607,7 @@ async fn the_loop_closes_a_race_in_the_sim_analyzed_then_remediated() {
     assert_eq!(finding.failed_host.as_deref(), Some("compute-1"));
     assert_eq!(finding.id, format!("evacuate-400-race:{notification}"));
 
-    let data = bench.dir.path().join("data");
-    let (document, code, stderr) = tokio::task::block_in_place(|| {
-        command_json(
-            &bench,
-            &[
-                "remediate",
-                log_dir.to_str().unwrap(),
-                "--finding",
-                &finding.id,
-                "--cloud",
-                "evacdoc-sim",
-                "--host-fenced",
-                "--apply",
-                "--format",
-                "json",
-                "--data",
-                data.to_str().unwrap(),
-                "--poll-interval",
-                "0.05",
-            ],
-        )
-    });
-    assert_eq!(
-        (document["status"].as_str(), code),
-        (Some("finished"), 0),
-        "{document}\n{stderr}"
-    );
+    remediate_finished(&bench, &log_dir, &finding.id, &["--host-fenced"]);
     for server in bench.servers().await {
         assert_eq!(server.status, "ACTIVE", "{server:?}");
         assert_ne!(server.host.as_deref(), Some("compute-1"), "{server:?}");
@@ -736,15 +720,7 @@ async fn watch_finds_the_race_and_the_policy_remediates_it() {
         },
     )
     .unwrap();
-    let timings = MasakariTimings {
-        wait_after_disable: Duration::from_secs(2),
-        ..MasakariTimings::defaults_at(1.0)
-    };
-    let outcome = masakari_host_recovery(&bench.cloud, "compute-1", timings, Some(&log)).await;
-    assert!(
-        outcome.iter().all(|(_, back)| back.is_none()),
-        "{outcome:?}"
-    );
+    masakari_races_nova(&bench, &log).await;
     let ended = Instant::now();
 
     let finding = tokio::task::spawn_blocking(move || {

@@ -14,14 +14,14 @@ use serde_json::{Value, json};
 
 const VM1: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
 const VM2: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc97";
-const VM3: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc98";
+pub(crate) const VM3: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc98";
 const VOL1: &str = "7c1e9a3b-2f4d-4a6c-8b0e-1d2f3a4b5c01";
 const VOL2: &str = "7c1e9a3b-2f4d-4a6c-8b0e-1d2f3a4b5c02";
 
 /// A dead compute-1 (Nova still sees it up for a minute), a live compute-2, and servers:
 /// VM1 boots from non-multiattach VOL1, VM2 from multiattach VOL2 without HA_Enabled,
 /// VM3 on compute-2.
-fn scenario(extra: &str) -> String {
+pub(crate) fn scenario(extra: &str) -> String {
     format!(
         r#"
 [auth.application_credential]
@@ -68,15 +68,15 @@ host = "compute-2"
 }
 
 /// A running simulator and a clouds.yaml for it.
-struct Fixture {
-    sim: RunningSim,
-    dir: tempfile::TempDir,
+pub(crate) struct Fixture {
+    pub(crate) sim: RunningSim,
+    pub(crate) dir: tempfile::TempDir,
     clouds: PathBuf,
 }
 
 impl Fixture {
     /// The simulator of `toml`, its logs under `logs/` of the fixture's folder.
-    async fn start(toml: &str) -> Fixture {
+    pub(crate) async fn start(toml: &str) -> Fixture {
         let scenario = Scenario::parse(toml).unwrap();
         let dir = tempfile::tempdir().unwrap();
         let logs = dir.path().join("logs");
@@ -92,14 +92,14 @@ impl Fixture {
         Fixture { sim, dir, clouds }
     }
 
-    fn options(&self, cloud: &str) -> ConnectOptions {
+    pub(crate) fn options(&self, cloud: &str) -> ConnectOptions {
         ConnectOptions {
             cloud: Some(cloud.into()),
             config_file: Some(self.clouds.clone()),
         }
     }
 
-    async fn connect(&self) -> OpenStack {
+    pub(crate) async fn connect(&self) -> OpenStack {
         OpenStack::connect(self.options("evacdoc-sim"))
             .await
             .unwrap()
@@ -418,12 +418,16 @@ async fn clear_attachment_past_cinders_attachment_deletion_guard_releases_a_held
     held_rebuild_is_released("attachment_deletion_guard = true").await;
 }
 
+/// A fault answering `status` to the next `GET /servers/VM3`, once.
+pub(crate) fn vm3_answers_once(status: u16) -> String {
+    format!(
+        "[[faults]]\nmethod = \"GET\"\npath_regex = \"^/compute/v2\\\\.1/servers/{VM3}$\"\nstatus = {status}\ncount = 1\n"
+    )
+}
+
 #[tokio::test]
 async fn a_scripted_503_surfaces_as_a_status_error() {
-    let fault = format!(
-        "[[faults]]\nmethod = \"GET\"\npath_regex = \"^/compute/v2\\\\.1/servers/{VM3}$\"\nstatus = 503\ncount = 1\n"
-    );
-    let fixture = Fixture::start(&scenario(&fault)).await;
+    let fixture = Fixture::start(&scenario(&vm3_answers_once(503))).await;
     let cloud = fixture.connect().await;
     let error = cloud.server(VM3).await.unwrap_err();
     assert_eq!(error.status(), Some(503), "{error:?}");

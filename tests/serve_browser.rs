@@ -28,6 +28,20 @@ impl Drop for Driver {
 }
 
 impl Driver {
+    /// [`Driver::start`], or `None` and a note that the test is skipped when chromedriver
+    /// is not installed (in CI that fails: `.ci/run` installs it).
+    pub(crate) fn start_or_skip() -> Option<Driver> {
+        let driver = Driver::start();
+        if driver.is_none() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "chromedriver is missing: .ci/run installs Debian's chromium-driver"
+            );
+            eprintln!("skipped: chromedriver is not installed (apt-get install chromium-driver)");
+        }
+        driver
+    }
+
     /// Starts chromedriver; `None` when it is not installed.
     pub(crate) fn start() -> Option<Driver> {
         let port = TcpListener::bind("127.0.0.1:0")
@@ -100,14 +114,16 @@ pub(crate) async fn wait_for(browser: &Client, css: &str) -> fantoccini::element
         .unwrap_or_else(|e| panic!("{css}: {e}"))
 }
 
+/// Types the service's token into the sign-in form on the page.
+async fn sign_in_with_the_token(browser: &Client) {
+    let token = wait_for(browser, "input#token").await;
+    token.send_keys(TOKEN).await.unwrap();
+    token.send_keys(&enter()).await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
-    let Some(driver) = Driver::start() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromedriver is missing: .ci/run installs Debian's chromium-driver"
-        );
-        eprintln!("skipped: chromedriver is not installed (apt-get install chromium-driver)");
+    let Some(driver) = Driver::start_or_skip() else {
         return;
     };
     let server = TestServer::start().await;
@@ -131,9 +147,7 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
     token.send_keys(&enter()).await.unwrap();
     let alert = wait_for(&browser, ".alert").await;
     assert!(!alert.text().await.unwrap().is_empty());
-    let token = wait_for(&browser, "input#token").await;
-    token.send_keys(TOKEN).await.unwrap();
-    token.send_keys(&enter()).await.unwrap();
+    sign_in_with_the_token(&browser).await;
 
     // Upload through the page's file input; the list shows it running, then done.
     let input = wait_for(&browser, "input#file-input").await;
@@ -260,37 +274,16 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
 /// the right one applied, the progress followed until the recovery is finished.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_chromium() {
-    use crate::serve_remediation::{race_in_the_sim, segment, tar_gz};
-    use evacdoc::http::remediation::RemediationConfig;
+    use crate::serve_remediation::{analysed_race, segment};
     use fantoccini::Locator;
-    let Some(driver) = Driver::start() else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "chromedriver is missing: .ci/run installs Debian's chromium-driver"
-        );
-        eprintln!("skipped: chromedriver is not installed (apt-get install chromium-driver)");
+    let Some(driver) = Driver::start_or_skip() else {
         return;
     };
-    let (bench, notification) = race_in_the_sim().await;
-    let server = TestServer::start_with(|config| {
-        config.remediation = RemediationConfig {
-            clouds: vec!["evacdoc-sim".into()],
-            config_file: Some(bench.clouds_yaml()),
-            options: bench.options(false),
-        };
-    })
-    .await;
-    let id = server
-        .upload("sim-logs.tar.gz", tar_gz(&bench.log_dir()))
-        .await;
-    server.wait_done(&id).await;
-    let finding = format!("evacuate-400-race:{notification}");
+    let (bench, server, id, finding) = analysed_race().await;
 
     let browser = driver.browser().await;
     browser.goto(&server.url("/login")).await.unwrap();
-    let token = wait_for(&browser, "input#token").await;
-    token.send_keys(TOKEN).await.unwrap();
-    token.send_keys(&enter()).await.unwrap();
+    sign_in_with_the_token(&browser).await;
     wait_for(&browser, "form.sign-out").await;
     browser
         .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(&finding))))

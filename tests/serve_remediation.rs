@@ -10,14 +10,12 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use evacdoc::http::remediation::RemediationConfig;
 use evacdoc::http::router;
-use evacdoc::sim::Scenario;
 use evacdoc::store::AuditEntry;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use tower::ServiceExt as _;
 
-use crate::masakari_flow::{EngineLog, MasakariTimings, masakari_host_recovery};
-use crate::recovery::{Bench, scenario_file};
+use crate::recovery::{Bench, race_in_the_sim};
 use crate::serve_api::{TOKEN, TestServer, scenario_tar_gz};
 
 /// A folder packed as a `.tar.gz`.
@@ -240,27 +238,11 @@ async fn remediation_is_refused_without_token_confirmation_or_allowed_cloud_and_
     server.stop().await;
 }
 
-/// The race played in the simulator by Masakari's flow; the bench, its notification.
-pub(crate) async fn race_in_the_sim() -> (Bench, String) {
-    let toml = scenario_file("evacuate-race.toml").replace("rebuild_s = 5", "rebuild_s = 1");
-    let bench = Bench::start(Scenario::parse(&toml).unwrap(), true).await;
+/// The race played in the simulator, its logs analysed by a service that may remediate
+/// on the simulator's cloud: (bench, server, analysis id, `evacuate-400-race` finding id).
+pub(crate) async fn analysed_race() -> (Bench, TestServer, String, String) {
     let notification = uuid::Uuid::new_v4().hyphenated().to_string();
-    let log = EngineLog::new(&bench.log_dir(), "controller-0", &notification);
-    let timings = MasakariTimings {
-        wait_after_disable: Duration::from_secs(2),
-        ..MasakariTimings::defaults_at(1.0)
-    };
-    let outcome = masakari_host_recovery(&bench.cloud, "compute-1", timings, Some(&log)).await;
-    assert!(
-        outcome.iter().all(|(_, back)| back.is_none()),
-        "{outcome:?}"
-    );
-    (bench, notification)
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_finding_remediated_over_the_api_brings_the_instances_back_with_its_progress_streamed() {
-    let (bench, notification) = race_in_the_sim().await;
+    let bench = race_in_the_sim(&notification).await;
     let server = TestServer::start_with(|config| {
         config.remediation = RemediationConfig {
             clouds: vec!["evacdoc-sim".into()],
@@ -274,6 +256,12 @@ async fn a_finding_remediated_over_the_api_brings_the_instances_back_with_its_pr
         .await;
     server.wait_done(&id).await;
     let finding = format!("evacuate-400-race:{notification}");
+    (bench, server, id, finding)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_finding_remediated_over_the_api_brings_the_instances_back_with_its_progress_streamed() {
+    let (bench, server, id, finding) = analysed_race().await;
     server
         .get_json(&format!("/api/v1/analyses/{id}/findings/{finding}"))
         .await;

@@ -4,8 +4,8 @@
 //! received or an index built: the partial upload and the half-built index are removed,
 //! the analysis's findings kept.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -14,25 +14,12 @@ const TOKEN: &str = "restart-token-0123456789";
 
 /// The binary serving `data` on a free port; its base URL.
 fn serve(data: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_evacdoc"));
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--jobs", "1", "--data"])
         .arg(data)
-        .env("EVACDOC_TOKEN", TOKEN)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let base = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(rest) = line.strip_prefix("evacdoc: serving on ") {
-            break rest.trim_end_matches('/').to_string();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, base)
+        .env("EVACDOC_TOKEN", TOKEN);
+    crate::util::spawn_serve(command)
 }
 
 fn get(base: &str, path: &str) -> Value {

@@ -27,6 +27,8 @@ mod picture;
 mod recovery;
 /// The recovery executor's OpenStack client against the simulator.
 mod recovery_client;
+/// The executor's OpenStack client follows no redirect, at sign-in or on a call.
+mod recovery_redirects;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
 mod redact;
 /// `evacdoc search`: the index built with the analysis, queried.
@@ -55,7 +57,7 @@ mod skew;
 mod timeline;
 /// `evacdoc triage` and `/api/v1/triage`: known-bug matches, environment, bug report.
 mod triage;
-/// Shared helpers: run the binary, find the samples.
+/// Shared helpers: run the binary, find the samples, a listener that counts connections.
 mod util;
 /// `evacdoc watch` and the trigger: live logs, findings once, signed webhooks, guards.
 mod watch;

@@ -86,6 +86,17 @@ pub enum CloudError {
         path: String,
         message: String,
     },
+    /// The cloud answered a redirect. None is followed: the executor talks only to the
+    /// endpoints of its configuration and of the token's catalog.
+    #[error(
+        "{method} {path} answered {status} redirecting to {location}: redirects are not followed"
+    )]
+    Redirect {
+        method: String,
+        path: String,
+        status: u16,
+        location: String,
+    },
     /// Keystone refused the credentials or could not be reached.
     #[error("authentication failed: {0}")]
     Auth(String),
@@ -105,7 +116,7 @@ impl CloudError {
     /// The HTTP status, when the cloud answered.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Self::Status { status, .. } => Some(*status),
+            Self::Status { status, .. } | Self::Redirect { status, .. } => Some(*status),
             _ => None,
         }
     }

@@ -1,5 +1,6 @@
 //! Scripted faults: the next K requests matching a method and a path answer a chosen
-//! status, wait longer, or both, within a window of scenario time.
+//! status (with a `Location`, for a redirect), wait longer, or both, within a window of
+//! scenario time.
 
 use regex::Regex;
 
@@ -12,6 +13,7 @@ struct Fault {
     prefix: Option<String>,
     regex: Option<Regex>,
     status: Option<u16>,
+    location: Option<String>,
     remaining: Option<u64>,
     latency_ms: u64,
     from_s: f64,
@@ -19,10 +21,12 @@ struct Fault {
 }
 
 /// What a matching fault does to a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Applied {
     /// Answer this status instead of the real answer.
     pub status: Option<u16>,
+    /// With this `Location` header.
+    pub location: Option<String>,
     /// Wait this long first.
     pub latency_ms: u64,
 }
@@ -44,6 +48,7 @@ impl Faults {
                 prefix: c.path.clone(),
                 regex: c.path_regex.as_deref().and_then(|r| Regex::new(r).ok()),
                 status: c.status,
+                location: c.location.clone(),
                 remaining: c.count,
                 latency_ms: c.latency_ms,
                 from_s: c.from_s.unwrap_or(f64::NEG_INFINITY),
@@ -63,6 +68,7 @@ impl Faults {
         let path = path_and_query.split('?').next().unwrap_or(path_and_query);
         let mut applied = Applied {
             status: None,
+            location: None,
             latency_ms: 0,
         };
         for fault in &mut self.faults {
@@ -83,6 +89,7 @@ impl Faults {
             applied.latency_ms += fault.latency_ms;
             if fault.status.is_some() {
                 applied.status = fault.status;
+                applied.location.clone_from(&fault.location);
             }
         }
         applied
@@ -144,5 +151,22 @@ mod tests {
         );
         let slow = f.apply("GET", "/compute/v2.1/os-services?host=c1", 0.0);
         assert_eq!((slow.status, slow.latency_ms), (None, 30));
+    }
+
+    #[test]
+    fn a_redirect_fault_carries_its_location() {
+        let mut f = faults(
+            "[[faults]]\npath = \"/identity/v3/auth/tokens\"\nstatus = 307\nlocation = \"http://127.0.0.1:9/v3/auth/tokens\"\ncount = 1\n",
+        );
+        let first = f.apply("POST", "/identity/v3/auth/tokens", 0.0);
+        assert_eq!(first.status, Some(307));
+        assert_eq!(
+            first.location.as_deref(),
+            Some("http://127.0.0.1:9/v3/auth/tokens")
+        );
+        assert_eq!(
+            f.apply("POST", "/identity/v3/auth/tokens", 0.0).location,
+            None
+        );
     }
 }

@@ -216,6 +216,9 @@ pub struct FaultConfig {
     /// The status to answer instead of the real answer (none: only the latency).
     #[serde(default)]
     pub status: Option<u16>,
+    /// A `Location` header for that answer (a redirect: `status = 307`).
+    #[serde(default)]
+    pub location: Option<String>,
     /// How many matching calls it applies to (every one when absent).
     #[serde(default)]
     pub count: Option<u64>,
@@ -318,6 +321,9 @@ impl Scenario {
             if fault.status.is_some_and(|s| !(100..=599).contains(&s)) {
                 return Err(format!("fault {}: status must be 100 to 599", n + 1));
             }
+            if fault.location.is_some() && fault.status.is_none() {
+                return Err(format!("fault {}: location needs a status", n + 1));
+            }
         }
         Ok(())
     }
@@ -359,6 +365,12 @@ mod tests {
         assert!(Scenario::parse(fault).unwrap_err().contains("neither path"));
         let regex = "[[faults]]\npath_regex = \"(\"\n";
         assert!(Scenario::parse(regex).unwrap_err().contains("path_regex"));
+        let location = "[[faults]]\npath = \"/identity\"\nlocation = \"http://x/\"\n";
+        assert!(
+            Scenario::parse(location)
+                .unwrap_err()
+                .contains("needs a status")
+        );
     }
 
     #[test]

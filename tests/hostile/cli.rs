@@ -1,10 +1,24 @@
 //! Each hostile case through `evacdoc analyze`: a clear message or a partial analysis
-//! listing what was skipped, nothing written outside the work folder, no panic.
+//! listing what was skipped, nothing written outside the work folder, memory within a
+//! bound, no panic.
 
 use std::process::Command;
 
 use super::corpus::{self, LIMIT_FLAGS};
 use super::{check, snapshot};
+
+/// The most resident memory one case may take, in MB. These inputs are small and the
+/// limits tight (`LIMIT_FLAGS`): the cases took 26 to 47 MB when this was written, so
+/// only a blow-up (a bomb unpacked in memory, a line held whole) comes near this.
+const PEAK_RSS_MB: u64 = 512;
+
+/// The peak resident memory the run reported at its end (`EVACDOC_LOG=evacdoc::memory=info`),
+/// read by the kernel as `VmHWM` just before the process returned from `main`.
+fn peak_rss_mb(stderr: &str) -> Option<u64> {
+    let (_, after) = stderr.split_once("peak_rss_mb=")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
 
 #[test]
 fn every_hostile_case_through_analyze() {
@@ -23,6 +37,7 @@ fn every_hostile_case_through_analyze() {
             .args(LIMIT_FLAGS)
             .arg(&case.path)
             .env("TMPDIR", &tmp)
+            .env("EVACDOC_LOG", "evacdoc::memory=info")
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -48,7 +63,18 @@ fn every_hostile_case_through_analyze() {
             case.name
         );
         assert!(!std::path::Path::new(&corpus::absolute_target()).exists());
+        let peak = peak_rss_mb(&stderr)
+            .unwrap_or_else(|| panic!("{}: no peak memory reported: {stderr}", case.name));
+        assert!(
+            peak <= PEAK_RSS_MB,
+            "{}: {peak} MB resident at the peak, more than {PEAK_RSS_MB} MB",
+            case.name
+        );
         let skipped = doc.as_ref().map(|d| d["analysis"]["skipped"].to_string());
-        eprintln!("{}: {:?} {skipped:?}", case.name, started.elapsed());
+        eprintln!(
+            "{}: {:?} {peak} MB {skipped:?}",
+            case.name,
+            started.elapsed()
+        );
     }
 }

@@ -10,7 +10,7 @@ use evacdoc::store::{Session, SqliteStore, Store};
 use serde_json::Value;
 
 use super::corpus::{ENGINE_LOG, gzip};
-use super::server::{TOKEN, serve};
+use super::server::{Server, TOKEN, serve};
 use super::snapshot;
 
 fn folders() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
@@ -100,48 +100,39 @@ async fn bad_requests_and_credentials_get_clear_4xx_never_500() {
 
     let r = post().body(noise(2_000_000)).send().await.unwrap();
     expect("too large", r, 413, "too_large").await;
-    let r = post()
-        .header("content-type", "application/json")
-        .body(r#"{"not": "a bundle"}"#)
-        .send()
-        .await
-        .unwrap();
-    expect("json", r, 415, "unsupported_media_type").await;
-    let r = post()
-        .header("content-type", "text/html")
-        .body("<html>")
-        .send()
-        .await
-        .unwrap();
-    expect("html", r, 415, "unsupported_media_type").await;
-    let r = post()
-        .header("content-type", "multipart/form-data")
-        .body("no boundary")
-        .send()
-        .await
-        .unwrap();
-    expect("multipart without a boundary", r, 400, "bad_request").await;
-    let r = post()
-        .header("content-type", "multipart/form-data; boundary=XyZ")
-        .body("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.log\"\r\n\r\nunterminated")
-        .send()
-        .await
-        .unwrap();
-    expect("multipart cut short", r, 400, "bad_request").await;
-    let r = post()
-        .header("content-type", "multipart/form-data; boundary=XyZ")
-        .body("--XyZ\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n--XyZ--\r\n")
-        .send()
-        .await
-        .unwrap();
-    expect("multipart without a file", r, 400, "bad_request").await;
-    let r = post()
-        .header("content-type", "multipart/form-data; boundary=XyZ")
-        .body("garbage that is no multipart at all")
-        .send()
-        .await
-        .unwrap();
-    expect("multipart garbage", r, 400, "bad_request").await;
+    // Wrong content types (415), and multipart bodies that are not whole (400).
+    let multipart = "multipart/form-data; boundary=XyZ";
+    let part = "--XyZ\r\nContent-Disposition: form-data; name=";
+    let cut_short = format!("{part}\"file\"; filename=\"a.log\"\r\n\r\nunterminated");
+    let no_file = format!("{part}\"note\"\r\n\r\nhello\r\n--XyZ--\r\n");
+    for (what, content_type, body) in [
+        ("json", "application/json", r#"{"not": "a bundle"}"#),
+        ("html", "text/html", "<html>"),
+        (
+            "multipart without a boundary",
+            "multipart/form-data",
+            "no boundary",
+        ),
+        ("multipart cut short", multipart, &cut_short),
+        ("multipart without a file", multipart, &no_file),
+        (
+            "multipart garbage",
+            multipart,
+            "garbage that is no multipart at all",
+        ),
+    ] {
+        let r = post()
+            .header("content-type", content_type)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        if content_type.starts_with("multipart/") {
+            expect(what, r, 400, "bad_request").await;
+        } else {
+            expect(what, r, 415, "unsupported_media_type").await;
+        }
+    }
 
     // Credentials: wrong, malformed, unknown and expired sessions.
     let list = server.url("/api/v1/analyses");
@@ -257,6 +248,18 @@ async fn slow_clients_are_cut_off_and_others_still_answered() {
     server.assert_healthy().await;
 }
 
+/// `POST /api/v1/analyses` of a small good log: the answer.
+async fn upload_small(server: &Server) -> reqwest::Response {
+    server
+        .client
+        .post(server.url("/api/v1/analyses?name=a.log.gz"))
+        .bearer_auth(TOKEN)
+        .body(gzip(ENGINE_LOG))
+        .send()
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn uploads_past_capacity_get_429_or_503_with_retry_after() {
     let (_root, data, tmp) = folders();
@@ -283,14 +286,7 @@ async fn uploads_past_capacity_get_429_or_503_with_retry_after() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let response = server
-        .client
-        .post(server.url("/api/v1/analyses?name=a.log.gz"))
-        .bearer_auth(TOKEN)
-        .body(gzip(ENGINE_LOG))
-        .send()
-        .await
-        .unwrap();
+    let response = upload_small(&server).await;
     assert_eq!(response.status(), 429);
     assert_eq!(response.headers()["retry-after"], "5");
     server.assert_healthy().await;
@@ -299,14 +295,7 @@ async fn uploads_past_capacity_get_429_or_503_with_retry_after() {
     // No room in the queue: 503.
     let (_root, data, tmp) = folders();
     let server = serve(&data, &tmp, &["--max-queued", "0"], None);
-    let response = server
-        .client
-        .post(server.url("/api/v1/analyses?name=a.log.gz"))
-        .bearer_auth(TOKEN)
-        .body(gzip(ENGINE_LOG))
-        .send()
-        .await
-        .unwrap();
+    let response = upload_small(&server).await;
     assert_eq!(response.status(), 503);
     assert_eq!(response.headers()["retry-after"], "30");
     let body: Value = response.json().await.unwrap();

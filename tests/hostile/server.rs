@@ -1,8 +1,7 @@
 //! The real `evacdoc serve` binary on a free loopback port, for the hostile tests.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -36,26 +35,13 @@ pub fn serve(data: &Path, tmp: &Path, args: &[&str], shell: Option<&str>) -> Ser
         }
         None => Command::new(bin),
     };
-    let mut child = command
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--data"])
         .arg(data)
         .args(args)
         .env("EVACDOC_TOKEN", TOKEN)
-        .env("TMPDIR", tmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut lines = BufReader::new(stderr).lines();
-    let base = loop {
-        let line = lines.next().expect("serve printed its address").unwrap();
-        if let Some(rest) = line.strip_prefix("evacdoc: serving on ") {
-            break rest.trim_end_matches('/').to_string();
-        }
-    };
-    // Keep draining stderr so the server never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
+        .env("TMPDIR", tmp);
+    let (child, base) = crate::util::spawn_serve(command);
     Server {
         child,
         base,

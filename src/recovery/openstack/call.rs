@@ -1,6 +1,6 @@
-//! One request through `openstack_sdk`'s session with the microversion chosen here, and
-//! its answer or failure as a [`CloudError`] naming the method, the path, the status and
-//! the cloud's own message.
+//! One request through the session ([`Api`]) with the microversion chosen here, and its
+//! answer or failure as a [`CloudError`] naming the method, the path, the status and the
+//! cloud's own message (or the redirect it answered, which is not followed).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -11,9 +11,10 @@ use openstack_sdk::api::rest_endpoint_prelude::{
     ApiVersion, BodyError, QueryParams, RestEndpoint, ServiceType,
 };
 use openstack_sdk::api::{ApiError, QueryAsync, raw};
-use openstack_sdk::{AsyncOpenStack, RestError};
 use serde_json::Value;
 
+use super::session::{Api, TransportError};
+use super::transport;
 use super::versions::{Version, show};
 use crate::recovery::cloud::CloudError;
 
@@ -83,24 +84,6 @@ impl Call {
     }
 }
 
-/// A signed-in session and the global request id every call carries, so the clouds'
-/// logs (and `evacdoc analyze` of them) tie the calls of one recovery together.
-#[derive(Debug, Clone)]
-pub struct Api {
-    pub session: AsyncOpenStack,
-    /// `req-<uuid>`, sent as `X-OpenStack-Request-ID`.
-    pub global_request_id: String,
-}
-
-impl Api {
-    pub fn new(session: AsyncOpenStack) -> Api {
-        Api {
-            session,
-            global_request_id: format!("req-{}", uuid::Uuid::new_v4()),
-        }
-    }
-}
-
 /// A request with extra headers: everything else is the wrapped request's.
 struct WithHeaders<E> {
     inner: E,
@@ -161,7 +144,7 @@ where
     };
     let response: Response<Bytes> = raw(endpoint)
         .skip_error_check(true)
-        .query_async(&api.session)
+        .query_async(api)
         .await
         .map_err(|e| from_api_error(call, e))?;
     let status = response.status().as_u16();
@@ -211,19 +194,28 @@ pub fn error_message(body: &[u8]) -> String {
     text.trim().chars().take(300).collect()
 }
 
-/// A failure before any answer: the connection, the token, or the request itself.
-fn from_api_error(call: &Call, error: ApiError<RestError>) -> CloudError {
+/// A failure before any answer: the connection, a redirect refused, the token, or the
+/// request itself.
+fn from_api_error(call: &Call, error: ApiError<TransportError>) -> CloudError {
+    if let Some(refused) = transport::refused(&error) {
+        return CloudError::Redirect {
+            method: call.method.into(),
+            path: call.path.clone(),
+            status: refused.status,
+            location: refused.location.clone(),
+        };
+    }
     match error {
         ApiError::Client {
-            source: RestError::Communication { source },
+            source: TransportError::Send(source),
         } => CloudError::Connection {
             method: call.method.into(),
             path: call.path.clone(),
             message: error_chain(&source),
         },
         ApiError::Client {
-            source: RestError::AuthError { source },
-        } => CloudError::Auth(error_chain(&source)),
+            source: TransportError::SignIn(error),
+        } => *error,
         other => call.unexpected(error_chain(&other)),
     }
 }

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use openstack_sdk::api::compute::v2::{server, service};
 use serde_json::Value;
 
-use super::call::{Api, Call, Service, send, version_headers};
+use super::call::{Call, Service, send, version_headers};
+use super::session::Api;
 use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
 use crate::recovery::cloud::{CloudError, ComputeService, Server};
 

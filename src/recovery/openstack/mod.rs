@@ -1,24 +1,26 @@
 //! The executor's [`Cloud`] on a real OpenStack, through `openstack_sdk`: the cloud found
 //! as the `openstack` CLI finds it (`connect`), Keystone auth by password or application
-//! credential, microversions chosen from what the cloud announces (`versions`), Nova and
-//! Cinder calls (`compute`, `volume`) with errors that name the call (`call`).
+//! credential (`session`), microversions chosen from what the cloud announces
+//! (`versions`), Nova and Cinder calls (`compute`, `volume`) with errors that name the
+//! call (`call`), all over one HTTP client that follows no redirect (`transport`).
 
 pub mod call;
 pub mod compute;
 pub mod connect;
+pub mod session;
+pub mod transport;
 pub mod versions;
 pub mod volume;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use openstack_sdk::api::AsyncClient;
 use openstack_sdk::types::ServiceType;
-use openstack_sdk::{AsyncOpenStack, OpenStackError};
 
 pub use connect::{ConnectOptions, ResolvedCloud};
 
-use self::call::{Api, error_chain};
+use self::call::error_chain;
+use self::session::Api;
 use crate::recovery::cloud::{
     Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
 };
@@ -46,32 +48,26 @@ impl OpenStack {
         options: &ConnectOptions,
         env: &BTreeMap<String, String>,
     ) -> Result<OpenStack, CloudError> {
-        // The registry build of openstack_sdk generates an empty list of auth plugins, so
-        // the application-credential one is only linked if something names it.
-        std::hint::black_box(&openstack_sdk_auth_applicationcredential::ANCHOR);
         let resolved = connect::resolve(options, env)?;
-        let auth_url = resolved
-            .config
-            .auth
-            .as_ref()
-            .and_then(|a| a.auth_url.clone())
-            .ok_or_else(|| CloudError::Config(format!("{}: no auth_url", resolved.source)))?;
-        // No on-disk token or discovery cache (`~/.osc`): a recovery tool must not act on
-        // a stale catalog, and tokens should not outlive the command.
-        let session = AsyncOpenStack::builder(&resolved.config)
-            .disable_auth_cache(true)
-            .http_timeout(REQUEST_TIMEOUT)
-            .connect()
+        // Nothing is cached on disk (no `~/.osc` token or discovery cache): a recovery tool
+        // must not act on a stale catalog, and tokens should not outlive the command.
+        let session = Api::sign_in(&resolved.config, REQUEST_TIMEOUT)
             .await
-            .map_err(|e| connect_error(&auth_url, e))?;
+            .map_err(|e| match e {
+                CloudError::Config(message) => {
+                    CloudError::Config(format!("{}: {message}", resolved.source))
+                }
+                other => other,
+            })?;
         let compute_max = discovered_version(&session, ServiceType::Compute).await?;
         // A cloud without Cinder: volume calls fail when made, host recovery of
-        // image-backed servers still works.
-        let volume_max = discovered_version(&session, ServiceType::BlockStorage)
-            .await
-            .unwrap_or((3, 0));
+        // image-backed servers still works. A redirect is refused all the same.
+        let volume_max = match discovered_version(&session, ServiceType::BlockStorage).await {
+            Err(e @ CloudError::Redirect { .. }) => return Err(e),
+            found => found.unwrap_or((3, 0)),
+        };
         Ok(OpenStack {
-            session: Api::new(session),
+            session,
             versions: CloudVersions {
                 compute_max,
                 volume_max,
@@ -93,39 +89,17 @@ impl OpenStack {
 }
 
 /// The version document's `version` of `service` (its maximum microversion).
-async fn discovered_version(
-    session: &AsyncOpenStack,
-    service: ServiceType,
-) -> Result<(u32, u32), CloudError> {
-    let name = service.to_string();
-    session
-        .discover_service_endpoint(&service)
-        .await
-        .map_err(|e| CloudError::Unexpected {
-            method: "GET".into(),
-            path: format!("{name} version document"),
-            message: error_chain(&e),
-        })?;
+async fn discovered_version(session: &Api, service: ServiceType) -> Result<(u32, u32), CloudError> {
+    session.discover(&service).await?;
     let endpoint = session
-        .get_service_endpoint(&service, None)
-        .await
+        .endpoint(&service, None)
         .map_err(|e| CloudError::Unexpected {
             method: "GET".into(),
-            path: format!("{name} endpoint"),
+            path: format!("{service} endpoint"),
             message: error_chain(&e),
         })?;
     let version = endpoint.version();
     Ok((u32::from(version.major), u32::from(version.minor)))
-}
-
-/// A failure to sign in: configuration problems stay `Config`, the rest is `Auth`.
-fn connect_error(auth_url: &str, error: OpenStackError) -> CloudError {
-    match &error {
-        OpenStackError::ConfigError { .. } | OpenStackError::IOWithPath { .. } => {
-            CloudError::Config(error_chain(&error))
-        }
-        _ => CloudError::Auth(format!("keystone at {auth_url}: {}", error_chain(&error))),
-    }
 }
 
 impl Cloud for OpenStack {

@@ -4,7 +4,8 @@
 use openstack_sdk::api::block_storage::v3::{attachment, volume};
 use serde_json::Value;
 
-use super::call::{Api, Call, Service, send, version_headers};
+use super::call::{Call, Service, send, version_headers};
+use super::session::Api;
 use super::versions::{self, Version};
 use crate::recovery::cloud::{CloudError, Volume, VolumeAttachment};
 

@@ -115,10 +115,18 @@ pub async fn around(State(sim): State<SimState>, mut request: Request, next: Nex
     };
 
     let mut response = if let Some(status) = applied.status {
-        match api {
+        let mut response = match api {
             Api::Identity => keystone_error(status, "Service Unavailable", "simulated fault"),
             _ => fault(status, "simulated fault"),
+        };
+        if let Some(location) = applied
+            .location
+            .as_deref()
+            .and_then(|l| HeaderValue::from_str(l).ok())
+        {
+            response.headers_mut().insert("location", location);
         }
+        response
     } else if needs_token && !token_ok {
         ids.user_id = "-".into();
         ids.project_id = "-".into();
