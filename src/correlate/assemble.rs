@@ -13,7 +13,7 @@ use crate::correlate::skew::SkewEstimate;
 use crate::correlate::zones::utc_events;
 use crate::ingest::layout::Layout;
 use crate::ingest::timezone::HostZone;
-use crate::model::Event;
+use crate::model::{Event, FileId, HostId};
 
 /// The files and their events, put together.
 #[derive(Debug)]
@@ -121,6 +121,29 @@ fn step(what: &str, events: usize) {
 /// events: each run is checked on its own, with a map as small as the run, instead of
 /// one map over every event (64 MB at a million events).
 pub(crate) fn drop_copies(events: &mut Vec<Event>) {
+    use rayon::prelude::*;
+    // Pieces that start where a run starts, checked side by side.
+    let n = events.len();
+    let pieces = 64;
+    let mut bounds = vec![0];
+    for k in 1..pieces {
+        let mut i = (k * n / pieces).max(*bounds.last().unwrap_or(&0));
+        while i > 0 && i < n && events[i].sort_key() == events[i - 1].sort_key() {
+            i += 1;
+        }
+        bounds.push(i);
+    }
+    bounds.push(n);
+    let keep: Vec<bool> = bounds
+        .par_windows(2)
+        .flat_map_iter(|w| copies_kept(&events[w[0]..w[1]]))
+        .collect();
+    let mut flags = keep.into_iter();
+    events.retain(|_| flags.next().unwrap_or(true));
+}
+
+/// Which of `events` (whole runs of equal sort keys) to keep.
+fn copies_kept(events: &[Event]) -> Vec<bool> {
     use std::hash::{Hash, Hasher};
     let mut keep = vec![true; events.len()];
     let mut first_file: HashMap<(u32, i64, u64), u32> = HashMap::new();
@@ -132,7 +155,7 @@ pub(crate) fn drop_copies(events: &mut Vec<Event>) {
                 .iter()
                 .take_while(|e| e.sort_key() == key)
                 .count();
-        if end - start > 1 {
+        if end - start > 1 && may_hold_copies(&events[start..end]) {
             first_file.clear();
             for (e, keep) in events[start..end].iter().zip(&mut keep[start..end]) {
                 let mut hasher = std::collections::hash_map::DefaultHasher::new();
@@ -149,8 +172,17 @@ pub(crate) fn drop_copies(events: &mut Vec<Event>) {
         }
         start = end;
     }
-    let mut flags = keep.into_iter();
-    events.retain(|_| flags.next().unwrap_or(true));
+    keep
+}
+
+/// Whether a run of events of one instant has two files of one host, the only way it
+/// can hold a copy: the messages of the others are not read back (at a million events,
+/// most runs are one access log's requests of one second).
+fn may_hold_copies(run: &[Event]) -> bool {
+    let mut sources: Vec<(HostId, FileId)> = run.iter().map(|e| (e.host, e.file)).collect();
+    sources.sort_unstable();
+    sources.dedup();
+    sources.windows(2).any(|w| w[0].0 == w[1].0)
 }
 
 pub(crate) fn sort_events(events: &mut [Event]) {

@@ -337,6 +337,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
                     path: request.uri.into(),
                     status: request.status,
                     user_agent: None,
+                    duration_ns: None,
                 });
             }
         }
@@ -348,6 +349,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
                 path: a.path.unwrap_or(a.request).into(),
                 status: a.status,
                 user_agent: a.user_agent.map(Into::into),
+                duration_ns: None,
             });
             // The request and what follows it (status, size, agent).
             message = raw
@@ -361,6 +363,7 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
                 path: u.path.into(),
                 status: u.status,
                 user_agent: None,
+                duration_ns: None,
             });
             message = u.path;
         }
@@ -374,6 +377,9 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
     }
     event.message_start = offset_in(raw, message);
     event.message_len = u32::try_from(message.len()).unwrap_or(0);
+    if let Some(http) = event.http_mut() {
+        http.duration_ns = stated_duration(message);
+    }
     let texts = std::iter::once(message)
         .chain(record.continuation.iter().copied())
         .chain(record.traceback.iter().copied());
@@ -391,6 +397,13 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
         event,
         stamp: record.timestamp(),
     }
+}
+
+/// The duration a Nova request line states (`time: 0.412345`), in ns.
+pub(crate) fn stated_duration(message: &str) -> Option<i64> {
+    let (_, rest) = message.rsplit_once("time: ")?;
+    let secs: f64 = rest.split_whitespace().next()?.parse().ok()?;
+    (secs.is_finite() && (0.0..3600.0).contains(&secs)).then_some((secs * 1e9) as i64)
 }
 
 #[cfg(test)]

@@ -606,6 +606,7 @@ mod tests {
                 path: p.into(),
                 status: s,
                 user_agent: None,
+                duration_ns: None,
             });
         }
         e.set_text(text, &[]);

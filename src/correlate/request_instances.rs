@@ -151,6 +151,7 @@ mod tests {
                 path: p.into(),
                 status: 200,
                 user_agent: None,
+                duration_ns: None,
             });
         }
         e.set_text("disk on volume, evacuating using existing volume", &[]);

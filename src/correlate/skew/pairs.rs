@@ -11,6 +11,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::correlate::analysis::FileInfo;
@@ -243,16 +244,21 @@ fn global_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         }
     }
     // Masakari's calls of one kind in one global request, in time order.
+    // What each call makes is read from its text: the calls side by side, then grouped
+    // in their order.
     let mut calls: HashMap<(Uuid, String, HostId), Vec<usize>> = HashMap::new();
     for list in ctx.calls_by_host.values() {
-        for &pos in list {
-            let call = &ctx.events[pos];
-            if let (Some(g), Some(expected)) = (call.global_request_id, call_expected(call)) {
-                calls
-                    .entry((g, expected.key(), call.host))
-                    .or_default()
-                    .push(pos);
-            }
+        let keyed: Vec<(Uuid, String, usize)> = list
+            .par_iter()
+            .filter_map(|&pos| {
+                let call = &ctx.events[pos];
+                let g = call.global_request_id?;
+                Some((g, call_expected(call)?.key(), pos))
+            })
+            .collect();
+        for (g, key, pos) in keyed {
+            let host = ctx.events[pos].host;
+            calls.entry((g, key, host)).or_default().push(pos);
         }
     }
     for ((g, _, client), calls) in calls {
@@ -334,29 +340,30 @@ fn anchored_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         // (call, request) pairs the bound allows, as event positions (u32: a million
         // of them at 10 GiB; the call's next time is worked out again for the few
         // that are kept).
-        let mut found: Vec<(EventId, EventId)> = Vec::new();
-        for &call in calls {
-            let c = &ctx.events[call];
-            let next = ctx.next_time(call);
-            let (from, to) = (
-                c.time + lo - SECOND_NS,
-                next.unwrap_or(c.time + LATENCY_NS) + hi,
-            );
-            let window = ctx.window_requests(server, c, from, to);
-            let Some(expected) = window.first().and_then(|_| call_expected(c)) else {
-                continue;
-            };
-            for r in window {
-                let e = &ctx.events[r];
-                let same_request = match (c.global_request_id, e.global_request_id) {
-                    (Some(a), Some(b)) => a == b,
-                    _ => true,
-                };
-                if same_request && e.time + precision(e) >= c.time + lo && expected.made_by(e) {
-                    found.push((call as EventId, r as EventId));
-                }
-            }
-        }
+        // The calls are searched side by side, collected in their order.
+        let mut found: Vec<(EventId, EventId)> = calls
+            .par_iter()
+            .flat_map_iter(|&call| {
+                let c = &ctx.events[call];
+                let next = ctx.next_time(call);
+                let (from, to) = (
+                    c.time + lo - SECOND_NS,
+                    next.unwrap_or(c.time + LATENCY_NS) + hi,
+                );
+                let window = ctx.window_requests(server, c, from, to);
+                let expected = window.first().and_then(|_| call_expected(c));
+                window.into_iter().filter_map(move |r| {
+                    let expected = expected.as_ref()?;
+                    let e = &ctx.events[r];
+                    let same_request = match (c.global_request_id, e.global_request_id) {
+                        (Some(a), Some(b)) => a == b,
+                        _ => true,
+                    };
+                    (same_request && e.time + precision(e) >= c.time + lo && expected.made_by(e))
+                        .then_some((call as EventId, r as EventId))
+                })
+            })
+            .collect();
         for &(call, r) in &found {
             let (call, r) = (call as usize, r as usize);
             let log = usize::from(ctx.events[r].second_precision);

@@ -27,6 +27,7 @@ fn line(ms: i64, file: u32, logger: &str, req: &str, message: &str) -> Event {
             path: words.next().unwrap_or("").into(),
             status: 202,
             user_agent: None,
+            duration_ns: crate::correlate::extract::stated_duration(message),
         }
     });
     let kind = if http.is_some() {
