@@ -35,6 +35,13 @@ pub fn detect_compression(head: &[u8]) -> Compression {
     }
 }
 
+mod xz_threads;
+
+/// Threads for one big xz file: the machine's cores.
+fn decoding_threads() -> u32 {
+    std::thread::available_parallelism().map_or(1, |n| u32::try_from(n.get()).unwrap_or(1))
+}
+
 /// Opens a file and returns a buffered reader of its decompressed content.
 ///
 /// Errors are for the file that cannot be opened; a stream that turns out damaged
@@ -44,11 +51,13 @@ pub fn open_decompressed(path: &Path) -> Result<(Compression, Box<dyn Read + Sen
         path: path.to_path_buf(),
         source,
     };
-    if std::fs::metadata(path).map_err(io)?.is_dir() {
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
         return Err(IngestError::IsDirectory {
             path: path.to_path_buf(),
         });
     }
+    let size = meta.len();
     let mut file = File::open(path).map_err(io)?;
     let head = read_head(&mut file, 6).map_err(io)?;
     let compression = detect_compression(&head);
@@ -57,6 +66,9 @@ pub fn open_decompressed(path: &Path) -> Result<(Compression, Box<dyn Read + Sen
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(raw),
         Compression::Gzip => Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw))),
+        Compression::Xz if size >= xz_threads::THREADED_FROM => Box::new(BufReader::new(
+            xz_threads::ThreadedXz::new(raw, decoding_threads()).map_err(io)?,
+        )),
         Compression::Xz => Box::new(BufReader::new(
             liblzma::bufread::XzDecoder::new_multi_decoder(raw),
         )),
