@@ -360,6 +360,14 @@ impl RecordSink for FileSink {
 
     fn finish_file(&mut self, file: &FileCtx<'_>, _: &FileInfo) {
         self.flush();
+        // The sinks of every file are dropped only after the last file is read: their
+        // buffers (a frame each) are given back now, or a thousand files hold 1 GB.
+        self.buffer = Vec::new();
+        self.text = String::new();
+        self.raw = String::new();
+        self.spans = Vec::new();
+        self.pieces = Vec::new();
+        self.lines = Vec::new();
         let (Some((lo, hi)), Ok(mut spans)) = (self.span, self.shared.spans.lock()) else {
             return;
         };
