@@ -13,7 +13,7 @@ use crate::index::{IndexError, Indexer};
 use crate::run::{Options, RunOptions, analyze_inputs};
 use crate::store::{
     AnalysisRow, DataPaths, FindingRow, IndexProgress, IndexState, Store, StoreError, StoredResult,
-    write_document,
+    write_document_with,
 };
 use crate::triage::report::json_document;
 
@@ -95,11 +95,9 @@ pub fn run_analysis(
     }
     let findings = report.findings;
 
-    let document = analysis
-        .to_document()
-        .and_then(|d| serde_json::to_vec(&d))
-        .map_err(|e| JobError::Document(e.to_string()))?;
-    write_document(&paths, id, &document)?;
+    write_document_with(&paths, id, |out| {
+        analysis.write_document(out).map_err(std::io::Error::other)
+    })?;
     let result = stored_result(&analysis, &findings);
     let mut read = progress.snapshot();
     read.files_total = read.files_done;

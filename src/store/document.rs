@@ -13,6 +13,15 @@ const ZSTD_LEVEL: i32 = 3;
 /// folder that is synced then renamed over the document: a reader sees the old document or
 /// the new one, never half of one, and a crash leaves at most a stray temporary file.
 pub fn write_document(paths: &DataPaths, id: &str, document_json: &[u8]) -> Result<(), StoreError> {
+    write_document_with(paths, id, |out| out.write_all(document_json))
+}
+
+/// [`write_document`], the JSON written to the compressor by `write` as it is made.
+pub fn write_document_with(
+    paths: &DataPaths,
+    id: &str,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
     let target = paths.document(id)?;
     let folder = paths.analysis_dir(id)?;
     create_private_dir(&folder)?;
@@ -24,7 +33,12 @@ pub fn write_document(paths: &DataPaths, id: &str, document_json: &[u8]) -> Resu
     let io_error = |source| StoreError::io(temporary_path_hint(&folder), source);
     let mut encoder =
         zstd::stream::Encoder::new(temporary.as_file_mut(), ZSTD_LEVEL).map_err(io_error)?;
-    encoder.write_all(document_json).map_err(io_error)?;
+    {
+        // Buffered: the serializer writes a few bytes at a time.
+        let mut buffered = std::io::BufWriter::with_capacity(256 << 10, &mut encoder);
+        write(&mut buffered).map_err(io_error)?;
+        buffered.flush().map_err(io_error)?;
+    }
     encoder.finish().map_err(io_error)?;
     temporary.as_file().sync_all().map_err(io_error)?;
     temporary

@@ -11,7 +11,7 @@ mod sqlite;
 mod token;
 mod types;
 
-pub use document::{read_document, write_document};
+pub use document::{read_document, write_document, write_document_with};
 pub use error::StoreError;
 pub use journal::{
     MoveRow, MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, RecoveryStatus, final_status,
