@@ -78,6 +78,9 @@ pub(crate) fn vote_from_progress(
             // equals, the first in file order: `events` come in no order).
             let best = events
                 .iter()
+                // Lengths first: reading every event's text back, once per detail, was
+                // a quarter of a second at 1 GiB.
+                .filter(|r| r.event.message_len as usize == wanted.len())
                 .filter(|r| r.event.message() == wanted)
                 .filter_map(|r| {
                     let stamp = r.stamp.filter(|s| s.offset.is_none())?;
