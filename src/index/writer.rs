@@ -261,6 +261,7 @@ impl SinkFactory for Factory {
             lines: Vec::new(),
             spans: Vec::new(),
             buffer: Vec::new(),
+            unflushed: (0, 0),
         })
     }
 }
@@ -280,6 +281,10 @@ struct FileSink {
     lines: Vec<&'static str>,
     spans: Vec<u8>,
     buffer: Vec<u8>,
+    /// Documents and bytes of log spooled since the last frame, told to `shared` with
+    /// it (counters shared by every reading thread, bumped per record, cost a tenth of
+    /// the pass on two cores).
+    unflushed: (u64, u64),
 }
 
 impl FileSink {
@@ -342,20 +347,20 @@ impl FileSink {
         if let Err(reason) = self.shared.spool.write_frame(&mut self.buffer) {
             self.shared.fail(reason);
         }
+        let (documents, bytes) = std::mem::take(&mut self.unflushed);
+        self.shared.documents.fetch_add(documents, Ordering::Relaxed);
+        self.shared.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 }
 
 impl RecordSink for FileSink {
     fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
         self.spool(file, record, span);
+        self.unflushed.0 += 1;
+        self.unflushed.1 += span.byte_end.saturating_sub(span.byte_start) + 1;
         if self.buffer.len() >= FRAME_BYTES {
             self.flush();
         }
-        self.shared.documents.fetch_add(1, Ordering::Relaxed);
-        self.shared.bytes.fetch_add(
-            span.byte_end.saturating_sub(span.byte_start) + 1,
-            Ordering::Relaxed,
-        );
     }
 
     fn finish_file(&mut self, file: &FileCtx<'_>, _: &FileInfo) {
