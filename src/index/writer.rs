@@ -348,7 +348,9 @@ impl FileSink {
             self.shared.fail(reason);
         }
         let (documents, bytes) = std::mem::take(&mut self.unflushed);
-        self.shared.documents.fetch_add(documents, Ordering::Relaxed);
+        self.shared
+            .documents
+            .fetch_add(documents, Ordering::Relaxed);
         self.shared.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 }
