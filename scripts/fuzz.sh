@@ -86,8 +86,8 @@ for t in "${targets[@]}"; do
         -timeout=30 -print_final_stats=1 -artifact_prefix="artifacts/$t/") >"$log" 2>&1 || status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    cov=$(grep -oE ' cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
-    ft=$(grep -oE ' ft: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
+    cov=$(grep -aoE ' cov: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
+    ft=$(grep -aoE ' ft: [0-9]+' "$log" | tail -1 | grep -oE '[0-9]+' || true)
     artifact=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | grep -v slow-unit | tail -1 || true)
     crashes=0
     # A timeout may be the machine pausing the fuzzer (SIGSTOP), not a hang: replay the
