@@ -66,6 +66,17 @@ fn every_scenario_round_trips_to_the_same_findings() {
 }
 
 #[test]
+fn the_streamed_document_is_the_document() {
+    let dir = samples().join("scenarios").join("2020-juju-evacuate-race");
+    let analysis = analyze(&[dir], &Options::default()).unwrap();
+    let mut streamed = Vec::new();
+    analysis.write_document(&mut streamed).unwrap();
+    let streamed: serde_json::Value = serde_json::from_slice(&streamed).unwrap();
+    assert!(streamed["events"].as_array().is_some_and(|e| !e.is_empty()));
+    assert_eq!(streamed, analysis.to_document().unwrap());
+}
+
+#[test]
 fn joins_point_at_events_by_file_and_line() {
     let dir = samples().join("scenarios").join("2020-juju-evacuate-race");
     let analysis = analyze(&[dir], &Options::default()).unwrap();

@@ -27,8 +27,6 @@ pub enum JobError {
     Input(String),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("cannot write the analysis document: {0}")]
-    Document(String),
     #[error("search index: {0}")]
     Index(#[from] IndexError),
 }
