@@ -28,7 +28,16 @@
 #              recoveries, `notification show` captures, 2 time zones, clock offsets
 #   k8s        CRI pod logs var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, every service,
 #              100+ instances, hard failures, clock offsets
+#   kubectl    the k8s tree with the pods' files as `kubectl logs` shows them (--prefix and/or
+#              --timestamps, and --timestamps over pebble, in turn), overlapping recoveries,
+#              hard failures, clock offsets
 #   big        (BIG=1, 10G) the nostatus mix at 10 GiB
+# Mixes of the second generator, scripts/gen_cloud.py (written apart from gen_bundle.py:
+# other host names and layouts, 1000s of ignored notifications, Apache/eventlet nova-api,
+# Keystone and Cinder logs, its own story of each failure class):
+#   cloud2-sos     a sosreport per host, 5000 ignored notifications, offsets (+95 s), zones, rotations
+#   cloud2-kolla   Kolla paths, pre-Zed contexts (no global ids, `host_statusis`), DEBUG, offsets
+#   cloud2-tripleo TripleO container paths, DEBUG, rotations, 40 computes of 30 instances
 # Per mix: `evacdoc analyze BUNDLE --format json` and `rg -a -c -z <an evacuate request id>`
 # are measured with /usr/bin/time -f '%e %U %S %M' (Debian package `time`); the default mix
 # also measures `evacdoc timeline --instance`, zcat, lnav and os-log-merger when installed.
@@ -45,9 +54,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZE=${1:-1G}
 RUNS=${RUNS:-1}
 CHECK=${CHECK:-strict}
-ALL_MIXES="default debug-all nostatus sosreport kolla k8s"
+ALL_MIXES="default debug-all nostatus sosreport kolla k8s kubectl cloud2-sos cloud2-kolla cloud2-tripleo"
 MIXES=${MIXES:-$ALL_MIXES}
-REPORT_ONLY_MIXES=""
+# The second generator's kolla mix still shows misses (issue 24's note: a
+# pending instance and a slow boot-from-volume rebuild not attributed when pre-Zed
+# recoveries overlap): reported, not yet failing the run.
+REPORT_ONLY_MIXES="cloud2-kolla"
 if [[ "${SMOKE:-0}" == 1 ]]; then
     SIZE=20M
     RUNS=1
@@ -87,6 +99,10 @@ mix_args() {
         sosreport) echo "--seed 17 --layout sosreport --services all --controllers 3 --instances 100 --failures hard --captures --zones UTC,Europe/Berlin --skews $SKEWS" ;;
         kolla) echo "--seed 19 --layout kolla --debug all --controllers 3 --overlap --captures --zones UTC,Asia/Kolkata --skews $SKEWS" ;;
         k8s) echo "--seed 23 --layout k8s --services all --instances 100 --failures hard --skews $SKEWS" ;;
+        kubectl) echo "--seed 29 --layout k8s --wrap kubectl --services all --overlap --failures hard --skews $SKEWS" ;;
+        cloud2-sos) echo "--seed 31 --layout sos --offsets --zones --rotate --ignored 5000" ;;
+        cloud2-kolla) echo "--seed 37 --layout kolla --era pre-zed --debug --offsets --ignored 3000" ;;
+        cloud2-tripleo) echo "--seed 41 --layout tripleo --debug --rotate --computes 40 --instances 30 --races 3 --healthy 8" ;;
         *) die "unknown mix '$1' (mixes: $ALL_MIXES big)" ;;
     esac
 }
@@ -139,11 +155,17 @@ run_mix() {
     # shellcheck disable=SC2046
     if [[ ! -f "$BUNDLE/ground_truth.json" ]]; then
         rm -f "$stats"
-        note "generating the $mix mix ($size) into $BUNDLE: gen_bundle.py $(mix_args "$mix")"
         local t0 t1
         t0=$(date +%s.%N)
-        python3 "$ROOT/scripts/gen_bundle.py" --size "$size" --out "$BUNDLE" --force -q $(mix_args "$mix") \
-            || die "gen_bundle.py failed for mix $mix"
+        if [[ "$mix" == cloud2-* ]]; then
+            note "generating the $mix mix ($size) into $BUNDLE: gen_cloud.py $(mix_args "$mix")"
+            python3 "$ROOT/scripts/gen_cloud.py" "$BUNDLE" --size "$size" --force $(mix_args "$mix") \
+                || die "gen_cloud.py failed for mix $mix"
+        else
+            note "generating the $mix mix ($size) into $BUNDLE: gen_bundle.py $(mix_args "$mix")"
+            python3 "$ROOT/scripts/gen_bundle.py" --size "$size" --out "$BUNDLE" --force -q $(mix_args "$mix") \
+                || die "gen_bundle.py failed for mix $mix"
+        fi
         t1=$(date +%s.%N)
         gen_note=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "generated in %.1f s", b - a }')
     fi

@@ -48,6 +48,7 @@ max_len() {
         date_time) echo 64 ;;
         parse_* | split_* | time_* | context) echo 4096 ;;
         archive) echo 131072 ;;
+        search_query) echo 8192 ;;
         *) echo 65536 ;;
     esac
 }

@@ -72,6 +72,17 @@ case "$target" in
     parse_ini) seed $(find samples -name '*.conf' -size -64k | sort) ;;
     # One line at a time.
     parse_* | split_* | time_* | context) seed_lines $(logs) ;;
+    # One line at a time, and the same lines under kubectl's prefixes.
+    peel_layers)
+        seed_lines $(logs)
+        logs | head -n 20 | xargs cat | awk 'length($0) > 0 && n++ < 200' |
+            while IFS= read -r line; do
+                for p in '[pod/nova-0/nova-api] ' '2024-09-18T07:53:42.784913042Z ' \
+                    '[pod/nova-0/nova-api] 2024-09-18T07:53:42.784913042Z '; do
+                    printf '%s%s' "$p" "$line" >"$out/$(printf '%s%s' "$p" "$line" | sha1sum | cut -c1-40)"
+                done
+            done
+        ;;
     # Whole files; the first byte of assembler_push is its split step.
     records | utf8_decode | assembler_push) seed $(logs | head -n 60) ;;
     # The first byte picks the command line: 11 is "none", the file brings its own.
@@ -90,9 +101,28 @@ case "$target" in
     archive) archives ;;
     # Host seeds, NUL, then the text.
     redact_lines) PREFIX='10.159.14.5 node02ob100.maas node02ob100\n192.168.0.66 ctl1.cloud.example.com\n\0' seed $(logs | head -n 40) ;;
+    # Host seeds (bare names), NUL, then the text.
+    public_lines) PREFIX='node02ob100.maas juju-4f2a1c-3-lxd-4 compute-01\n\0' seed $(logs | head -n 40) ;;
     redact_map)
         printf '%s' '{"schema":"evacdoc.pseudonym-map/v1","key":"00112233445566778899aabbccddeeff","entries":{"host":{"node02ob100":"host-1a2b3c"},"ipv4_net":{"10.159.14":"10.64.7"},"user":{"alice":"user-5d6e7f"}}}' >"$out/map-small"
         printf '%s' '{"schema":"evacdoc.pseudonym-map/v1","key":"","entries":{}}' >"$out/map-empty"
+        ;;
+    # Queries as the search pages take them.
+    search_query)
+        for q in 'nova' '"still in use" AND level:ERROR' 'instance:56ce6206-3659-495e-a6ea-f4d3d578cc96 -(debug OR info)' \
+            'host:cmp1 service:nova-compute NOT (a OR "b c")' 'level:(ERROR OR WARNING) evacuat*'; do
+            printf '%s' "$q" >"$out/$(printf '%s' "$q" | sha1sum | cut -c1-40)"
+        done
+        ;;
+    # Method byte, credentials/content-type byte, target, newline, body ({id}, {csrf} filled in).
+    router)
+        for r in '\x00\x01/api/v1/analyses/{id}/search?q=nova&page=2&per_page=5' \
+            '\x00\x02/analyses/{id}/search?q=level:ERROR' '\x00\x01/api/v1/analyses/{id}/files/0/lines?from=1&to=20' \
+            '\x00\x01/api/v1/analyses/{id}/timeline?instance=56ce6206-3659-495e-a6ea-f4d3d578cc96' \
+            '\x01\x05/api/v1/analyses?name=a.log\nnova-compute ERROR x' '\x01\x0a/analyses/{id}/share\ncsrf={csrf}&scope=%7B%7D' \
+            '\x00\x00/healthz' '\x00\x01/api/v1/openapi.json'; do
+            printf '%b' "$r" >"$out/$(printf '%b' "$r" | sha1sum | cut -c1-40)"
+        done
         ;;
     *)
         echo "fuzz_corpus.sh: no seeds defined for $target" >&2

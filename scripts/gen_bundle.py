@@ -40,6 +40,10 @@ unchanged, byte for byte):
                        (<host>/var/log/kolla/<service>/, Apache %D access format) | k8s
                        (<node>/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log, CRI lines
                        `<RFC 3339 nano> stdout|stderr P|F <line>`, kubelet rotation names).
+    --wrap kubectl     with --layout k8s: the pods' files as `kubectl logs` shows them
+                       instead of CRI lines, the forms given in turn: `--prefix
+                       --timestamps` (`[pod/<pod>/<container>] <RFC 3339 nano> <line>`),
+                       `--timestamps`, `--prefix`, and `--timestamps` over pebble's prefix.
                        Outside juju a controller is one host running all its services.
     --zones Z1,Z2..    hosts' local time zones, given in turn (oslo, Apache, syslog stamps
                        and etc/timezone follow; libvirt and progress details stay UTC).
@@ -1890,6 +1894,41 @@ def cri_wrap(text):
     return "\n".join(out) + "\n" if out else ""
 
 
+# The forms `kubectl logs` output takes, given to the pods' files in turn (--wrap kubectl):
+# --timestamps, --prefix, both, and --timestamps over pebble's own prefix (Sunbeam's
+# containers run pebble: `<RFC 3339 ms>Z [<service>] <line>`).
+KUBECTL_FORMS = ("both", "timestamps", "prefix", "timestamps-pebble")
+
+
+def kubectl_wrap(text, form, pod, container):
+    """`kubectl logs [--prefix] [--timestamps] <pod> -c <container>` output: the
+    container's whole lines (kubectl joins the runtime's pieces), each behind
+    `[pod/<pod>/<container>] ` and/or the runtime's UTC read time."""
+    out = []
+    ts = "2023-03-06T00:00:00.000000000Z"
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for n, line in enumerate(lines):
+        if len(line) > 23 and line[4] == "-" and line[10] == " " and line[13] == ":" and line[19] == ".":
+            ts = "%sT%s%06dZ" % (line[:10], line[11:23], (n * 7919) % 1000000)
+        elif " - - [" in line[:60]:  # Apache access line (UTC in pods): its %t
+            a = line.index(" - - [") + 6
+            d, mon, rest = line[a:a + 2], line[a + 3:a + 6], line[a + 7:a + 20]
+            if mon in MONTHS:
+                ts = "%s-%02d-%sT%s.%09dZ" % (rest[:4], MONTHS.index(mon) + 1, d, rest[5:13], (n * 7919) % 1000000000)
+        if form == "timestamps-pebble":
+            line = "%sZ [%s] %s" % (ts[:23], container, line)
+        parts = []
+        if form in ("both", "prefix"):
+            parts.append("[pod/%s/%s]" % (pod, container))
+        if form != "prefix":
+            parts.append(ts)
+        parts.append(line)
+        out.append(" ".join(parts))
+    return "\n".join(out) + "\n" if out else ""
+
+
 # --------------------------------------------------------------------------------------
 # topology, configs, juju_status.yaml
 
@@ -2035,6 +2074,9 @@ def main(argv=None):
                          "N/ and containers N/lxd/M (numbered from 0) without juju_status.yaml; sosreport: one "
                          "sosreport-<host>[-<case>]-<date>-<rand>/ per host; kolla: <host>/var/log/kolla/<service>/; "
                          "k8s: <node>/var/log/pods/<ns>_<pod>_<uid>/<container>/0.log in CRI format")
+    ap.add_argument("--wrap", choices=("cri", "kubectl"), default="cri",
+                    help="with --layout k8s: cri (the kubelet's files, default) or kubectl (`kubectl logs` output "
+                         "with --prefix and/or --timestamps, and --timestamps over pebble, in turn)")
     ap.add_argument("--zones", default="",
                     help="comma-separated time zones given to the hosts in turn, e.g. 'UTC,Europe/Berlin,America/New_York'")
     ap.add_argument("--skews", default="",
@@ -2223,6 +2265,8 @@ def main(argv=None):
                 rot, cri = k8s_rot, True
                 o = O[key] = Out(key, h.root + real, h)
                 o.logical, o.rot, o.cri = logical, rot, cri
+                if args.wrap == "kubectl":
+                    o.kubectl = (KUBECTL_FORMS[len(O) % len(KUBECTL_FORMS)], pod + suffix, cont)
                 return o
         o = O[key] = Out(key, h.root + logical, h)
         o.logical, o.rot, o.cri = logical, rot, cri
@@ -2472,7 +2516,9 @@ def main(argv=None):
             budget = int(size * gr.share / tot_share * weights[day])
             res = gen_day(gr, day, budget, gstate[key], rng.random)
             for o, text in res.items():
-                if o.cri:
+                if getattr(o, "kubectl", None):
+                    text = kubectl_wrap(text, *o.kubectl)
+                elif o.cri:
                     text = cri_wrap(text)
                 elif lay == "kolla" and o.logical in KOLLA_ACCESS_FILES:
                     text = kolla_access(text)
@@ -2510,7 +2556,8 @@ def main(argv=None):
         "format": "evacdoc-bench-truth/2",
         "generator": {"size": args.size, "seed": args.seed, "layout": lay, "debug": args.debug, "services": args.services,
                       "controllers": tp.C, "instances": args.instances, "overlap": args.overlap, "failures": args.failures,
-                      "zones": args.zones, "skews": args.skews},
+                      "zones": args.zones, "skews": args.skews,
+                      **({"wrap": args.wrap} if args.wrap != "cri" else {})},
         "host_count": len(hosts),
         "hosts": hosts,
         "clock_offsets_s": {h["name"]: h["clock_offset_s"] for h in hosts if h["clock_offset_s"]},

@@ -24,6 +24,8 @@ pub mod jobs;
 pub mod memory;
 /// Hosts, services, ids and events.
 pub mod model;
+/// What a caught panic said (handlers and jobs contain theirs).
+pub mod panics;
 /// The recovery executor: plan, apply and journal a host recovery against OpenStack.
 pub mod recovery;
 /// Consistent pseudonymisation of a bundle (`evacdoc redact`).
@@ -42,6 +44,8 @@ pub mod store;
 pub mod triage;
 /// Acting on findings: a policy, signed webhooks, remediation, guards, audit.
 pub mod trigger;
+/// Control characters of log text made visible in everything shown to people.
+pub mod visible;
 /// Following live logs: findings as their evidence completes (`evacdoc watch`).
 pub mod watch;
 

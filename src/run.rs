@@ -5,11 +5,13 @@
 //! ([`crate::ingest::sink`]), the kept events assembled by [`crate::correlate`], and
 //! [`crate::detect`] and [`crate::triage`] run over the result.
 
+mod nothing_read;
 mod pipeline;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use nothing_read::{FoundTally, NothingRead, thousands};
 pub use pipeline::{AnalyzeError, Options, analyze, analyze_with};
 
 use crate::correlate::Analysis;

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::analysis::scenario;
-use crate::util::{evacdoc, stderr, stdout};
+use crate::util::{evacdoc, random_bytes, stderr, stdout};
 
 #[test]
 fn text_report_leads_with_findings() {
@@ -90,13 +90,32 @@ fn a_lone_engine_log_with_any_name_is_read_as_the_engine() {
 }
 
 #[test]
-fn an_unreadable_input_is_reported_not_ignored() {
+fn an_input_with_nothing_to_read_fails_and_says_what_it_held() {
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("case.tar.gz");
     std::fs::write(&junk, b"not an archive\0\xff").unwrap();
     let output = evacdoc(&["analyze", junk.to_str().unwrap(), "--format", "json"]);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let doc: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(doc["analysis"]["skipped"][0]["path"], "case.tar.gz");
-    assert!(doc["findings"].as_array().unwrap().is_empty());
+    assert!(!output.status.success(), "{}", stdout(&output));
+    assert!(output.stdout.is_empty(), "no report: {}", stdout(&output));
+    assert!(
+        stderr(&output).contains(
+            "no log, config or capture file in case.tar.gz: 1 file of unknown type, 16 bytes"
+        ),
+        "{}",
+        stderr(&output)
+    );
+
+    // A megabyte of random bytes: not "no finding", a failure that says what was found.
+    let upload = dir.path().join("upload.bin");
+    std::fs::write(&upload, random_bytes(1 << 20, 22)).unwrap();
+    let output = evacdoc(&["analyze", upload.to_str().unwrap()]);
+    assert!(!output.status.success(), "{}", stdout(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains(
+            "no log, config or capture file in upload.bin: 1 file of unknown type, 1,048,576 bytes"
+        ),
+        "{message}"
+    );
+    assert!(!message.contains(dir.path().to_str().unwrap()), "{message}");
 }

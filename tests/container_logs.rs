@@ -110,3 +110,96 @@ fn a_docker_json_file_is_read_as_the_service_its_loggers_name() {
     assert_eq!(file.format, "docker");
     assert_eq!((file.records, file.unparsed), (2, 0));
 }
+
+/// Every line of `text` behind `kubectl logs --prefix --timestamps` prefixes: the pod and
+/// container, and the runtime's UTC time (the line's own oslo time, which is UTC here;
+/// a continuation line keeps the time of the line before).
+fn kubectl_logs(text: &str, pod: &str, container: &str) -> String {
+    let mut stamp = "2022-01-01T00:00:00.000000000Z".to_string();
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let b = line.as_bytes();
+        if b.len() > 23 && b[4] == b'-' && b[10] == b' ' && b[19] == b'.' {
+            stamp = format!("{}T{}{:06}Z", &line[..10], &line[11..23], 100 + i % 900);
+        }
+        out.push_str(&format!("[pod/{pod}/{container}] {stamp} {line}\n"));
+    }
+    out
+}
+
+/// Every oslo log under `dir`, rewritten as `kubectl logs --prefix --timestamps` shows it.
+fn prefix_logs(dir: &Path, pod: &str) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if entry.file_type().unwrap().is_dir() {
+            prefix_logs(&path, pod);
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let logs = path.to_string_lossy().contains("/var/log/");
+        if !logs || !name.ends_with(".log") || path.to_string_lossy().contains("apache2") {
+            continue;
+        }
+        let container = name.trim_end_matches(".log");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, kubectl_logs(&text, pod, container)).unwrap();
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&src, &dst);
+        } else if entry.file_type().unwrap().is_file() {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_pending_after_finished_recovery_is_found_in_kubectl_logs() {
+    let scenario = "2022-juju-pending-after-finished-yoga";
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("bundle");
+    copy_tree(
+        &crate::util::samples().join("scenarios").join(scenario),
+        &root,
+    );
+    prefix_logs(&root, "openstack-0");
+    let engine = "3/lxd/5/var/log/masakari/masakari-engine.log";
+    let head = std::fs::read_to_string(root.join(engine)).unwrap();
+    assert!(
+        head.starts_with("[pod/openstack-0/masakari-engine] 20"),
+        "{}",
+        &head[..80]
+    );
+    let a = analyze(&[root], &Options::default()).unwrap();
+    let f = &a.files[file_id(&a, engine)];
+    assert_eq!(f.format, "kubectl", "{f:?}");
+    assert_eq!(f.unparsed, 0, "{f:?}");
+    // Nothing skipped that the unprefixed scenario reads.
+    let original = crate::analysis::analyze_scenario(scenario);
+    let paths =
+        |a: &Analysis| -> Vec<String> { a.skipped.iter().map(|s| s.path.clone()).collect() };
+    assert_eq!(paths(&a), paths(&original), "{:?}", a.skipped);
+    let findings: Vec<String> = evacdoc::detect::detect(&a, &Default::default())
+        .into_iter()
+        .map(|f| f.id)
+        .collect();
+    assert!(
+        findings
+            .contains(&"pending-after-finished:653ee3e5-bd71-457e-b501-d50e01a03d62".to_string()),
+        "{findings:?}"
+    );
+    // The same findings as the unprefixed scenario.
+    let mut expected: Vec<String> = evacdoc::detect::detect(&original, &Default::default())
+        .into_iter()
+        .map(|f| f.id)
+        .collect();
+    let mut found = findings.clone();
+    expected.sort();
+    found.sort();
+    assert_eq!(found, expected);
+}

@@ -456,6 +456,14 @@ async fn a_finding_is_previewed_shared_once_and_revoked_from_the_pages() {
         "the preview is redacted"
     );
     assert!(!preview.body.contains("/s/"), "no link yet");
+    // The redaction report beside the button: lines shown and replacements by kind.
+    let report = between(&preview.body, "id=\"redaction-report\"", "</div>");
+    assert!(report.contains("lines shown"), "{report}");
+    assert!(report.contains("<code>host</code>"), "{report}");
+    assert!(
+        preview.body.find("Make the link") < preview.body.find("id=\"redaction-report\""),
+        "after the form's button"
+    );
     let scope = unescape(between(&preview.body, "name=\"scope\" value=\"", "\""));
 
     // Made with the session's CSRF token only; the link is shown once.

@@ -88,12 +88,17 @@ fn assert_security_headers(what: &str, response: &Response<Body>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_route_in_the_table_is_guarded_as_its_access_says() {
-    // Room for every probe: the share links' rate limit is tested in `share`.
+    // Room for every probe: the share links' rate limit is tested in `share`, the
+    // allowance of wrong tokens in `serve_connections`.
     let server = TestServer::start_with(|config| {
         config.public_rate = RateLimit {
             burst: 10_000,
             per_second: 10_000.0,
-        }
+        };
+        config.sign_in_limit = RateLimit {
+            burst: 10_000,
+            per_second: 10_000.0,
+        };
     })
     .await;
     let app = router(server.service.as_ref().unwrap().state().clone());

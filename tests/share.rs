@@ -4,7 +4,6 @@
 //! analysis, raw files, the rate limit); the race reads like the seed with names changed.
 
 use std::io::Read as _;
-use std::path::Path;
 
 use evacdoc::http::share::limit::RateLimit;
 use evacdoc::store::NewShare;
@@ -12,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::analysis::scenario;
 use crate::serve_api::{RACE_INSTANCE, TOKEN, TestServer};
+use crate::util::copy_tree;
 
 /// The race scenario's masakari-engine notification.
 const RACE_NOTIFICATION: &str = "9ace2da7-97d1-48cb-a96a-08ad4624481b";
@@ -50,7 +50,29 @@ const SEEDED: &[&str] = &[
     "1bad1f0b42df4ed3800231d7bf091b59",
     "226937c2155f42ac87679f550135fa62",
     "8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3",
+    // the leak kinds of issue 23
+    "AQBx7k5fJ0gQKRAAwcE1wqV9u3zQ8ZfQkq3Y3g",
+    "Mc9sK2Lp0Qx7vB3n",
+    "YWRtaW46czNjcjN0",
+    "eyJhbGciOiJIUzI1NiJ9",
+    "Os8PwD4xZq1Lm",
+    "jane.smith",
+    "acme-finance",
+    "AcmeDomain",
+    "0F1E2D3C4B5A69788796A5B4C3D2E1F0",
+    "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "172.27.100.99",
+    "fa-16-3e-4b-9c-22",
+    "fa16.3e4b.9c23",
+    "ctl3.cloud.acme-corp.example",
+    "acme-payroll-vm",
+    "acme-svc-user",
+    // the upload's own name
+    "acmecorp",
 ];
+
+/// The upload's file name: a sosreport named after its host, company and case.
+const UPLOAD_NAME: &str = "sosreport-node02ob100-acmecorp-case-01234567.tar.gz";
 
 const EVACUATE_REQUEST: &str = "req-5c2e8f14-7b3a-4d90-a6e1-0f9d8c7b2a35";
 
@@ -69,32 +91,29 @@ fn added_api_lines() -> String {
             "2020-12-08 19:51:12.510 141079 WARNING nova.compute.api {ids} [instance: {RACE_INSTANCE}] REQ: curl -g -i -X GET http://172.27.100.120:8774/v2.1 -H \"X-Auth-Token: {FERNET}\" -H \"X-Subject-Token: 5c0ffee5c0ffee5c0ffee5c0ffee0042\""
         ),
         format!(
+            "2020-12-08 19:51:12.511 141079 DEBUG nova.compute.api {ids} [instance: {RACE_INSTANCE}] REQ: curl -g -i -X GET https://ctl3.cloud.acme-corp.example:5000/v3 -H \"Authorization: Basic YWRtaW46czNjcjN0\" -H \"Accept: application/json\""
+        ),
+        format!(
+            "2020-12-08 19:51:12.512 141079 DEBUG nova.compute.api {ids} [instance: {RACE_INSTANCE}] Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJqZG9lIn0 from ::ffff:172.27.100.99"
+        ),
+        format!(
+            "2020-12-08 19:51:12.513 141079 INFO nova.compute.api {ids} [instance: {RACE_INSTANCE}] ran openstack --os-username acme-svc-user --os-password Os8PwD4xZq1Lm server evacuate for user jane.smith in project acme-finance of domain AcmeDomain"
+        ),
+        format!(
+            "2020-12-08 19:51:12.514 141079 INFO nova.compute.api {ids} [instance: {RACE_INSTANCE}] Instance acme-payroll-vm of project 0F1E2D3C4B5A69788796A5B4C3D2E1F0 backed up to /v1/AUTH_9f8e7d6c5b4a39281706f5e4d3c2b1a0/backups via fa-16-3e-4b-9c-22 and fa16.3e4b.9c23"
+        ),
+        format!(
             "2020-12-08 19:51:12.520 141079 WARNING nova.compute.api {ids} [instance: {RACE_INSTANCE}] port fa:16:3e:4b:9c:21 on node02ob100.maas (juju-4f2a1c-3-lxd-4) owner ops-oncall@acme-corp.example notified via rabbit-ctl7.acme.internal transport_url=rabbit://nova:Rb8kQ3xZ7mWp2LsT@172.27.100.137:5672/openstack"
         ),
     ]
     .join("\n")
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let meta = std::fs::symlink_metadata(&src).unwrap();
-        if meta.file_type().is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
-        } else if meta.is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            std::fs::copy(&src, &dst).unwrap();
-        }
-    }
-}
-
 /// The race scenario with the seeded lines, config and `/etc/hosts`, as a `.tar.gz`.
 fn seeded_bundle() -> Vec<u8> {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("2020-juju-evacuate-race");
-    copy_dir(&scenario("2020-juju-evacuate-race"), &root);
+    copy_tree(&scenario("2020-juju-evacuate-race"), &root);
     let api = root.join("3/lxd/6/var/log/nova/nova-api-wsgi.log");
     let text = std::fs::read_to_string(&api).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
@@ -107,8 +126,15 @@ fn seeded_bundle() -> Vec<u8> {
     let conf = root.join("3/lxd/6/etc/nova/nova.conf");
     let mut nova = std::fs::read_to_string(&conf).unwrap();
     nova.push_str(
-        "\n[database]\nconnection = mysql+pymysql://nova:Rb8kQ3xZ7mWp2LsT@172.27.100.137/nova\n",
+        "\n[database]\nconnection = mysql+pymysql://nova:Rb8kQ3xZ7mWp2LsT@172.27.100.137/nova\n\
+         [keystone_authtoken]\nmemcache_secret_key = Mc9sK2Lp0Qx7vB3n\nusername = acme-svc-user\n",
     );
+    std::fs::create_dir_all(root.join("3/lxd/6/etc/ceph")).unwrap();
+    std::fs::write(
+        root.join("3/lxd/6/etc/ceph/ceph.client.nova.keyring"),
+        "[client.nova]\n\tkey = AQBx7k5fJ0gQKRAAwcE1wqV9u3zQ8ZfQkq3Y3g==\n",
+    )
+    .unwrap();
     std::fs::write(&conf, nova).unwrap();
     std::fs::write(
         root.join("3/lxd/4/etc/hosts"),
@@ -287,9 +313,7 @@ const GENEROUS: RateLimit = RateLimit {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_seeded_value_leaves_through_any_share_of_any_scope() {
     let server = started(GENEROUS).await;
-    let id = server
-        .upload("customer-bundle.tar.gz", seeded_bundle())
-        .await;
+    let id = server.upload(UPLOAD_NAME, seeded_bundle()).await;
     let view = server.wait_done(&id).await;
     assert_eq!(view["status"], "done", "{view}");
     // The private view does hold the seeded values: the test would catch them.
@@ -370,6 +394,17 @@ async fn no_seeded_value_leaves_through_any_share_of_any_scope() {
             assert_no_leak(&format!("{scope} {path}"), &body);
             if scope["kind"] == "timeline"
                 && scope["instance"].is_string()
+                && path.ends_with("picture.svg")
+            {
+                // The tooltips carry the lines as the public step gives them (the seeded
+                // lines, one fold of repeated lines, show their secrets hidden).
+                assert!(
+                    body.contains("<title>") && body.contains("********"),
+                    "the seeded lines' public form is not in the picture's tooltips"
+                );
+            }
+            if scope["kind"] == "timeline"
+                && scope["instance"].is_string()
                 && path.ends_with("data.json")
             {
                 // The seeded lines are shown, redacted, with their shape kept.
@@ -395,9 +430,17 @@ async fn no_seeded_value_leaves_through_any_share_of_any_scope() {
             let bytes = response.bytes().await.unwrap();
             let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(&bytes[..]));
             let mut files = 0;
+            let mut report_seen = false;
             for entry in archive.entries().unwrap() {
                 let mut entry = entry.unwrap();
                 let name = entry.path().unwrap().to_string_lossy().into_owned();
+                // The upload's content under a neutral name, never its own.
+                let top = name.trim_start_matches("./").split('/').next().unwrap();
+                assert!(
+                    matches!(top, "" | "bundle" | "redaction-report.json"),
+                    "{name}"
+                );
+                report_seen |= name.ends_with("redaction-report.json");
                 assert_no_leak(&format!("bundle entry name {name}"), &name);
                 if let Ok(Some(target)) = entry.link_name() {
                     assert_no_leak(&format!("bundle link {name}"), &target.to_string_lossy());
@@ -417,11 +460,34 @@ async fn no_seeded_value_leaves_through_any_share_of_any_scope() {
                 files += 1;
             }
             assert!(files > 20, "{files} files in the bundle");
+            assert!(report_seen, "the bundle holds its redaction report");
             bundle_checked = true;
         }
     }
     assert!(fetched >= 15, "{fetched} answers checked");
     assert!(bundle_checked);
+    // The redacted bug template: the same engine, the story and the instance kept.
+    let template = server
+        .get(&format!(
+            "/api/v1/analyses/{id}/triage?format=bug-template&redact=true"
+        ))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_no_leak("redacted bug template", &template);
+    assert!(template.contains(RACE_INSTANCE), "{template}");
+    assert!(template.contains("is still in use"), "{template}");
+    let plain = server
+        .get(&format!("/api/v1/analyses/{id}/triage?format=bug-template"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        plain.contains("node02ob100"),
+        "the private template is not redacted"
+    );
     // The map and the seeds are private files of the analysis, never under the output.
     let share_dir = server
         .data
@@ -464,7 +530,7 @@ async fn the_race_share_reads_like_the_seed_with_names_changed() {
         .unwrap()
         .clone();
     // The preview gives what the link will show, before any link exists.
-    let preview: Value = server
+    let mut preview: Value = server
         .client
         .post(server.url(&format!("/api/v1/analyses/{id}/shares/preview")))
         .bearer_auth(TOKEN)
@@ -492,6 +558,15 @@ async fn the_race_share_reads_like_the_seed_with_names_changed() {
         .json()
         .await
         .unwrap();
+    // The preview comes with the redaction report, which the link never shows.
+    let report = preview
+        .as_object_mut()
+        .unwrap()
+        .remove("redaction")
+        .expect("the preview has its redaction report");
+    assert!(report["lines"].as_u64().unwrap() > 10, "{report}");
+    assert!(report["replaced"]["host"].as_u64().unwrap() > 0, "{report}");
+    assert!(shared.get("redaction").is_none());
     assert_eq!(shared, preview, "the link shows what the preview showed");
     let f = &shared["finding"];
     assert_eq!(f["detector"], "evacuate-400-race");
@@ -539,6 +614,19 @@ async fn the_race_share_reads_like_the_seed_with_names_changed() {
             || f["explanation"].as_str().unwrap().contains(short)
     );
     assert!(!f.to_string().contains("node02ob100"));
+    // The story stays: the explanation has every word it had, names changed, none of
+    // its words reduced to a pseudonym by default-deny.
+    let (private_text, public_text) = (
+        race["explanation"].as_str().unwrap(),
+        f["explanation"].as_str().unwrap(),
+    );
+    assert_eq!(
+        private_text.split_whitespace().count(),
+        public_text.split_whitespace().count(),
+        "{private_text}\n---\n{public_text}"
+    );
+    assert!(!public_text.contains("name-"), "{public_text}");
+    assert!(!f["summary"].as_str().unwrap().contains("name-"), "{f}");
     // Evidence paths point at pseudonymous hosts' folders; the file names stay.
     assert!(f["evidence"].as_array().unwrap().iter().any(|e| {
         e["path"]

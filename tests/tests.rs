@@ -11,6 +11,8 @@ mod analyze_cli;
 mod cli_parse;
 /// Kubernetes CRI and Docker `json-file` container logs.
 mod container_logs;
+/// Control bytes of log lines shown as escapes; reports name the bundle, not its folders.
+mod control_characters;
 /// Detectors over every scenario: expected findings, evidence, golden JSON.
 mod detect;
 /// The analysis document: serialized, read back, detected again.
@@ -37,6 +39,11 @@ mod search;
 mod serve_api;
 /// `evacdoc serve` in headless Chromium: sign in, upload, finding, picture, search.
 mod serve_browser;
+/// `evacdoc serve` against trickling uploads and guessed tokens; Secure cookies; the token
+/// printed until used.
+mod serve_connections;
+/// Hostile searches: bounded query text and pages, answered 4xx on the API and the UI.
+mod serve_limits;
 /// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
 mod serve_pages;
 /// Remediation of findings through the service: refusals, the run against the simulator.
@@ -45,6 +52,8 @@ mod serve_remediation;
 mod serve_restart;
 /// Every route from the route table, with and without credentials.
 mod serve_routes;
+/// Uploads that are not bundles, members with names too long, work files under `--data`.
+mod serve_uploads;
 /// The service's live watcher and the latency from a failed recovery to its remediation.
 mod serve_watch;
 /// Share links: redacted public views, access, rate limit.
@@ -53,6 +62,8 @@ mod share;
 mod sim;
 /// Clock skew on copies of scenarios with moved clocks.
 mod skew;
+/// Clock skew pinned by two pairs tied by ids.
+mod skew_ids;
 /// `evacdoc timeline` on the sample scenarios.
 mod timeline;
 /// `evacdoc triage` and `/api/v1/triage`: known-bug matches, environment, bug report.

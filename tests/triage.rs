@@ -160,9 +160,37 @@ fn the_bug_template_reads_as_plain_text_within_100_columns() {
         assert!(!line.starts_with('|'), "a table: {line:?}");
     }
     assert!(evidence > 2, "{report}");
+    // Inputs are named by their last component: the checkout's folders are not public.
+    assert!(
+        !report.contains(env!("CARGO_MANIFEST_DIR")),
+        "a server path in the bug template:\n{report}"
+    );
     // Without a file the report goes to standard output instead of the triage.
     let output = evacdoc(&["triage", path.to_str().unwrap(), "--bug-template"]);
     assert!(stdout(&output).starts_with("Title: "));
+    // Redacted: the same report by default-deny, host names gone, the story kept.
+    let plain = stdout(&output);
+    let output = evacdoc(&[
+        "triage",
+        path.to_str().unwrap(),
+        "--bug-template",
+        "--redact",
+    ]);
+    let redacted = stdout(&output);
+    assert!(redacted.starts_with("Title: "), "{redacted}");
+    for host in ["ctl1", "cmp2", "cmp3"] {
+        assert!(
+            plain.contains(host) && !redacted.contains(host),
+            "{host}: {redacted}"
+        );
+    }
+    assert!(redacted.contains("host-"), "{redacted}");
+    // The instance the story is about stays, and its words do.
+    assert!(
+        redacted.contains("8acc20ac-82f7-42de-8532-14468beddf91"),
+        "{redacted}"
+    );
+    assert!(redacted.contains("was\nnot evacuated") || redacted.contains("was not evacuated"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -7,6 +7,22 @@ pub fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("samples")
 }
 
+/// Copies the tree `from` to `to`, links as links.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src).unwrap(), &dst).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
 /// Runs the `evacdoc` binary with `args`.
 pub fn evacdoc(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_evacdoc"))
@@ -73,4 +89,19 @@ impl Tripwire {
     pub fn connections(&self) -> usize {
         self.count.load(std::sync::atomic::Ordering::SeqCst)
     }
+}
+
+/// `len` bytes that look random (xorshift64*, seeded): what a user who uploads the wrong
+/// file sends. The same bytes on every run.
+pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed.max(1);
+    let mut out = Vec::with_capacity(len + 8);
+    while out.len() < len {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        out.extend_from_slice(&state.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes());
+    }
+    out.truncate(len);
+    out
 }

@@ -2,7 +2,9 @@
 //! deployment: oslo.log lines and multi-line records (Masakari, Nova, Cinder, ...),
 //! Apache access lines (Ubuntu `combined`, Kolla, `common`), Nova API request lines,
 //! uWSGI request lines, Sunbeam pebble-wrapped lines, syslog and journal prefixes,
-//! Kubernetes CRI and Docker `json-file` container logs, and oslo.config INI files.
+//! Kubernetes CRI and Docker `json-file` container logs, `kubectl logs --prefix
+//! --timestamps` output (prefixes peeled as layers, in any order: [`layers`]), and
+//! oslo.config INI files.
 //!
 //! Every record borrows from the input; nothing here reads files or allocates per line
 //! on the common path. No entry point panics, whatever the input: a line that fits no
@@ -36,6 +38,8 @@ pub mod cri;
 pub mod docker;
 pub mod error;
 pub mod ini;
+pub mod kubectl;
+pub mod layers;
 pub mod line;
 pub mod nova_request;
 pub mod oslo;

@@ -5,12 +5,14 @@
 use serde::Serialize;
 
 use crate::access::{AccessLine, parse_access_line};
-use crate::cri::{CriPrefix, parse_cri_prefix};
-use crate::docker::{DockerPrefix, parse_docker_line};
+use crate::cri::CriPrefix;
+use crate::docker::DockerPrefix;
 use crate::error::Reason;
+use crate::kubectl::KubectlPrefix;
+use crate::layers::{MAX_LAYERS, peel_layers};
 use crate::oslo::{OsloLine, parse_oslo_line};
-use crate::pebble::{PebblePrefix, parse_pebble_prefix};
-use crate::syslog::{SyslogPrefix, parse_syslog_prefix};
+use crate::pebble::PebblePrefix;
+use crate::syslog::SyslogPrefix;
 use crate::time::Timestamp;
 use crate::uwsgi::{UwsgiLine, parse_uwsgi_line};
 
@@ -32,6 +34,8 @@ pub enum Format {
     Cri,
     /// A line inside a Docker `json-file` object.
     Docker,
+    /// A line inside `kubectl logs --prefix` / `--timestamps` prefixes.
+    Kubectl,
     /// A raw Python traceback, printed to stderr without any prefix.
     Traceback,
     /// An oslo.config INI file.
@@ -53,6 +57,7 @@ impl Format {
             Format::Syslog => "syslog",
             Format::Cri => "cri",
             Format::Docker => "docker",
+            Format::Kubectl => "kubectl",
             Format::Traceback => "traceback",
             Format::Ini => "ini",
             Format::Text => "text",
@@ -73,6 +78,8 @@ pub enum Wrapper<'a> {
     Cri(CriPrefix),
     /// Docker `json-file`: `{"log":"…","stream":"stderr","time":"…"}`.
     Docker(DockerPrefix),
+    /// `kubectl logs --prefix --timestamps`: `[pod/nova-0/nova-api] 2024-09-18T07:53:42.784913042Z `.
+    Kubectl(KubectlPrefix<'a>),
 }
 
 impl<'a> Wrapper<'a> {
@@ -85,6 +92,7 @@ impl<'a> Wrapper<'a> {
             // A container log file holds one container: its two streams are the sources.
             Wrapper::Cri(c) => (c.stream.as_str(), None),
             Wrapper::Docker(d) => (d.stream.as_str(), None),
+            Wrapper::Kubectl(k) => (k.container.unwrap_or(""), None),
         }
     }
 
@@ -95,6 +103,7 @@ impl<'a> Wrapper<'a> {
             Wrapper::Pebble(p) => Some(p.time),
             Wrapper::Cri(c) => Some(c.time),
             Wrapper::Docker(d) => Some(d.time),
+            Wrapper::Kubectl(k) => k.time,
             Wrapper::Syslog(_) => None,
         }
     }
@@ -106,6 +115,7 @@ impl<'a> Wrapper<'a> {
             Wrapper::Syslog(_) => Format::Syslog,
             Wrapper::Cri(_) => Format::Cri,
             Wrapper::Docker(_) => Format::Docker,
+            Wrapper::Kubectl(_) => Format::Kubectl,
         }
     }
 }
@@ -230,9 +240,9 @@ pub fn parse_content(text: &str) -> Content<'_> {
     })
 }
 
-/// Reads one line of any format: a pebble or syslog wrapper if there is one, then the
-/// content. Never fails: text that fits nothing comes back as [`Content::Text`] with
-/// the reason.
+/// Reads one line of any format: the prefixes collectors stacked before it, peeled
+/// in any order (see [`crate::layers`]), then the content. Never fails: text that fits
+/// nothing comes back as [`Content::Text`] with the reason.
 ///
 /// ```
 /// use evacdoc_parsers::{parse_line, Content, Wrapper};
@@ -245,77 +255,41 @@ pub fn parse_content(text: &str) -> Content<'_> {
 /// assert_eq!(oslo.message, "Global data already initialized, not re-initializing.");
 /// ```
 pub fn parse_line(raw: &str) -> Line<'_> {
-    let b = raw.as_bytes();
-    let wrapped = match b.first() {
-        // `YYYY-MM-DDT`: CRI, pebble, or a journal short-iso prefix.
-        Some(c) if c.is_ascii_digit() && b.get(10) == Some(&b'T') && b.get(4) == Some(&b'-') => {
-            if let Ok((payload, p)) = parse_cri_prefix(raw) {
-                return parse_wrapped(raw, Wrapper::Cri(p), payload);
-            }
-            match parse_pebble_prefix(raw) {
-                Ok((rest, p)) => Some((Wrapper::Pebble(p), rest)),
-                Err(_) => syslog(raw),
-            }
-        }
-        // Docker `json-file`. The `log` value is read as written: decoding its escapes
-        // takes a copy, which the push assembler makes ([`crate::records::Assembler`]).
-        Some(b'{') if b.get(1) == Some(&b'"') => {
-            if let Ok((_, d)) = parse_docker_line(raw) {
-                return parse_wrapped(raw, Wrapper::Docker(d.prefix), d.log);
-            }
-            None
-        }
-        // journal short-unix: `1764606988.123456 host prog[pid]: `.
-        Some(c) if c.is_ascii_digit() && b.get(10) == Some(&b'.') => syslog(raw),
-        // A month or weekday name: syslog or journal short / short-full.
-        Some(c) if c.is_ascii_uppercase() => syslog(raw),
-        _ => None,
-    };
-    match wrapped {
-        Some((wrapper, rest)) => Line {
-            raw,
-            wrapper: Some(wrapper),
-            content: parse_content(rest),
-        },
-        None => Line {
-            raw,
-            wrapper: None,
-            content: parse_content(raw),
-        },
-    }
-}
-
-/// A line a container runtime wrapped: `payload` is what the container wrote, read like
-/// pebble's inner text. Sunbeam's containers run pebble, whose prefix then names the
-/// service better than the container stream: it becomes the wrapper.
-pub fn parse_wrapped<'a>(raw: &'a str, outer: Wrapper<'a>, payload: &'a str) -> Line<'a> {
-    let b = payload.as_bytes();
-    if b.first().is_some_and(u8::is_ascii_digit)
-        && b.get(10) == Some(&b'T')
-        && let Ok((rest, p)) = parse_pebble_prefix(payload)
-    {
-        return Line {
-            raw,
-            wrapper: Some(Wrapper::Pebble(p)),
-            content: parse_content(rest),
-        };
-    }
+    let (wrapper, rest) = peel_layers(None, raw, MAX_LAYERS);
     Line {
         raw,
-        wrapper: Some(outer),
-        content: parse_content(payload),
+        wrapper,
+        content: parse_content(rest),
     }
 }
 
-fn syslog(raw: &str) -> Option<(Wrapper<'_>, &str)> {
-    parse_syslog_prefix(raw)
-        .ok()
-        .map(|(rest, s)| (Wrapper::Syslog(s), rest))
+/// A line a container runtime wrapped (`outer`, already peeled): `payload` is what the
+/// container wrote, its own prefixes peeled as [`parse_line`] peels them (Sunbeam's
+/// containers run pebble, whose prefix then names the service better than the
+/// container stream: it becomes the wrapper).
+pub fn parse_wrapped<'a>(raw: &'a str, outer: Wrapper<'a>, payload: &'a str) -> Line<'a> {
+    let (wrapper, rest) = peel_layers(Some(outer), payload, MAX_LAYERS - 1);
+    Line {
+        raw,
+        wrapper,
+        content: parse_content(rest),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    impl Line<'_> {
+        /// The wrapper as `<kind> <source>` and the content's format.
+        fn to_owned_parts(&self) -> (Option<String>, Format) {
+            let wrapper = self
+                .wrapper
+                .as_ref()
+                .map(|w| format!("{} {}", w.format().as_str(), w.source().0));
+            (wrapper, self.content.format())
+        }
+    }
 
     #[test]
     fn dispatches_each_format() {
@@ -423,6 +397,54 @@ mod tests {
         assert_eq!(
             docker.wrapper.as_ref().map(|w| w.source()),
             Some(("stderr", None))
+        );
+    }
+
+    #[test]
+    fn kubectl_prefixes_are_peeled_over_any_inner_format() {
+        const OSLO: &str = "2024-09-18 07:53:42.784 31 INFO nova.api.openstack.wsgi [None \
+             req-e6ffeac2-d6b5-469e-83e7-4169ad520421 - - - - - -] HTTP exception thrown: \
+             Compute service of cmp02 is still in use.";
+        // `--timestamps` over a Pebble-wrapped oslo line: pebble names the service.
+        let sunbeam = parse_line(&format!(
+            "2024-09-18T07:53:42.784913042Z 2024-09-18T07:53:42.784Z [wsgi-nova-api] \
+             2024-09-18 07:53:42.784569 {OSLO}"
+        ))
+        .to_owned_parts();
+        assert_eq!(sunbeam.0, Some("pebble wsgi-nova-api".to_string()));
+        assert_eq!(sunbeam.1, Format::Oslo);
+        // `--prefix` alone, `--timestamps` alone, both, over oslo, access and uWSGI.
+        let access = "10.1.0.50 - - [18/Sep/2024:07:53:42 +0000] \"POST /v2.1/servers/\
+             56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\"";
+        let uwsgi = "[pid: 25|app: 0|req: 1/7] 10.0.0.5 () {56 vars in 1063 bytes} [Wed Sep 18 \
+             07:53:42 2024] GET / => generated 0 bytes in 1 msecs (HTTP/1.1 200) 7 headers in 283 \
+             bytes (1 switches on core 0)";
+        for (inner, format) in [
+            (OSLO, Format::Oslo),
+            (access, Format::Access),
+            (uwsgi, Format::Uwsgi),
+        ] {
+            for prefix in [
+                "[pod/nova-0/nova-api] ",
+                "2024-09-18T07:53:42.784913042Z ",
+                "[pod/nova-0/nova-api] 2024-09-18T07:53:42.784913042Z ",
+            ] {
+                let line = format!("{prefix}{inner}");
+                let parsed = parse_line(&line);
+                assert_eq!(parsed.content.format(), format, "{line}");
+                let Some(Wrapper::Kubectl(k)) = &parsed.wrapper else {
+                    panic!("{line}: {parsed:?}")
+                };
+                assert_eq!(k.container.is_some(), prefix.starts_with('['), "{line}");
+                assert_eq!(k.time.is_some(), prefix.contains('T'), "{line}");
+            }
+        }
+        // The runtime's UTC time stands in for a content without one.
+        let text = parse_line("2024-09-18T07:53:42.784913042Z   File \"x.py\", line 3");
+        assert_eq!(text.text(), Some("  File \"x.py\", line 3"));
+        assert_eq!(
+            text.timestamp().map(|t| t.to_string()).as_deref(),
+            Some("2024-09-18T07:53:42.784913042Z")
         );
     }
 

@@ -41,6 +41,7 @@ pub fn sniff(file_name: &str, text: &str) -> FileKind {
     let is_section = first.starts_with('[')
         && first.ends_with(']')
         && !first.starts_with("[pid: ")
+        && !first.starts_with("[pod/")
         && !first.contains("] ");
     let is_assignment = first.split_once(['=', ':']).is_some_and(|(key, _)| {
         let key = key.trim();
@@ -97,6 +98,14 @@ mod tests {
             sniff(
                 "a1b2-json.log",
                 "{\"log\":\"[DEFAULT]\\n\",\"stream\":\"stdout\",\"time\":\"2026-11-30T09:34:22Z\"}\n"
+            ),
+            FileKind::Log
+        );
+        // `kubectl logs --prefix`, the container's first line empty.
+        assert_eq!(
+            sniff(
+                "nova-api.log",
+                "[pod/nova-0/nova-api]\n[pod/nova-0/nova-api] x\n"
             ),
             FileKind::Log
         );

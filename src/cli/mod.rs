@@ -9,6 +9,7 @@ mod redact;
 mod remediate;
 mod search;
 mod serve;
+mod serve_connections;
 mod sim;
 mod timeline;
 mod triage;
@@ -46,7 +47,7 @@ enum Command {
     Redact(redact::RedactArgs),
     /// The web service: upload bundles, see findings, timelines and search in a browser
     /// or through the JSON API.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// A small OpenStack (Keystone, Nova, Cinder) on one loopback port, from a scenario
     /// file: scripted host deaths, volumes, faults, and the logs it writes.
     Sim(sim::SimArgs),

@@ -118,6 +118,13 @@ fn record_json(record: &Record<'_>, lossy: bool) -> Value {
                         "stream": w.source().0 }),
             );
         }
+        Some(Wrapper::Kubectl(k)) => {
+            o.insert(
+                "wrapper".into(),
+                json!({ "kind": "kubectl", "time": k.time.map(time_string),
+                        "pod": k.pod, "container": k.container }),
+            );
+        }
         None => {}
     }
     match &record.head.content {

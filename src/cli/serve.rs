@@ -64,6 +64,8 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 30)]
     header_timeout: u64,
     #[command(flatten)]
+    connections: super::serve_connections::ConnectionArgs,
+    #[command(flatten)]
     limits: super::limits::LimitArgs,
 }
 
@@ -88,6 +90,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     config.token = std::env::var("EVACDOC_TOKEN").ok();
     config.shutdown_grace = Duration::from_secs(args.shutdown_grace);
     config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
+    args.connections.apply(&mut config);
     config.public_rate = RateLimit {
         burst: args.share_burst,
         per_second: args.share_rate,
@@ -107,6 +110,11 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let service = start(config)
         .await
         .with_context(|| format!("{}: cannot start the service", args.data.display()))?;
+    if let Some(token) = &service.unused_token {
+        // Kept (mode 0600) in the data folder's `token` file; printed at every start
+        // until someone signs in with it.
+        eprintln!("evacdoc: access token (sign in with it; shown until first used): {token}");
+    }
     eprintln!("evacdoc: serving on http://{}/", service.addr);
     eprintln!("evacdoc: data in {}", args.data.display());
     if !args.watch.is_empty() {
@@ -125,10 +133,6 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
             "evacdoc: remediations may act on: {}",
             args.clouds.join(", ")
         );
-    }
-    if let Some(token) = &service.new_token {
-        // Printed this once: it is kept (mode 0600) in the data folder's `token` file.
-        eprintln!("evacdoc: access token (sign in with it; shown once): {token}");
     }
     wait_for_stop().await;
     eprintln!(

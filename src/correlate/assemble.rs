@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::correlate::analysis::{CaptureFile, FileInfo, Host, Missing, Skipped};
 use crate::correlate::extract::RawEvent;
 use crate::correlate::index::Indexes;
-use crate::correlate::joins::{Join, join_calls};
+use crate::correlate::joins::{ClockSlack, Join, join_calls};
 use crate::correlate::keeper::FileOutcome;
 use crate::correlate::request_instances::attribute_request_instances;
 use crate::correlate::skew::SkewEstimate;
@@ -88,7 +88,7 @@ pub fn assemble(
     // Untagged Nova lines take the instance of their request before calls are joined.
     attribute_request_instances(&mut events, captures, project_of);
     step("request instances", events.len());
-    let joins = join_calls(&events, project_of);
+    let joins = join_calls(&events, project_of, &ClockSlack::from_estimates(&skew));
     step("calls joined", events.len());
     let index = Indexes::build(&events, &crate::correlate::index::host_names(hosts));
     step("indexed", events.len());

@@ -248,9 +248,15 @@ fn offset_in(outer: &str, inner: &str) -> u32 {
 /// Records the time-zone evidence a record carries for its host.
 pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
     match (&record.head.wrapper, &record.head.content) {
-        // Pebble, CRI and Docker stamp each line in UTC beside the content's local time.
+        // Pebble, CRI, Docker and `kubectl logs --timestamps` stamp each line in UTC
+        // beside the content's local time.
         (
-            Some(w @ (Wrapper::Pebble(_) | Wrapper::Cri(_) | Wrapper::Docker(_))),
+            Some(
+                w @ (Wrapper::Pebble(_)
+                | Wrapper::Cri(_)
+                | Wrapper::Docker(_)
+                | Wrapper::Kubectl(_)),
+            ),
             Content::Oslo(o),
         ) => {
             if let Some(utc) = w.collector_time().and_then(|t| t.unix_nanos()) {

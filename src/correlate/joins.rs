@@ -7,6 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod slack;
+pub use slack::ClockSlack;
+
 use crate::correlate::calls::{CallKind, PathShape};
 use crate::model::{Event, EventId, EventKind, Project, Uuid};
 
@@ -23,7 +26,8 @@ pub struct Join {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance: Option<Uuid>,
     /// Request time minus call time, in milliseconds (one-second stamps counted from the
-    /// middle of their second).
+    /// middle of their second; less the middle of the offset measured between the two
+    /// hosts when it was not corrected, see [`ClockSlack`]).
     pub delay_ms: i64,
 }
 
@@ -251,7 +255,15 @@ impl<'a> Finder<'a> {
     /// logged between `before` nanoseconds before the call and `after` nanoseconds
     /// after it, with its log (see [`Paired`]): candidates of one kind and one log
     /// compete for the same requests.
-    fn candidates(&self, calls: &[(u32, EventId)], before: i64, after: i64) -> Vec<Paired> {
+    ///
+    /// On a host whose offset was measured and not corrected, the window is moved by the
+    /// offset's interval and the delay counted from its middle (`slack`).
+    fn candidates(
+        &self,
+        calls: &[(u32, EventId)],
+        (before, after): (i64, i64),
+        slack: &ClockSlack,
+    ) -> Vec<Paired> {
         let mut out = Vec::new();
         for &(_, position) in calls {
             let call = &self.events[position as usize];
@@ -261,10 +273,11 @@ impl<'a> Finder<'a> {
             let Some(filed) = self.index.by_key.get(expected.index_key().as_str()) else {
                 continue;
             };
+            let (low, high) = slack.widest(call.host);
             let window = self
                 .index
                 .times
-                .window(call.time - before, call.time + after);
+                .window(call.time - before + low, call.time + after + high);
             for &k in crate::correlate::window::within(filed, window) {
                 let r = self.requests[k as usize];
                 let request = &self.events[r as usize];
@@ -273,11 +286,16 @@ impl<'a> Finder<'a> {
                 {
                     continue;
                 }
+                let (lo, hi) = slack.between(call.host, request.host);
+                let delay = request.time - call.time;
+                if delay < lo - before || delay > hi + after {
+                    continue;
+                }
                 if matches(&expected, request) {
                     let candidate = Candidate {
                         call: position,
                         request: r,
-                        delay: request_midpoint(request) - call.time,
+                        delay: request_midpoint(request) - call.time - (lo + (hi - lo) / 2),
                     };
                     out.push((candidate, u32::from(request.second_precision)));
                 }
@@ -336,14 +354,19 @@ fn request_keys(method: &str, path: &str) -> Vec<String> {
 }
 
 /// Joins Masakari calls with Nova requests. `project_of(event)` tells which project's
-/// log an event comes from. Events must be in time order.
+/// log an event comes from; `slack` the offsets measured and not corrected. Events must
+/// be in time order.
 ///
 /// Calls and requests of one kind (say every `POST /servers/<id>/action` of one
 /// instance) are paired in order, the way they happened, choosing the pairing with the
 /// most pairs and, among those, the smallest delays; so two requests stamped in the
 /// same second go to the two calls in the order they were made. Access lines and
 /// request-log lines are paired separately, since a request often appears in both.
-pub fn join_calls(events: &[Event], project_of: impl Fn(&Event) -> Project) -> Vec<Join> {
+pub fn join_calls(
+    events: &[Event],
+    project_of: impl Fn(&Event) -> Project,
+    slack: &ClockSlack,
+) -> Vec<Join> {
     use rayon::prelude::*;
     let finder = Finder::new(events, project_of);
     // Kinds of call are paired independently, side by side; each holds only its own
@@ -352,7 +375,7 @@ pub fn join_calls(events: &[Event], project_of: impl Fn(&Event) -> Project) -> V
     let per_kind: Vec<(Vec<Join>, usize)> = kinds
         .par_iter()
         .map(|calls| {
-            let mut kind = finder.candidates(calls, BEFORE_NS, AFTER_NS);
+            let mut kind = finder.candidates(calls, (BEFORE_NS, AFTER_NS), slack);
             kind.sort_unstable_by_key(|(c, log)| (*log, c.call, c.request));
             let mut joins = Vec::new();
             for group in kind.chunk_by(|a, b| a.1 == b.1) {
@@ -672,13 +695,17 @@ mod tests {
         ];
         let mut sorted = events.clone();
         sorted.sort_by_key(|e| e.time);
-        let joins = join_calls(&sorted, |e| {
-            if e.http().is_some() {
-                Project::Nova
-            } else {
-                Project::Masakari
-            }
-        });
+        let joins = join_calls(
+            &sorted,
+            |e| {
+                if e.http().is_some() {
+                    Project::Nova
+                } else {
+                    Project::Masakari
+                }
+            },
+            &ClockSlack::none(),
+        );
         // Two POSTs stamped in the same second go to the lock and the evacuate in the
         // order they were made.
         let pairs: Vec<(String, u16)> = joins
@@ -704,6 +731,53 @@ mod tests {
                 ("Call unlock server".to_string(), 202)
             ]
         );
+    }
+
+    #[test]
+    fn an_uncorrected_offset_moves_the_window() {
+        // nova-api (host 1) measured 94.9..95.1 s ahead of the engine (host 0), not
+        // corrected: its 400 is logged 95 s after the call.
+        let nova = Some("masakari.compute.nova");
+        let mut call = event(
+            10.0,
+            nova,
+            &format!("Call evacuate command for instance {I} on host None"),
+            None,
+        );
+        call.host = 0;
+        let mut request = event(
+            105.0,
+            None,
+            "",
+            Some(("POST", &format!("/v2.1/servers/{I}/action"), 400)),
+        );
+        request.host = 1;
+        let events = vec![call, request];
+        let project = |e: &Event| {
+            if e.http().is_some() {
+                Project::Nova
+            } else {
+                Project::Masakari
+            }
+        };
+        assert!(join_calls(&events, project, &ClockSlack::none()).is_empty());
+        let estimate = crate::correlate::skew::SkewEstimate {
+            host: 1,
+            reference: 0,
+            via: None,
+            offset_ms: None,
+            low_ms: Some(94_900),
+            high_ms: Some(95_100),
+            pairs: 2,
+            total_pairs: 2,
+            kinds: Vec::new(),
+            applied: false,
+            note: String::new(),
+        };
+        let joins = join_calls(&events, project, &ClockSlack::from_estimates(&[estimate]));
+        assert_eq!(joins.len(), 1, "{joins:?}");
+        // Counted from the middle of its second, less the middle of the offset.
+        assert_eq!(joins[0].delay_ms, 500 - 1);
     }
 
     #[test]

@@ -196,7 +196,7 @@ fn status_of(message: &str) -> Option<RecoveryStatus> {
     RecoveryStatus::parse(status.trim().trim_end_matches('.'))
 }
 
-fn is_engine(analysis: &Analysis, event: &Event) -> bool {
+pub(crate) fn is_engine(analysis: &Analysis, event: &Event) -> bool {
     analysis.file(event.file).is_some_and(|f| {
         f.service.project() == Project::Masakari && f.service.name().contains("engine")
     })

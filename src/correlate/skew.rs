@@ -24,13 +24,19 @@ use serde::{Deserialize, Serialize};
 use crate::correlate::analysis::FileInfo;
 use crate::model::{Event, HostId};
 use interval::{Interval, consensus};
-use pairs::{Pair, PairKind, causal_pairs, precision};
+use pairs::{Pair, PairKind, Tie, causal_pairs, precision};
 
 /// Offsets up to this size are not corrected: a shift this small moves lines within
 /// ordinary request latency.
 pub const TOLERANCE_MS: i64 = 2_000;
-/// How many pairs must agree before a host's clock is corrected.
+/// How many pairs must agree before a host's clock is corrected (unless pairs tied by
+/// ids pin it, see [`ID_PAIRS`]).
 pub const MIN_PAIRS: usize = 3;
+/// How many pairs tied by ids (see [`Tie`]) pin an offset on their own, when every
+/// id-tied pair of the two hosts agrees and together they allow at most [`ID_NS`].
+pub const ID_PAIRS: usize = 2;
+/// How wide the offsets the id-tied pairs allow together may be for them to pin it.
+pub const ID_NS: i64 = 100_000_000;
 /// An interval up to this wide pins the offset (read as its midpoint, or zero when it
 /// allows zero); a wider or one-sided one only bounds it.
 pub const TIGHT_NS: i64 = 10_000_000_000;
@@ -84,13 +90,16 @@ pub struct Edge {
     agreed: Interval,
     /// Indices (into `intervals`) of the agreeing pairs.
     members: Vec<usize>,
+    /// The agreeing set is the one [`ID_PAIRS`] id-tied pairs pin (fewer than
+    /// [`MIN_PAIRS`] pairs would not do).
+    by_ids: bool,
 }
 
 impl Edge {
-    /// Enough pairs, and most of them agree.
+    /// Enough pairs (or id-tied ones that pin the offset), and most of them agree.
     fn usable(&self) -> bool {
         let n = self.members.len();
-        n >= MIN_PAIRS && n * 4 >= self.intervals.len() * 3
+        (self.by_ids || n >= MIN_PAIRS) && n * 4 >= self.intervals.len() * 3
     }
 
     /// Usable, and the agreed interval pins the offset.
@@ -154,19 +163,57 @@ fn edges(pairs: &[Pair]) -> BTreeMap<(HostId, HostId), Edge> {
         .filter_map(|(key, intervals)| {
             let only: Vec<Interval> = intervals.iter().map(|(iv, _)| *iv).collect();
             let (_, members) = consensus(&only)?;
-            let agreed = members
-                .iter()
-                .fold(Interval::ALL, |acc, &m| acc.intersect(only[m]));
-            Some((
-                key,
-                Edge {
-                    intervals,
-                    agreed,
-                    members,
-                },
-            ))
+            let agreed = intersection(&only, &members);
+            let mut edge = Edge {
+                intervals,
+                agreed,
+                members,
+                by_ids: false,
+            };
+            // Where the pairs of every kind do not pin the offset, id-tied ones may.
+            if !edge.pinned() {
+                let ties: Vec<Tie> = edge.intervals.iter().map(|&(_, i)| pairs[i].tie).collect();
+                if let Some(members) = pinned_by_ids(&only, &ties) {
+                    edge.agreed = intersection(&only, &members);
+                    edge.members = members;
+                    edge.by_ids = true;
+                }
+            }
+            Some((key, edge))
         })
         .collect()
+}
+
+/// What the intervals at `members` all allow.
+fn intersection(intervals: &[Interval], members: &[usize]) -> Interval {
+    members
+        .iter()
+        .fold(Interval::ALL, |acc, &m| acc.intersect(intervals[m]))
+}
+
+/// The pairs (indices) that agree with the offset the id-tied ones pin: at least
+/// [`ID_PAIRS`] of them, every id-tied pair agreeing, allowing together a two-sided
+/// interval at most [`ID_NS`] wide; its offset (zero when allowed, else the middle)
+/// is then what every agreeing pair, of any tie, must allow. `None` when they do not
+/// pin it. Pairs tied by time alone never pin an offset this way: a join by time
+/// under skew may be the wrong request.
+fn pinned_by_ids(intervals: &[Interval], ties: &[Tie]) -> Option<Vec<usize>> {
+    let ids: Vec<usize> = (0..intervals.len())
+        .filter(|&i| ties[i] == Tie::Ids)
+        .collect();
+    if ids.len() < ID_PAIRS {
+        return None;
+    }
+    let together = intersection(intervals, &ids);
+    let width = together.width()?;
+    if !(0..=ID_NS).contains(&width) {
+        return None;
+    }
+    let x = value(together)?;
+    let members: Vec<usize> = (0..intervals.len())
+        .filter(|&i| intervals[i].contains(x))
+        .collect();
+    (members.len() * 4 >= intervals.len() * 3).then_some(members)
 }
 
 fn edge_key(a: HostId, b: HostId) -> (HostId, HostId) {

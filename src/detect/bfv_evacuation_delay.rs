@@ -566,6 +566,118 @@ mod tests {
         );
     }
 
+    /// The destination's clock is 3 s behind and its offset not pinned: it logs `disk on
+    /// volume` before Masakari's call. The line carries the accepted evacuate request's
+    /// id, which ties it to the move whatever the clocks say.
+    #[test]
+    fn a_volume_line_before_the_call_on_a_late_clock_counts_by_its_request_id() {
+        const L: &str = "req-995253fd-49c7-46e5-b38d-3bb4294c4ea3";
+        let ctx = format!(
+            "[req-{G} {L} 4d9c2e7a1b3f48e6a5c0d9e8f7a6b5c4 f1e2d3c4b5a6478980a1b2c3d4e5f607 - - default default]"
+        );
+        let mut files = bundle(
+            "10:06:02.000",
+            "disk on shared storage, evacuating using existing disk",
+        );
+        files[1].1 = files[1].1.lines().next().unwrap().to_string() + "\n";
+        files[1].1 += &format!(
+            "2024-05-21 10:05:45.600 77 INFO nova.compute.manager {ctx} [instance: {BFV}] disk on volume, evacuating using existing volume\n\
+             2024-05-21 10:19:20.000 77 INFO nova.virt.libvirt.driver [-] [instance: {BFV}] Instance spawned successfully.\n"
+        );
+        files.push((
+            "ctl/var/log/nova/nova-api-wsgi.log",
+            format!(
+                "2024-05-21 10:05:48.400 23 INFO nova.api.openstack.requestlog {ctx} 10.0.0.5 \"POST /v2.1/servers/{BFV}/action\" status: 200 len: 0 microversion: 2.53 time: 0.251\n"
+            ),
+        ));
+        let found = run(&files);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [BFV]);
+        assert!(
+            found[0].title.contains("to the rebuild"),
+            "{}",
+            found[0].title
+        );
+    }
+
+    /// The race, then the retry: Nova refused the first evacuate (400, the host still
+    /// up), the periodic task ran the flow again six minutes later and the volume-backed
+    /// instance was rebuilt 20 s after that call. The refused call started nothing: no
+    /// slow move (a second generator's tripleo mix found this).
+    #[test]
+    fn a_refused_call_then_a_prompt_retry_is_not_this() {
+        let nova = |t: &str, l: &str, status: u16| {
+            format!(
+                "2024-05-21 {t} 23 INFO nova.api.openstack.requestlog [req-{G} {l} 4d9c2e7a1b3f48e6a5c0d9e8f7a6b5c4 f1e2d3c4b5a6478980a1b2c3d4e5f607 - default default] 127.0.0.1 \"POST /v2.1/servers/{BFV}/action\" status: {status} len: 0 microversion: 2.53 time: 0.100000\n"
+            )
+        };
+        let mut log = start(N, G, "cmp-7", 10);
+        log += &engine(
+            "10:05:48.100",
+            G,
+            "INFO",
+            NOVA,
+            &format!("Call evacuate command for instance {BFV} on host None"),
+        );
+        log += &engine(
+            "10:05:48.500",
+            G,
+            "WARNING",
+            "masakari.engine.drivers.taskflow.host_failure",
+            "Invalid input received: Compute service of cmp-7 is still in use. (HTTP 400) (Request-ID: req-5d0e8a31-7c2b-4f19-9e46-3a8b1c2d4e5f)",
+        );
+        log += &engine(
+            "10:05:48.700",
+            G,
+            "INFO",
+            NOVA,
+            &format!("Call unlock server command for instance {BFV}"),
+        );
+        log += &engine(
+            "10:05:49.000",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: error."),
+        );
+        log += &format!(
+            "2024-05-21 10:11:50.000 41 INFO masakari.engine.manager [None req-{G} - - - - - -] Processing notification {N} of type: COMPUTE_HOST\n"
+        );
+        log += &engine(
+            "10:12:00.100",
+            G,
+            "INFO",
+            NOVA,
+            &format!("Call evacuate command for instance {BFV} on host None"),
+        );
+        log += &engine(
+            "10:12:30.000",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: finished."),
+        );
+        let api = nova(
+            "10:05:48.300",
+            "req-5d0e8a31-7c2b-4f19-9e46-3a8b1c2d4e5f",
+            400,
+        ) + &nova(
+            "10:12:00.300",
+            "req-6e1f9b42-8d3c-4a2a-8f57-4b9c2d3e5f60",
+            200,
+        );
+        let compute = format!(
+            "2024-05-21 10:12:01.000 77 INFO nova.compute.manager [req-{G} req-6e1f9b42-8d3c-4a2a-8f57-4b9c2d3e5f60 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default] [instance: {BFV}] disk on volume, evacuating using existing volume\n\
+             2024-05-21 10:12:20.000 77 INFO nova.virt.libvirt.driver [-] [instance: {BFV}] Instance spawned successfully.\n"
+        );
+        let files = [
+            ("ctl/var/log/masakari/masakari-engine.log", log),
+            ("ctl/var/log/nova/nova-api-wsgi.log", api),
+            ("cmp1/var/log/nova/nova-compute.log", compute),
+        ];
+        assert_eq!(run(&files), []);
+    }
+
     /// Seed 001: Masakari's progress details say the evacuation started at 19:24:20;
     /// Nova recorded the `evacuate` action only at 19:37:51 and rebuilt within 30 s.
     /// The engine's and Nova API's logs of that span are gone, as in the seed.

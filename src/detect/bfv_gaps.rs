@@ -131,10 +131,23 @@ fn engine_start(
     ctx: &DetectContext<'_>,
     recovery: &Recovery,
     instance: Uuid,
+    after: Option<i64>,
 ) -> (Option<Mark>, Option<Mark>) {
     let events = &ctx.analysis.events;
     let mut out = (None, None);
     for attempt in &recovery.attempts {
+        // A run in which Nova refused the instance's evacuation (its unlock and other
+        // calls come after the refusal) did not start the move that was made.
+        let begun = attempt
+            .events
+            .first()
+            .and_then(|&i| events.get(i as usize))
+            .map(|e| e.time);
+        if let (Some(t), Some(begun)) = (after, begun)
+            && begun <= t
+        {
+            continue;
+        }
         let task = attempt.events.iter().copied().find(|&i| {
             events.get(i as usize).is_some_and(|e| {
                 let m = e.message();
@@ -275,11 +288,28 @@ fn one_move(ctx: &DetectContext<'_>, recovery: &Recovery, instance: Uuid) -> Opt
     let mut calls: Vec<EventId> = Vec::new();
     let mut call_start = None;
     let mut accepted = None;
-    for call in recovery
-        .attempts
-        .iter()
-        .flat_map(|a| a.calls_of(CallAction::Evacuate, Some(instance)))
-    {
+    let evacuate_calls = || {
+        recovery
+            .attempts
+            .iter()
+            .flat_map(|a| a.calls_of(CallAction::Evacuate, Some(instance)))
+    };
+    // A call Nova refused (4xx, the race's 400) moved nothing: the move Nova rebuilt
+    // starts after the last refusal (a retry by the periodic task, minutes later).
+    let refused_until = evacuate_calls()
+        .filter(|call| {
+            call.requests.iter().any(|&r| {
+                analysis
+                    .events
+                    .get(r as usize)
+                    .and_then(|e| e.http())
+                    .is_some_and(|h| (400..500).contains(&h.status))
+            })
+        })
+        .filter_map(|call| analysis.events.get(call.event as usize).map(|e| e.time))
+        .max();
+    let after_refusal = |m: Option<Mark>| m.filter(|m| refused_until.is_none_or(|t| m.time > t));
+    for call in evacuate_calls() {
         let Some(event) = analysis.events.get(call.event as usize) else {
             continue;
         };
@@ -287,11 +317,11 @@ fn one_move(ctx: &DetectContext<'_>, recovery: &Recovery, instance: Uuid) -> Opt
         calls.extend(&call.requests);
         call_start = earliest([
             call_start,
-            Some(Mark {
+            after_refusal(Some(Mark {
                 time: event.time,
                 what: "Masakari's `Call evacuate command` line",
                 source: Source::Event(call.event),
-            }),
+            })),
         ]);
         for &r in &call.requests {
             let Some(request) = analysis.events.get(r as usize) else {
@@ -301,32 +331,39 @@ fn one_move(ctx: &DetectContext<'_>, recovery: &Recovery, instance: Uuid) -> Opt
                 .http()
                 .is_some_and(|h| (200..300).contains(&h.status))
             {
+                // Nothing before the refusal was the acceptance of this move (an access
+                // log without request ids pairs the lock's 202 of that second too).
                 accepted = earliest([
                     accepted,
-                    Some(Mark {
+                    after_refusal(Some(Mark {
                         time: request_midpoint(request),
                         what: "Nova's answer to the evacuate request",
                         source: Source::Event(r),
-                    }),
+                    })),
                 ]);
             }
         }
     }
     let (own, task) = captured_start(recovery, instance);
-    let (first_line, task_line) = engine_start(ctx, recovery, instance);
+    let (own, task) = (after_refusal(own), after_refusal(task));
+    let (first_line, task_line) = engine_start(ctx, recovery, instance, refused_until);
     let started = earliest([own, call_start, first_line]).or(earliest([task, task_line]));
     let from = started.as_ref().or(accepted.as_ref())?.time;
-    let accepted = earliest([accepted, captured_acceptance(ctx, instance, from)]);
-    let lines: Vec<EventId> =
-        service_events_of_instance(analysis, instance, from, from + SEARCH_NS)
-            .into_iter()
-            .filter(|&i| {
-                analysis
-                    .events
-                    .get(i as usize)
-                    .is_some_and(|e| !ctx.foreign(recovery, e))
-            })
-            .collect();
+    let accepted = earliest([
+        accepted,
+        after_refusal(captured_acceptance(ctx, instance, from)),
+    ]);
+    let mut lines: Vec<EventId> =
+        service_events_of_instance(analysis, instance, from, from + SEARCH_NS);
+    lines.extend(chained_lines(ctx, instance, &calls, from));
+    lines.sort_by_key(|&i| analysis.events.get(i as usize).map(|e| e.time));
+    lines.dedup();
+    lines.retain(|&i| {
+        analysis
+            .events
+            .get(i as usize)
+            .is_some_and(|e| !ctx.foreign(recovery, e))
+    });
     // Nova logs `disk on ...` as the rebuild starts and `spawned successfully` when the
     // instance runs again: the later is when the move was done.
     let first_with = |needles: &[&str]| {
@@ -380,6 +417,47 @@ fn one_move(ctx: &DetectContext<'_>, recovery: &Recovery, instance: Uuid) -> Opt
         disk_on_volume,
     })
 }
+
+/// Nova's lines about `instance` under the request id of an accepted evacuate call:
+/// they belong to the move whatever the clocks say (a destination a few seconds
+/// behind, its offset not pinned, logs `disk on volume` before Masakari's call).
+/// Only from a little before `from`: a request id is unique, the bound only keeps
+/// a wrong join from reaching far.
+fn chained_lines(
+    ctx: &DetectContext<'_>,
+    instance: Uuid,
+    calls: &[EventId],
+    from: i64,
+) -> Vec<EventId> {
+    let events = &ctx.analysis.events;
+    let accepted: Vec<Uuid> = calls
+        .iter()
+        .filter_map(|&i| events.get(i as usize))
+        .filter(|e| e.http().is_some_and(|h| (200..300).contains(&h.status)))
+        .filter_map(|e| e.request_id)
+        .collect();
+    if accepted.is_empty() {
+        return Vec::new();
+    }
+    service_events_of_instance(
+        ctx.analysis,
+        instance,
+        from - CHAIN_SLACK_NS,
+        from + SEARCH_NS,
+    )
+    .into_iter()
+    .filter(|&i| {
+        events
+            .get(i as usize)
+            .and_then(|e| e.request_id)
+            .is_some_and(|r| accepted.contains(&r))
+    })
+    .collect()
+}
+
+/// How far before Masakari's start a line tied to the accepted call by its request id
+/// is still taken: clock offsets that are not pinned stay within minutes.
+const CHAIN_SLACK_NS: i64 = 10 * 60 * 1_000_000_000;
 
 /// Which gap of a move is too long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

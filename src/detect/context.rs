@@ -129,7 +129,8 @@ pub fn run_all(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
         .map(|f| f.notification_id.clone())
         .collect();
     findings.retain(|f| f.detector != "recovery-failed" || !explained.contains(&f.notification_id));
-    findings
+    // One finding per cause: repeated warnings of one cause do not bury the critical ones.
+    crate::detect::repeated::merge_repeated(findings)
 }
 
 /// Building analyses from inline files, for the detectors' unit tests.

@@ -22,25 +22,17 @@
 //! accelerators, ...) is not this finding.
 
 use crate::correlate::recovery::{Call, CallAction, Recovery, RecoveryStatus};
+use crate::detect::evacuate_400_chain::{
+    ChainedRefusal, OTHER_400_TEXTS, RACE_TEXTS, chained_refusals, quoted_request_id,
+};
 use crate::detect::evidence::{self, duration, of_config, of_events};
 use crate::detect::finding::{Action, ConfigChange, Finding, Highlight, Remediation, Severity};
-use crate::detect::{DetectContext, Detector};
+use crate::detect::{DetectContext, Detector, race_story};
 use crate::model::{EventId, Uuid};
 
 /// The detector.
 #[derive(Debug)]
 pub struct Evacuate400Race;
-
-/// Nova's words when the source compute service is still up.
-const RACE_TEXTS: [&str; 2] = ["still in use", "expected to be down, but it was up"];
-/// Nova's words for the other reasons evacuate answers 400.
-const OTHER_400_TEXTS: [&str; 5] = [
-    "The target host can't be the same one",
-    "have accelerators",
-    "port-resource-request",
-    "vTPM",
-    "Invalid input for field",
-];
 
 /// What Nova said about one evacuate call.
 struct Refusal {
@@ -80,12 +72,6 @@ fn nova_request_lines(ctx: &DetectContext<'_>, call: &Call) -> Vec<EventId> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// The Nova request id Masakari quotes in an error (`(Request-ID: req-…)`).
-fn quoted_request_id(text: &str) -> Option<Uuid> {
-    let (_, rest) = text.split_once("Request-ID: ")?;
-    Uuid::parse_request_id(rest.get(..40)?)
 }
 
 /// Of the attempt's 400 warnings, those after the call (newer releases log the 400 text):
@@ -216,14 +202,159 @@ impl Detector for Evacuate400Race {
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
-        ctx.host_failures()
-            .filter_map(|r| self.finding(ctx, r))
-            .collect()
+        // The chains make the findings; attribution only says which recovery each
+        // belongs to.
+        let mut owned: Vec<Vec<(usize, ChainedRefusal)>> = vec![Vec::new(); ctx.recoveries.len()];
+        let mut unowned = Vec::new();
+        for chain in chained_refusals(ctx.analysis) {
+            match chain_owner(ctx, &chain) {
+                Some((r, a)) => owned[r].push((a, chain)),
+                None => unowned.push(chain),
+            }
+        }
+        let mut out: Vec<Finding> = ctx
+            .recoveries
+            .iter()
+            .zip(owned)
+            .filter(|(r, chains)| r.is_host_failure() || !chains.is_empty())
+            .filter_map(|(r, chains)| self.finding(ctx, r, chains))
+            .collect();
+        out.extend(unowned_findings(self.id(), ctx, unowned));
+        out
     }
 }
 
+/// The attempt whose run spans `time` (started before it, not ended before it).
+fn attempt_at(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Option<usize> {
+    let at = |id: Option<EventId>| {
+        id.and_then(|i| ctx.analysis.events.get(i as usize))
+            .map(|e| e.time)
+    };
+    recovery.attempts.iter().rposition(|a| {
+        let first = at(a.start).or_else(|| at(a.events.first().copied()));
+        first.is_some_and(|s| s <= time) && at(a.end).is_none_or(|e| e >= time)
+    })
+}
+
+/// The recovery and attempt a chained refusal belongs to: the run of the host Nova named
+/// as still up, open at that time (Masakari serializes the runs of one host); else the
+/// run its call or its warning was attributed to; else the run that handled its instance.
+fn chain_owner(ctx: &DetectContext<'_>, chain: &ChainedRefusal) -> Option<(usize, usize)> {
+    let time = ctx.analysis.events.get(chain.warning as usize)?.time;
+    let recoveries = ctx.recoveries;
+    if let Some(host) = &chain.host {
+        let by_host = recoveries.iter().enumerate().find_map(|(i, r)| {
+            let same = r
+                .failed_host
+                .as_deref()
+                .is_some_and(|h| crate::correlate::ids::short_host(h) == *host);
+            same.then(|| attempt_at(ctx, r, time).map(|a| (i, a)))
+                .flatten()
+        });
+        if by_host.is_some() {
+            return by_host;
+        }
+    }
+    for (i, r) in recoveries.iter().enumerate() {
+        for (a, attempt) in r.attempts.iter().enumerate() {
+            let call = chain
+                .call
+                .is_some_and(|c| attempt.calls.iter().any(|k| k.event == c));
+            if call || attempt.events.binary_search(&chain.warning).is_ok() {
+                return Some((i, a));
+            }
+        }
+    }
+    recoveries
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.instances().contains(&chain.instance))
+        .find_map(|(i, r)| attempt_at(ctx, r, time).map(|a| (i, a)))
+}
+
+/// The refusal a chain proves, as the call-based search reports it.
+fn chained_refusal(chain: &ChainedRefusal) -> Refusal {
+    let mut evidence = chain.nova_lines.clone();
+    evidence.push(chain.warning);
+    evidence.sort_unstable();
+    evidence.dedup();
+    Refusal {
+        call: chain.call.unwrap_or(chain.warning),
+        instance: Some(chain.instance),
+        evidence,
+        worded: chain.worded,
+    }
+}
+
+/// Refusals no recovery of the bundle can hold (the engine's notification lines are
+/// missing): one finding per host Nova named, without a notification.
+fn unowned_findings(
+    id: &'static str,
+    ctx: &DetectContext<'_>,
+    chains: Vec<ChainedRefusal>,
+) -> Vec<Finding> {
+    let analysis = ctx.analysis;
+    let mut hosts: Vec<Option<String>> = Vec::new();
+    for c in &chains {
+        if !hosts.contains(&c.host) {
+            hosts.push(c.host.clone());
+        }
+    }
+    hosts
+        .into_iter()
+        .map(|host| {
+            let of_host: Vec<&ChainedRefusal> = chains.iter().filter(|c| c.host == host).collect();
+            let mut ids: Vec<EventId> = Vec::new();
+            let mut instances: Vec<Uuid> = Vec::new();
+            for c in &of_host {
+                ids.extend(c.call);
+                ids.extend(chained_refusal(c).evidence);
+                if !instances.contains(&c.instance) {
+                    instances.push(c.instance);
+                }
+            }
+            ids.sort_unstable();
+            ids.dedup();
+            let name = host.clone().unwrap_or_else(|| "the failed host".into());
+            let calls: Vec<EventId> = of_host.iter().map(|c| c.call.unwrap_or(c.warning)).collect();
+            Finding {
+                id: format!("{id}:host:{name}"),
+                detector: id,
+                severity: Severity::Critical,
+                title: format!("Evacuation from {name} raced Nova's failure detection: HTTP 400"),
+                summary: format!(
+                    "{} evacuate call(s) were refused by Nova with HTTP 400 because it still saw                      {name}'s compute service up; the bundle holds no notification line for them.",
+                    of_host.len()
+                ),
+                failed_host: host.clone(),
+                instance_uuids: instances.iter().map(Uuid::to_string).collect(),
+                notification_id: None,
+                request_ids: evidence::request_ids(analysis, &calls),
+                window: evidence::window(analysis, &ids),
+                evidence: of_events(analysis, ids.iter().copied()),
+                explanation: format!(
+                    "Masakari's error quotes the request id of Nova's answer, and Nova's lines of                      that request show `POST /servers/<instance>/action` refused with 400: Nova                      still counted {name}'s compute service as up. Masakari never forces the                      service down, so it evacuated before Nova's `service_down_time` had passed."
+                ),
+                remediation: Remediation {
+                    summary: "Make Masakari wait longer than Nova's down detection                               (wait_period_after_service_update), or fence failed hosts and force                               their compute service down before evacuating."
+                        .into(),
+                    config_changes: Vec::new(),
+                    actions: Vec::new(),
+                },
+                known_bugs: Vec::new(),
+                highlights: Vec::new(),
+            }
+        })
+        .collect()
+}
+
 impl Evacuate400Race {
-    fn finding(&self, ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<Finding> {
+    fn finding(
+        &self,
+        ctx: &DetectContext<'_>,
+        recovery: &Recovery,
+        chains: Vec<(usize, ChainedRefusal)>,
+    ) -> Option<Finding> {
         let analysis = ctx.analysis;
         let mut refusals = Vec::new();
         for attempt in &recovery.attempts {
@@ -246,6 +377,16 @@ impl Evacuate400Race {
                 }
             }
         }
+        // What the chains prove and the calls did not find.
+        for (a, chain) in &chains {
+            let known = refusals
+                .iter()
+                .any(|(_, r)| Some(r.call) == chain.call || r.evidence.contains(&chain.warning));
+            if let (false, Some(attempt)) = (known, recovery.attempts.get(*a)) {
+                refusals.push((attempt, chained_refusal(chain)));
+            }
+        }
+        refusals.sort_by_key(|(_, r)| r.call);
         let (first_attempt, first) = refusals.first()?;
         let host = recovery
             .failed_host
@@ -294,6 +435,9 @@ impl Evacuate400Race {
         if let Some(end) = recovery.attempts.last().and_then(|a| a.end) {
             ids.push(end);
         }
+        // Why the disable call took so long, when it did: Nova's lines of that request.
+        let block = race_story::disable_block(ctx, first_attempt, recovery.failed_host.as_deref());
+        ids.extend(block.iter().flat_map(|b| b.cause_lines.iter().copied()));
         let mut evidence = of_events(analysis, ids.iter().copied());
 
         // The settings behind the race.
@@ -331,8 +475,12 @@ impl Evacuate400Race {
         } else {
             ""
         };
+        let blocked = block
+            .as_ref()
+            .map(|b| race_story::disable_sentence(ctx, b))
+            .unwrap_or_default();
         let mut explanation = format!(
-            "Masakari disabled nova-compute on {host}, slept {} s (`wait_period_after_service_update`{charm}) \
+            "{blocked}Masakari disabled nova-compute on {host}, slept {} s (`wait_period_after_service_update`{charm}) \
              and called evacuate{gap}. Nova accepts an evacuation only once it sees the source \
              compute service down, `service_down_time` ({sdt_value} s) after its last heartbeat, \
              which is sent every `report_interval` ({ri_value} s); Masakari never forces the \
@@ -351,6 +499,24 @@ impl Evacuate400Race {
                  service down, before evacuating. ",
             );
         }
+        // Each retry and how it went, then the final status.
+        let first_index = recovery
+            .attempts
+            .iter()
+            .position(|a| std::ptr::eq(a, *first_attempt))
+            .unwrap_or(0);
+        let refused_in = |i: usize| {
+            refusals
+                .iter()
+                .filter(|(a, _)| std::ptr::eq(*a, &recovery.attempts[i]))
+                .count()
+        };
+        explanation.push_str(&race_story::retries_sentence(
+            ctx,
+            recovery,
+            first_index,
+            refused_in,
+        ));
         explanation.push_str(&if recovered {
             format!(
                 "A later attempt evacuated the instance(s) and the notification ended `{status}`."
@@ -616,8 +782,434 @@ mod race_tests {
         assert!(!f.evidence.iter().any(|e| e.text.contains("req-7d1c2b3a")));
     }
 
+    /// The disable call blocked 60 s on an RPC to the dead compute, then Masakari's retry
+    /// was refused again and the notification failed: the explanation says all of it.
+    #[test]
+    fn a_blocked_disable_and_the_retries_are_explained() {
+        const G2: &str = "6a5b4c3d-2e1f-4a0b-9c8d-7e6f5a4b3c2d";
+        const Q1: &str = "2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e";
+        const Q2: &str = "3c8d0e2f-4a5b-4c6d-9e7f-8a9b0c1d2e3f";
+        let flow = "masakari.engine.drivers.taskflow.host_failure";
+        let manager = "masakari.engine.manager";
+        let warning = |q: &str| {
+            format!(
+                "Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) (Request-ID: req-{q}): masakari.exception.InvalidInput: Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) (Request-ID: req-{q})"
+            )
+        };
+        let mut log = String::new();
+        for (g, t) in [
+            (
+                G,
+                [
+                    "10:02:47.100",
+                    "10:02:47.300",
+                    "10:03:47.400",
+                    "10:04:17.500",
+                    "10:04:17.900",
+                    "10:04:18.900",
+                ],
+            ),
+            (
+                G2,
+                [
+                    "10:06:20.000",
+                    "10:06:20.200",
+                    "10:06:20.400",
+                    "10:06:50.500",
+                    "10:06:50.900",
+                    "10:06:51.000",
+                ],
+            ),
+        ] {
+            let q = if g == G { Q1 } else { Q2 };
+            log += &engine(
+                t[0],
+                g,
+                "INFO",
+                manager,
+                &format!("Processing notification {N} of type: COMPUTE_HOST"),
+            );
+            log += &engine(t[1], g, "INFO", NOVA, "Disable nova-compute on cmp02");
+            log += &engine(
+                t[2],
+                g,
+                "INFO",
+                flow,
+                "Sleeping 30 sec before starting recovery thread until nova recognizes the node down.",
+            );
+            log += &engine(
+                t[3],
+                g,
+                "INFO",
+                NOVA,
+                &format!("Call evacuate command for instance {I} on host None"),
+            );
+            log += &engine(t[4], g, "WARNING", flow, &warning(q));
+            log += &engine(
+                t[5],
+                g,
+                "INFO",
+                manager,
+                &format!("Notification {N} exits with status: error."),
+            );
+        }
+        log += &engine(
+            "10:06:51.100",
+            G2,
+            "ERROR",
+            manager,
+            &format!(
+                "Periodic task 'process_unfinished_notifications': Notification {N} exits with status: failed."
+            ),
+        );
+        let user =
+            "8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default";
+        let nova = |time: &str, g: &str, l: &str, level: &str, logger: &str, m: &str| {
+            format!("2024-05-21 {time} 23 {level} {logger} [req-{g} req-{l} {user}] {m}\n")
+        };
+        let put = "5e6f7a8b-9c0d-4e1f-a2b3-c4d5e6f7a8b9";
+        let put2 = "6f7a8b9c-0d1e-4f2a-b3c4-d5e6f7a8b9c0";
+        let mut api = nova(
+            "10:03:47.300",
+            G,
+            put,
+            "ERROR",
+            "nova.api.openstack.compute.services",
+            "An error occurred while updating the COMPUTE_STATUS_DISABLED trait on compute node resource providers managed by host cmp02. The trait will be synchronized automatically by the compute service when the update_available_resource periodic task runs.: oslo_messaging.exceptions.MessagingTimeout: Timed out waiting for a reply to message ID 5e1c9a0f3b7d4e28a6c2f9b0d1e3a475",
+        );
+        api += &nova(
+            "10:03:47.350",
+            G,
+            put,
+            "INFO",
+            "nova.api.openstack.requestlog",
+            "10.0.0.5 \"PUT /v2.1/os-services/dd34bbd8-701b-4030-a272-a0984b33f86c\" status: 200 len: 391 microversion: 2.53 time: 60.040000",
+        );
+        api += &nova(
+            "10:06:20.190",
+            G2,
+            put2,
+            "INFO",
+            "nova.api.openstack.requestlog",
+            "10.0.0.5 \"PUT /v2.1/os-services/dd34bbd8-701b-4030-a272-a0984b33f86c\" status: 200 len: 391 microversion: 2.53 time: 0.070000",
+        );
+        for (t, g, q) in [("10:04:17.850", G, Q1), ("10:06:50.850", G2, Q2)] {
+            api += &nova(
+                t,
+                g,
+                q,
+                "INFO",
+                "nova.api.openstack.wsgi",
+                "HTTP exception thrown: Compute service of cmp02 is still in use.",
+            );
+            api += &nova(
+                t,
+                g,
+                q,
+                "INFO",
+                "nova.api.openstack.requestlog",
+                &format!(
+                    "10.0.0.5 \"POST /v2.1/servers/{I}/action\" status: 400 len: 96 microversion: 2.53 time: 0.31"
+                ),
+            );
+        }
+        let found = run(&[
+            ("ctl01/var/log/masakari/masakari-engine.log", log),
+            ("ctl01/var/log/nova/nova-api-wsgi.log", api),
+        ]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let text = &found[0].explanation;
+        for words in [
+            "blocked 60 s",
+            "COMPUTE_STATUS_DISABLED",
+            "MessagingTimeout",
+            "retry 1",
+            "refused with 400 again",
+            "ended `failed`",
+        ] {
+            assert!(text.contains(words), "{words}: {text}");
+        }
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.text.contains("COMPUTE_STATUS_DISABLED trait"))
+        );
+    }
+
+    /// Pre-Zed: no global id ties Nova's trait error to the run, and the minute-long PUT
+    /// is not joined to its call: the error naming the failed host while the call waited
+    /// still says why it blocked.
+    #[test]
+    fn a_blocked_disable_is_explained_before_zed() {
+        let ctx = |r: &str| format!("[req-{r} nova - - - -]");
+        let nova_ctx = |r: &str| {
+            format!(
+                "[req-{r} 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - default default]"
+            )
+        };
+        let at = |t: &str, c: &str, level: &str, logger: &str, m: &str| {
+            format!("2022-06-14 {t} 27 {level} {logger} {c} {m}\n")
+        };
+        let flow = "masakari.engine.drivers.taskflow.host_failure";
+        let q = "2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e";
+        let engine = [
+            at("08:42:10.498", "[req-f6e0022f-137f-4f07-aecd-7d67ef8f3cf9 bf3686bb416757925c9f0959ca6d5555 46b51d97572c202cfc183d3027888f4b - default default]", "INFO", "masakari.engine.manager", &format!("Processing notification {N} of type: COMPUTE_HOST")),
+            at("08:42:10.708", &ctx("e2470ddb-0148-48a8-b046-b433bacdbb0b"), "INFO", NOVA, "Disable nova-compute on cmp02"),
+            at("08:43:10.958", &ctx("e2470ddb-0148-48a8-b046-b433bacdbb0b"), "INFO", flow, "Sleeping 10 sec before starting recovery thread until nova recognizes the node down."),
+            at("08:43:21.344", &ctx("605a521d-6b51-44da-835c-d6e99aea0b63"), "INFO", NOVA, &format!("Call evacuate command for instance {I} on host None")),
+            at("08:43:21.764", &ctx("28825d14-81a7-43b4-ba3a-16b082b0a451"), "WARNING", flow, &format!("Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) (Request-ID: req-{q}): masakari.exception.InvalidInput: Invalid input received: Compute service of cmp02 is still in use. (HTTP 400) (Request-ID: req-{q})")),
+            at("08:43:22.820", &ctx("fc71d7b6-265b-4e44-9682-88b9094ed4f8"), "INFO", "masakari.engine.manager", &format!("Notification {N} exits with status: error.")),
+        ]
+        .concat();
+        let api = [
+            at("08:43:10.801", &nova_ctx("3d76c0ab-9f45-4361-90b0-1ade49d1f7fb"), "ERROR", "nova.api.openstack.compute.services", "An error occurred while updating the COMPUTE_STATUS_DISABLED trait on compute node resource providers managed by host cmp02. The trait will be synchronized automatically by the compute service when the update_available_resource periodic task runs.: oslo_messaging.exceptions.MessagingTimeout: Timed out waiting for a reply to message ID 5e1c9a0f3b7d4e28a6c2f9b0d1e3a475"),
+            at("08:43:21.724", &nova_ctx(q), "INFO", "nova.api.openstack.wsgi", "HTTP exception thrown: Compute service of cmp02 is still in use."),
+            at("08:43:21.724", &nova_ctx(q), "INFO", "nova.api.openstack.requestlog", &format!("10.30.0.11 \"POST /v2.1/servers/{I}/action\" status: 400 len: 85 microversion: 2.53 time: 0.360000")),
+        ]
+        .concat();
+        let found = run(&[
+            ("ctl01/var/log/kolla/masakari/masakari-engine.log", engine),
+            ("ctl01/var/log/kolla/nova/nova-api.log", api),
+        ]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let text = &found[0].explanation;
+        for words in [
+            "blocked 60 s",
+            "COMPUTE_STATUS_DISABLED",
+            "MessagingTimeout",
+        ] {
+            assert!(text.contains(words), "{words}: {text}");
+        }
+    }
+
     #[test]
     fn a_400_for_another_reason_is_not_the_race() {
         assert!(run(&bundle("The target host can't be the same one.")).is_empty());
+    }
+}
+
+/// Two hosts' recoveries interleave in one pre-Zed engine, and every Nova call makes a
+/// new context: the call, Masakari's warning and the notification carry different ids.
+#[cfg(test)]
+mod chain_tests {
+    use crate::detect::context::testing::findings;
+
+    const N1: &str = "6916637e-b48a-42c6-b1ca-c1e4ee82d1e8";
+    const N2: &str = "cc60c118-a972-4441-9f9f-51b3e595444e";
+    const I1: &str = "6307306f-f3eb-4496-a751-db87e94fb0d6";
+    const I2: &str = "98ed2355-3d59-49e5-9558-b2b276a8e8c6";
+
+    fn masakari(time: &str, req: &str, level: &str, logger: &str, message: &str) -> String {
+        format!("2022-06-14 {time} 27 {level} {logger} [req-{req} nova - - - -] {message}\n")
+    }
+
+    fn nova(time: &str, req: &str, logger: &str, message: &str) -> String {
+        format!(
+            "2022-06-14 {time} 25 INFO {logger} [req-{req} 08a0419364fb7ad609c321afda575cd1 feb5d25ac552ffcca04733134c03b994 - default default] {message}\n"
+        )
+    }
+
+    /// The engine's lines of one host's run: disable, sleep, list, evacuate, the warning
+    /// quoting Nova's request `quoted`, the end.
+    fn run(n: &str, host: &str, instance: &str, t: u32, quoted: &str) -> Vec<(String, String)> {
+        let at =
+            |s: u32, ms: u32| format!("08:{:02}:{:02}.{ms:03}", 42 + (t + s) / 60, (t + s) % 60);
+        let nova_logger = "masakari.compute.nova";
+        let flow = "masakari.engine.drivers.taskflow.host_failure";
+        vec![
+            (
+                at(0, 498),
+                format!(
+                    "2022-06-14 {} 27 INFO masakari.engine.manager [req-f6e0022f-137f-4f07-aecd-7d67ef8f3cf9 bf3686bb416757925c9f0959ca6d5555 46b51d97572c202cfc183d3027888f4b - default default] Processing notification {n} of type: COMPUTE_HOST\n",
+                    at(0, 498)
+                ),
+            ),
+            (
+                at(0, 708),
+                masakari(
+                    &at(0, 708),
+                    &format!("e2470ddb-0148-48a8-b046-b433bacdb{t:03}"),
+                    "INFO",
+                    nova_logger,
+                    &format!("Disable nova-compute on {host}"),
+                ),
+            ),
+            (
+                at(0, 958),
+                masakari(
+                    &at(0, 958),
+                    &format!("e2470ddb-0148-48a8-b046-b433bacdb{t:03}"),
+                    "INFO",
+                    flow,
+                    "Sleeping 60 sec before starting recovery thread until nova recognizes the node down.",
+                ),
+            ),
+            (
+                at(61, 4),
+                masakari(
+                    &at(61, 4),
+                    &format!("297cd4ef-dbd4-4047-a503-169d3bf0a{t:03}"),
+                    "INFO",
+                    nova_logger,
+                    &format!("Fetch Server list on {host}"),
+                ),
+            ),
+            (
+                at(62, 344),
+                masakari(
+                    &at(62, 344),
+                    &format!("605a521d-6b51-44da-835c-d6e99aea0{t:03}"),
+                    "INFO",
+                    nova_logger,
+                    &format!("Call evacuate command for instance {instance} on host None"),
+                ),
+            ),
+            (
+                at(62, 764),
+                masakari(
+                    &at(62, 764),
+                    &format!("28825d14-81a7-43b4-ba3a-16b082b0a{t:03}"),
+                    "WARNING",
+                    flow,
+                    &format!(
+                        "Invalid input received: Compute service of {host} is still in use. (HTTP 400) (Request-ID: req-{quoted}): masakari.exception.InvalidInput: Invalid input received: Compute service of {host} is still in use. (HTTP 400) (Request-ID: req-{quoted})"
+                    ),
+                ),
+            ),
+            (
+                at(63, 820),
+                masakari(
+                    &at(63, 820),
+                    &format!("fc71d7b6-265b-4e44-9682-88b9094ed{t:03}"),
+                    "INFO",
+                    "masakari.engine.manager",
+                    &format!("Notification {n} exits with status: error."),
+                ),
+            ),
+        ]
+    }
+
+    #[test]
+    fn interleaved_runs_each_get_the_refusals_their_chains_prove() {
+        let q1 = "6246a5f0-b0e6-4ecf-b80c-3fe380f00470";
+        let q2 = "fa5af25c-2813-4cfc-ab3f-33948529a3d7";
+        let mut lines = run(N1, "cmp02", I1, 10, q1);
+        lines.extend(run(N2, "cmp03", I2, 30, q2));
+        lines.sort();
+        let engine: String = lines.into_iter().map(|(_, l)| l).collect();
+        let mut api = String::new();
+        for (time, q, host, i) in [
+            ("08:43:12.724", q1, "cmp02", I1),
+            ("08:43:32.724", q2, "cmp03", I2),
+        ] {
+            api += &nova(
+                time,
+                q,
+                "nova.api.openstack.wsgi",
+                &format!("HTTP exception thrown: Compute service of {host} is still in use."),
+            );
+            api += &nova(
+                time,
+                q,
+                "nova.api.openstack.requestlog",
+                &format!(
+                    "10.30.0.11 \"POST /v2.1/servers/{i}/action\" status: 400 len: 85 microversion: 2.53 time: 0.360000"
+                ),
+            );
+        }
+        let found = findings(
+            "evacuate-400-race",
+            &[
+                ("ctl01/var/log/kolla/masakari/masakari-engine.log", &engine),
+                ("ctl01/var/log/kolla/nova/nova-api.log", &api),
+            ],
+        );
+        assert_eq!(found.len(), 2, "{found:#?}");
+        for (n, i, host) in [(N1, I1, "cmp02"), (N2, I2, "cmp03")] {
+            let f = found
+                .iter()
+                .find(|f| f.notification_id.as_deref() == Some(n))
+                .unwrap_or_else(|| panic!("no finding for {n}: {found:#?}"));
+            assert_eq!(f.instance_uuids, [i]);
+            assert_eq!(f.failed_host.as_deref(), Some(host));
+            assert!(
+                f.evidence
+                    .iter()
+                    .any(|e| e.text.contains("status: 400") && e.text.contains(i))
+            );
+        }
+    }
+
+    /// Without the engine's notification lines, the chain alone still makes the finding.
+    #[test]
+    fn a_chain_without_its_recovery_is_still_a_finding() {
+        let q = "6246a5f0-b0e6-4ecf-b80c-3fe380f00470";
+        let engine: String = run(N1, "cmp02", I1, 10, q)
+            .into_iter()
+            .filter(|(_, l)| l.contains("WARNING"))
+            .map(|(_, l)| l)
+            .collect();
+        let api = nova(
+            "08:43:12.724",
+            q,
+            "nova.api.openstack.requestlog",
+            &format!(
+                "10.30.0.11 \"POST /v2.1/servers/{I1}/action\" status: 400 len: 85 microversion: 2.53 time: 0.360000"
+            ),
+        );
+        let found = findings(
+            "evacuate-400-race",
+            &[
+                ("ctl01/var/log/kolla/masakari/masakari-engine.log", &engine),
+                ("ctl01/var/log/kolla/nova/nova-api.log", &api),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [I1]);
+        assert_eq!(found[0].failed_host.as_deref(), Some("cmp02"));
+    }
+}
+
+/// A bare 400 quoted by Masakari is the race only when it answers an evacuate call.
+#[cfg(test)]
+mod bare_400_tests {
+    use crate::detect::context::testing::findings;
+
+    #[test]
+    fn a_bare_400_to_another_action_is_not_the_race() {
+        let i = "6307306f-f3eb-4496-a751-db87e94fb0d6";
+        let q = "6246a5f0-b0e6-4ecf-b80c-3fe380f00470";
+        let engine = format!(
+            "2022-06-14 08:43:12.344 27 INFO masakari.compute.nova [req-605a521d-6b51-44da-835c-d6e99aea0b63 nova - - - -] Call reset state command on instance {i} to status: error.\n\
+             2022-06-14 08:43:12.764 27 WARNING masakari.engine.drivers.taskflow.host_failure [req-28825d14-81a7-43b4-ba3a-16b082b0a451 nova - - - -] Invalid input received: Bad request (HTTP 400) (Request-ID: req-{q}): masakari.exception.InvalidInput: Invalid input received: Bad request (HTTP 400) (Request-ID: req-{q})\n"
+        );
+        let api = format!(
+            "2022-06-14 08:43:12.724 25 INFO nova.api.openstack.requestlog [req-{q} 08a0419364fb7ad609c321afda575cd1 feb5d25ac552ffcca04733134c03b994 - default default] 10.30.0.11 \"POST /v2.1/servers/{i}/action\" status: 400 len: 85 microversion: 2.53 time: 0.360000\n"
+        );
+        let found = findings(
+            "evacuate-400-race",
+            &[
+                ("ctl01/var/log/kolla/masakari/masakari-engine.log", &engine),
+                ("ctl01/var/log/kolla/nova/nova-api.log", &api),
+            ],
+        );
+        assert!(found.is_empty(), "{found:#?}");
+        // The same 400 answering an evacuate call is the race, bare as it is.
+        let evacuate = engine.replace(
+            &format!("Call reset state command on instance {i} to status: error."),
+            &format!("Call evacuate command for instance {i} on host None"),
+        );
+        let found = findings(
+            "evacuate-400-race",
+            &[
+                (
+                    "ctl01/var/log/kolla/masakari/masakari-engine.log",
+                    &evacuate,
+                ),
+                ("ctl01/var/log/kolla/nova/nova-api.log", &api),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
     }
 }

@@ -60,6 +60,24 @@ impl Detector for EvacuationRaceRisk {
             .map(|v| of_config(analysis, v))
             .collect();
         let nova_known = sdt.is_some() || ri.is_some();
+        let mut nova_files: Vec<&str> = analysis
+            .config
+            .iter()
+            .filter(|c| c.service == "nova")
+            .map(|c| c.file.as_str())
+            .collect();
+        nova_files.sort_unstable();
+        nova_files.dedup();
+        // What the bundle says of Nova's settings when it sets neither.
+        let nova_note = match (nova_known, nova_files.as_slice()) {
+            (true, _) => String::new(),
+            (false, []) => " No nova.conf was found: Nova's defaults are assumed.".to_string(),
+            (false, files) => format!(
+                " The bundle's nova.conf files ({}) set neither service_down_time nor \
+                 report_interval: Nova's defaults apply.",
+                files.join(", ")
+            ),
+        };
         let recommended = recommended_wait(sdt_s, ri_s);
         let charm = if analysis.layout == crate::ingest::layout::Layout::JujuCrashdump {
             " (charm option `evacuation-delay`)"
@@ -96,11 +114,7 @@ impl Detector for EvacuationRaceRisk {
                  report_interval ({ri_s} s). A host that dies just after a heartbeat is seen down up to \
                  {} s after Masakari is told, so a shorter wait makes the evacuate calls race Nova.{}",
                 sdt_s + ri_s,
-                if nova_known {
-                    ""
-                } else {
-                    " No nova.conf was found: Nova's defaults are assumed."
-                }
+                nova_note
             ),
             remediation: Remediation {
                 summary: format!(
@@ -168,6 +182,35 @@ mod tests {
             "wait_period_after_service_update = 60"
         );
         assert_eq!(found[0].evidence[0].line, 3);
+    }
+
+    /// Kolla keeps one nova.conf per container (`etc/kolla/nova-*/nova.conf`): when none
+    /// sets Nova's timings, the finding says the defaults apply, not that none was found.
+    #[test]
+    fn kolla_nova_confs_are_found_even_without_the_timings() {
+        let nova =
+            "[DEFAULT]\ndebug = False\ntransport_url = rabbit://openstack:x@10.0.0.1:5672//\n";
+        let found = run(&[
+            (
+                "ctl01/etc/kolla/masakari-engine/masakari.conf",
+                "[DEFAULT]\nwait_period_after_service_update = 30\n".into(),
+            ),
+            ("ctl01/etc/kolla/nova-api/nova.conf", nova.into()),
+            ("cmp01/etc/kolla/nova-compute/nova.conf", nova.into()),
+        ]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let explanation = &found[0].explanation;
+        assert!(!explanation.contains("No nova.conf"), "{explanation}");
+        assert!(
+            explanation.contains("etc/kolla/nova-api/nova.conf")
+                && explanation.contains("Nova's defaults apply"),
+            "{explanation}"
+        );
+        let alone = run(&[(
+            "ctl01/etc/kolla/masakari-engine/masakari.conf",
+            "[DEFAULT]\nwait_period_after_service_update = 30\n".into(),
+        )]);
+        assert!(alone[0].explanation.contains("No nova.conf was found"));
     }
 
     #[test]

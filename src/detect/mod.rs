@@ -4,6 +4,7 @@
 mod bfv_evacuation_delay;
 mod bfv_gaps;
 pub(crate) mod context;
+mod evacuate_400_chain;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
@@ -12,11 +13,13 @@ pub mod finding;
 mod interleaved_tests;
 mod pending_after_finished;
 mod picture;
+mod race_story;
 mod recovery_failed;
+mod repeated;
 
 pub use context::{DetectContext, DetectOptions, Ownership, run_all};
 pub use finding::{Finding, Severity};
-pub use picture::finding_picture;
+pub use picture::{finding_picture, finding_picture_events};
 
 use crate::correlate::Analysis;
 

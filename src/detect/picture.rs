@@ -18,6 +18,31 @@ use crate::model::{EventId, Uuid};
 /// Nova answered so).
 pub fn finding_picture(analysis: &Analysis, finding: &Finding, options: &SvgOptions) -> String {
     let evidence = evidence_events(analysis, &finding.evidence);
+    let ordered = events_of(analysis, finding, &evidence);
+    let rows = fold(analysis, &ordered);
+    let marks = marks(analysis, finding, &evidence);
+    let options = SvgOptions {
+        title: options
+            .title
+            .clone()
+            .or_else(|| Some(finding.title.clone())),
+        ..options.clone()
+    };
+    render_svg(analysis, &rows, &marks, &options)
+}
+
+/// The events the picture of `finding` shows, in time order (a share's report counts
+/// its lines).
+pub fn finding_picture_events(analysis: &Analysis, finding: &Finding) -> Vec<EventId> {
+    let evidence = evidence_events(analysis, &finding.evidence);
+    events_of(analysis, finding, &evidence)
+}
+
+fn events_of(
+    analysis: &Analysis,
+    finding: &Finding,
+    evidence: &BTreeMap<(String, usize), EventId>,
+) -> Vec<EventId> {
     let mut ids: BTreeSet<EventId> = evidence.values().copied().collect();
     let instances: Vec<Uuid> = finding
         .instance_uuids
@@ -39,16 +64,7 @@ pub fn finding_picture(analysis: &Analysis, finding: &Finding, options: &SvgOpti
             .get(id as usize)
             .map(|e| (e.sort_key(), e.file, e.line))
     });
-    let rows = fold(analysis, &ordered);
-    let marks = marks(analysis, finding, &evidence);
-    let options = SvgOptions {
-        title: options
-            .title
-            .clone()
-            .or_else(|| Some(finding.title.clone())),
-        ..options.clone()
-    };
-    render_svg(analysis, &rows, &marks, &options)
+    ordered
 }
 
 /// The marks of a finding: its detector's highlights, or failing calls of its evidence.

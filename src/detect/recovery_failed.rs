@@ -12,11 +12,11 @@
 //! Logic: the recovery's final status; the reason from the error summaries and
 //! tracebacks of the attempt's warnings and errors, matched against known causes.
 
-use crate::correlate::recovery::{NotificationType, Recovery, RecoveryStatus};
+use crate::correlate::recovery::{CallAction, NotificationType, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, of_capture, of_events};
 use crate::detect::finding::{Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
-use crate::model::{EventId, LogLevel};
+use crate::model::{EventId, LogLevel, Uuid};
 
 /// The detector.
 #[derive(Debug)]
@@ -85,6 +85,63 @@ fn failure_lines(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<EventId> {
             })
         })
         .collect()
+}
+
+/// The instances the evidence says failed: Nova refused the last evacuation of it, or a
+/// failure line of the recovery names it after its last accepted evacuation (Masakari's
+/// `Failed to evacuate instances '…'` lists only the failed ones). An instance whose
+/// evacuation Nova accepted and nothing later says failed is not listed, however close
+/// to the one that failed.
+fn failed_instances(
+    ctx: &DetectContext<'_>,
+    recovery: &Recovery,
+    failure_lines: &[EventId],
+) -> Vec<Uuid> {
+    let analysis = ctx.analysis;
+    let mut out = Vec::new();
+    for instance in recovery.attempts.iter().flat_map(|a| a.instances()) {
+        if out.contains(&instance) {
+            continue;
+        }
+        let evacuations: Vec<(EventId, Option<u16>)> = recovery
+            .attempts
+            .iter()
+            .flat_map(|a| a.calls_of(CallAction::Evacuate, Some(instance)))
+            .map(|c| (c.event, c.status(analysis)))
+            .collect();
+        let last_accepted = evacuations
+            .iter()
+            .filter(|(_, s)| matches!(s, Some(200..=299)))
+            .map(|(e, _)| *e)
+            .max();
+        let refused_after = evacuations
+            .iter()
+            .any(|(e, s)| s.is_some_and(|s| s >= 400) && Some(*e) > last_accepted);
+        let id = instance.to_string();
+        let named_after = failure_lines.iter().any(|&l| {
+            Some(l) > last_accepted
+                && analysis
+                    .events
+                    .get(l as usize)
+                    .is_some_and(|e| e.message().contains(&id))
+        });
+        if refused_after || named_after {
+            out.push(instance);
+        }
+    }
+    out
+}
+
+/// The host a monitor notified about, from its line naming the notification
+/// (`Response: …Notification(type=…, hostname=<host>, …, notification_uuid=<id>…`): an
+/// ignored notification never reaches a Nova call that would name it.
+fn notified_host(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<String> {
+    recovery.mentions.iter().find_map(|&m| {
+        let text = ctx.analysis.events.get(m as usize)?.message();
+        let (_, rest) = text.split_once("hostname=")?;
+        let host = rest.split([',', ')', ' ']).next()?;
+        (!host.is_empty()).then(|| host.to_string())
+    })
 }
 
 impl Detector for RecoveryFailed {
@@ -162,10 +219,11 @@ impl RecoveryFailed {
                 &recovery.notification.to_string(),
             ));
         }
-        let host = recovery
+        let failed_host = recovery
             .failed_host
             .clone()
-            .unwrap_or_else(|| "the host".into());
+            .or_else(|| notified_host(ctx, recovery));
+        let host = failed_host.clone().unwrap_or_else(|| "the host".into());
         let severity = if status == RecoveryStatus::Ignored {
             Severity::Warning
         } else {
@@ -175,7 +233,7 @@ impl RecoveryFailed {
             id: format!("{}:{}", self.id(), recovery.notification),
             detector: self.id(),
             severity,
-            title: match &recovery.failed_host {
+            title: match &failed_host {
                 Some(h) => format!("Recovery of {h} ended `{status}`: {reason}"),
                 None => format!("Recovery ended `{status}`: {reason}"),
             },
@@ -187,11 +245,9 @@ impl RecoveryFailed {
                     .map_or("unknown type", NotificationType::as_str),
                 recovery.attempts.len().max(1)
             ),
-            failed_host: recovery.failed_host.clone(),
-            instance_uuids: recovery
-                .attempts
+            failed_host,
+            instance_uuids: failed_instances(ctx, recovery, &lines)
                 .iter()
-                .flat_map(|a| a.instances())
                 .map(|i| i.to_string())
                 .collect(),
             notification_id: Some(recovery.notification.to_string()),
@@ -254,6 +310,78 @@ mod tests {
             found[0].title
         );
         assert_eq!(found[0].severity, crate::detect::Severity::Critical);
+    }
+
+    /// Nova accepted one evacuation (200, rebuilt, polled, unlocked) and refused the other
+    /// (409): only the refused instance is named.
+    #[test]
+    fn only_the_instances_the_evidence_says_failed_are_named() {
+        const OK: &str = "b7e3c2a1-4d5f-4a8b-9c6e-1f2d3e4a5b6c";
+        const BAD: &str = "3f8a6d2c-9e1b-4c7a-8d5f-6a2b1c9e0d47";
+        let nova = "masakari.compute.nova";
+        let mut log = start(N, G, "compute-4", 180);
+        for (t, i) in [("10:05:47.600", OK), ("10:05:47.700", BAD)] {
+            log += &engine(
+                t,
+                G,
+                "INFO",
+                nova,
+                &format!("Call evacuate command for instance {i} on host None"),
+            );
+        }
+        log += &engine(
+            "10:05:48.100",
+            G,
+            "WARNING",
+            "masakari.engine.drivers.taskflow.host_failure",
+            "Conflict: masakari.exception.Conflict: Conflict",
+        );
+        log += &engine(
+            "10:05:49.000",
+            G,
+            "INFO",
+            nova,
+            &format!("Call get server command for instance {OK}"),
+        );
+        log += &engine(
+            "10:05:52.000",
+            G,
+            "INFO",
+            nova,
+            &format!("Call unlock server command for instance {OK}"),
+        );
+        log += &engine(
+            "10:05:53.000",
+            G,
+            "ERROR",
+            "masakari.engine.manager",
+            &format!(
+                "Failed to process notification '{N}'. Reason: Failed to evacuate instances '{BAD}' from host 'compute-4': masakari.exception.HostRecoveryFailureException: Failed to evacuate instances '{BAD}' from host 'compute-4'"
+            ),
+        );
+        log += &engine(
+            "10:05:53.100",
+            G,
+            "INFO",
+            "masakari.engine.manager",
+            &format!("Notification {N} exits with status: error."),
+        );
+        let ctx = "[req-5d0e8a61-2c4b-4f7d-9e3a-1b6c8d0f2e4a req-2b7c9d1e-3f4a-4b5c-8d6e-7f8a9b0c1d2e 8e1f5d3c2b7a49e6a0c4d9f2b1e7a6c3 4b9d2e7f1c6a4835b0e3f7a2d9c1e5b8 - - default default]";
+        let api = format!(
+            "2024-05-21 10:05:47.900 23 INFO nova.api.openstack.requestlog {ctx} 10.0.0.5 \"POST /v2.1/servers/{OK}/action\" status: 200 len: 34 microversion: 2.53 time: 0.25\n\
+             2024-05-21 10:05:47.950 23 INFO nova.api.openstack.requestlog {} 10.0.0.5 \"POST /v2.1/servers/{BAD}/action\" status: 409 len: 120 microversion: 2.53 time: 0.2\n\
+             2024-05-21 10:05:49.200 23 INFO nova.api.openstack.requestlog {ctx} 10.0.0.5 \"GET /v2.1/servers/{OK}\" status: 200 len: 2310 microversion: 2.53 time: 0.1\n",
+            ctx.replace("req-2b7c9d1e", "req-3c8d0e2f")
+        );
+        let found = findings(
+            "recovery-failed",
+            &[
+                ("ctl/var/log/masakari/masakari-engine.log", &log),
+                ("ctl/var/log/nova/nova-api-wsgi.log", &api),
+            ],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [BAD]);
     }
 
     #[test]

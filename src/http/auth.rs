@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, Method, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
+use super::sign_in_limit;
 use super::state::AppState;
 use crate::store::{DataPaths, Session, Store, StoreError, read_token, write_token};
 
@@ -109,13 +110,29 @@ pub(crate) fn same_hash(a: &str, b: &str) -> bool {
             == 0
 }
 
-/// The principal of a request: its bearer token, else its session cookie.
+/// The principal of a request: its bearer token, else its session cookie. A bearer token
+/// is a try at the token: a client past its allowance of wrong ones gets 429 before its
+/// token is looked at ([`super::sign_in_limit`]).
 pub async fn principal(
     state: &AppState,
+    peer: Option<std::net::IpAddr>,
     headers: &HeaderMap,
 ) -> Result<Option<Principal>, ApiError> {
     if let Some(token) = bearer(headers) {
-        return Ok(same_hash(&hash_secret(token), &state.token_hash).then_some(Principal::Token));
+        let attempt = sign_in_limit::attempt(state, peer, headers).map_err(|seconds| ApiError {
+            retry_after: Some(seconds),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_attempts",
+                "too many wrong tokens from this address: wait before trying again",
+            )
+        })?;
+        if !same_hash(&hash_secret(token), &state.token_hash) {
+            return Ok(None);
+        }
+        attempt.succeeded(state);
+        state.token_use.signed_in().await;
+        return Ok(Some(Principal::Token));
     }
     let Some(id) = cookie(headers, SESSION_COOKIE) else {
         return Ok(None);
@@ -130,7 +147,8 @@ pub async fn principal(
 /// request that changes something must carry its CSRF token.
 pub async fn require(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     use axum::response::IntoResponse as _;
-    let principal = match principal(&state, request.headers()).await {
+    let peer = super::client::peer(&request);
+    let principal = match principal(&state, peer, request.headers()).await {
         Ok(Some(p)) => p,
         Ok(None) => {
             let mut response = ApiError::unauthorized().into_response();
@@ -175,14 +193,16 @@ pub fn new_session() -> (String, Session) {
     (id, session)
 }
 
-/// The `Set-Cookie` value of a session (or of its removal, with an empty id).
-pub fn session_cookie(id: &str) -> String {
+/// The `Set-Cookie` value of a session (or of its removal, with an empty id); `Secure`
+/// when the browser reached the service over HTTPS, so that it is never sent in clear.
+pub fn session_cookie(id: &str, secure: bool) -> String {
     let max_age = if id.is_empty() {
         0
     } else {
         SESSION_HOURS * 3600
     };
-    format!("{SESSION_COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}")
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{SESSION_COOKIE}={id}; Path=/; HttpOnly; SameSite=Strict; Max-Age={max_age}{secure}")
 }
 
 #[cfg(test)]
@@ -232,11 +252,13 @@ mod tests {
         let (id, session) = new_session();
         assert_eq!(session.id_hash, hash_secret(&id));
         assert_ne!(session.csrf, id);
-        let set = session_cookie(&id);
+        let set = session_cookie(&id, false);
         assert!(
             set.contains("HttpOnly") && set.contains("SameSite=Strict"),
             "{set}"
         );
-        assert!(session_cookie("").contains("Max-Age=0"));
+        assert!(!set.contains("Secure"), "{set}");
+        assert!(session_cookie(&id, true).ends_with("; Secure"));
+        assert!(session_cookie("", false).contains("Max-Age=0"));
     }
 }

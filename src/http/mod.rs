@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod client;
 pub mod error;
 mod listen;
 pub mod live;
@@ -14,8 +15,11 @@ mod router;
 pub mod routes;
 mod server;
 pub mod share;
+pub mod sign_in_limit;
 pub mod state;
+pub mod token_use;
 pub mod upload;
+pub mod upload_rate;
 
 pub use router::router;
 pub use server::{ServeConfig, ServeError, Service, start};

@@ -4,8 +4,9 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
@@ -74,6 +75,11 @@ pub static PUBLIC_ROUTES: &[Route] = &[
 
 /// The service's router over `state`, built from the route tables ([`crate::http::routes::table`]).
 pub fn router(state: AppState) -> Router {
+    layered(routes(&state), state)
+}
+
+/// Every route of the tables, before the layers around them.
+fn routes(state: &AppState) -> Router<AppState> {
     let api =
         mount(API_ROUTES).route_layer(middleware::from_fn_with_state(state.clone(), auth::require));
     Router::new()
@@ -82,10 +88,20 @@ pub fn router(state: AppState) -> Router {
         .merge(mount(pages::ROUTES))
         .merge(share_public::routes(state.clone()))
         .fallback(share_public::fallback)
+}
+
+/// `routes` with the layers every answer goes through. A panic in a handler is caught
+/// and answered as an internal error (500, the generic body with the request id): it
+/// ends that request only, and the service goes on serving. It is caught inside the
+/// metrics (so they count it) and again outside the routes (the fallback, middleware).
+fn layered(routes: Router<AppState>, state: AppState) -> Router {
+    routes
+        .route_layer(CatchPanicLayer::custom(answer_panic))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             metrics::track,
         ))
+        .layer(CatchPanicLayer::custom(answer_panic))
         .layer(middleware::from_fn(error::with_request_id))
         .layer(PropagateRequestIdLayer::x_request_id())
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
@@ -99,6 +115,12 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// The answer to a handler's panic: logged with its message, answered without it.
+fn answer_panic(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = crate::panics::message(panic.as_ref());
+    error::ApiError::internal(format!("a handler panicked: {message}")).into_response()
 }
 
 /// `GET /healthz`: the service answers and its store is readable.
@@ -129,3 +151,7 @@ async fn metrics_text(State(state): State<AppState>) -> impl IntoResponse {
         state.metrics.render(&counts, &state.jobs.counters),
     )
 }
+
+#[cfg(test)]
+#[path = "router_tests.rs"]
+mod tests;

@@ -1,8 +1,9 @@
-//! Starting and stopping the service: the store opened (migrations), the token had, jobs
-//! a crash left running recovered, the listener bound; on shutdown, requests drained and
+//! Starting and stopping the service: the listener bound first (a busy port fails before
+//! anything is made), the store opened (migrations), the token had, jobs a crash left
+//! running recovered; on shutdown, requests drained and
 //! running jobs given a grace period, then queued again.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,14 +12,17 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use super::auth::{TokenSource, hash_secret, load_or_create_token};
+use super::client::ClientPolicy;
 use super::live::{LiveWatch, WatchConfig};
 use super::metrics::Metrics;
 use super::remediation::{RemediationConfig, Remediations};
 use super::share::limit::{RateLimit, RateLimiter};
 use super::state::AppState;
+use super::token_use::TokenUse;
+use super::upload_rate::MinRate;
 use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
 use crate::recovery::remediator::ExecutorRemediator;
-use crate::store::{RecoveryJournal as _, SqliteStore, Store, StoreError};
+use crate::store::{RecoveryJournal as _, SqliteStore, Store, StoreError, token_used};
 use crate::trigger::{Remediator, Trigger};
 
 /// How to serve.
@@ -48,6 +52,15 @@ pub struct ServeConfig {
     pub watch: Option<WatchConfig>,
     /// How long a client may take to send a request's headers; slower ones are cut off.
     pub header_timeout: Duration,
+    /// The least rate an upload must keep (slower ones are cut with 408).
+    pub upload_min_rate: MinRate,
+    /// Wrong tokens a client address may send at once, then how many a second (429 with
+    /// `Retry-After` past them).
+    pub sign_in_limit: RateLimit,
+    /// The address the service is reached at (`https://…` makes its cookies `Secure`).
+    pub public_url: Option<url::Url>,
+    /// Proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed.
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl ServeConfig {
@@ -66,7 +79,19 @@ impl ServeConfig {
             remediation: RemediationConfig::default(),
             watch: None,
             header_timeout: Duration::from_secs(30),
+            upload_min_rate: MinRate::default(),
+            sign_in_limit: default_sign_in_limit(),
+            public_url: None,
+            trusted_proxies: Vec::new(),
         }
+    }
+}
+
+/// Ten wrong tokens at once, then ten a minute, per client address.
+pub fn default_sign_in_limit() -> RateLimit {
+    RateLimit {
+        burst: 10,
+        per_second: 10.0 / 60.0,
     }
 }
 
@@ -77,11 +102,25 @@ pub enum ServeError {
     Store(#[from] StoreError),
     #[error("cannot start: {0}")]
     Start(String),
-    #[error("cannot listen on {addr}: {source}")]
+    // The cause is in the message, not a `source`: printed with the chain, it came twice.
+    #[error("cannot listen on {addr}: {cause}{}", listen_hint(cause))]
     Listen {
         addr: SocketAddr,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
+}
+
+/// What to do about a port that cannot be had.
+fn listen_hint(error: &std::io::Error) -> &'static str {
+    match error.kind() {
+        std::io::ErrorKind::AddrInUse => {
+            " (another program listens there: stop it or choose another address with --listen)"
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            " (ports below 1024 need privileges: choose another with --listen)"
+        }
+        _ => "",
+    }
 }
 
 /// A running service.
@@ -89,8 +128,9 @@ pub enum ServeError {
 pub struct Service {
     /// The address it listens on (the port chosen when 0 was asked).
     pub addr: SocketAddr,
-    /// The token, when it was made at this start (to print once).
-    pub new_token: Option<String>,
+    /// The token to print: made now, or made at an earlier start and not used to sign
+    /// in yet (never the environment's).
+    pub unused_token: Option<String>,
     state: AppState,
     grace: Duration,
     stop: Option<oneshot::Sender<()>>,
@@ -99,6 +139,15 @@ pub struct Service {
 
 /// Starts the service on the current tokio runtime.
 pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
+    let listen_error = |cause| ServeError::Listen {
+        addr: config.listen,
+        cause,
+    };
+    // First: a start that cannot listen makes nothing, the token included.
+    let listener = tokio::net::TcpListener::bind(config.listen)
+        .await
+        .map_err(listen_error)?;
+    let addr = listener.local_addr().map_err(listen_error)?;
     let data = config.data.clone();
     let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
         .await
@@ -108,6 +157,14 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     sweep_orphans(store.as_ref());
     repair_recoveries(&sqlite);
     let (token, source) = load_or_create_token(config.token.clone(), store.paths())?;
+    let token_hash = hash_secret(&token);
+    let used = token_used(store.paths(), &token_hash)?;
+    let unused_token = (source != TokenSource::Environment && !used).then(|| token.clone());
+    let token_use = Arc::new(TokenUse::new(
+        store.paths().clone(),
+        token_hash.clone(),
+        used,
+    ));
     let cache = Arc::new(AnalysisCache::new(4));
     let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
     let metrics = Arc::new(Metrics::default());
@@ -122,16 +179,23 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     };
     let state = AppState {
         store,
-        token_hash: hash_secret(&token).into(),
+        token_hash: token_hash.into(),
         metrics,
         jobs,
         cache,
         searchers: Arc::default(),
         max_upload: config.max_upload,
         uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
+        upload_rate: config.upload_min_rate,
         max_queued: config.max_queued,
         shares: Arc::new(crate::share::ShareViews::new(4)),
         public_limit: Arc::new(RateLimiter::new(config.public_rate)),
+        sign_in_limit: Arc::new(RateLimiter::new(config.sign_in_limit)),
+        clients: Arc::new(ClientPolicy::new(
+            config.public_url.as_ref(),
+            config.trusted_proxies.clone(),
+        )),
+        token_use,
         remediations: Arc::new(Remediations::new(
             config.remediation.clone(),
             sqlite,
@@ -139,16 +203,6 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         )),
         live,
     };
-    let listener = tokio::net::TcpListener::bind(config.listen)
-        .await
-        .map_err(|source| ServeError::Listen {
-            addr: config.listen,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| ServeError::Listen {
-        addr: config.listen,
-        source,
-    })?;
     let (stop, stopped) = oneshot::channel::<()>();
     let app = super::router(state.clone());
     let header_timeout = config.header_timeout;
@@ -162,7 +216,7 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     tracing::info!(%addr, "evacdoc serving");
     Ok(Service {
         addr,
-        new_token: (source == TokenSource::Generated).then_some(token),
+        unused_token,
         state,
         grace: config.shutdown_grace,
         stop: Some(stop),

@@ -25,12 +25,20 @@ pub struct AppState {
     pub max_upload: u64,
     /// Uploads received at once; past them, 429 with `Retry-After`.
     pub uploads: Arc<tokio::sync::Semaphore>,
+    /// The least rate an upload must keep; slower ones are cut with 408.
+    pub upload_rate: super::upload_rate::MinRate,
     /// Analyses waiting in the queue; past them, uploads get 503 with `Retry-After`.
     pub max_queued: u64,
     /// The redacted views share links are served from.
     pub shares: Arc<crate::share::ShareViews>,
     /// The rate limit of the public share routes, per client address.
     pub public_limit: Arc<super::share::limit::RateLimiter>,
+    /// Wrong tokens a client address may send (sign-in form, bearer), then 429.
+    pub sign_in_limit: Arc<super::share::limit::RateLimiter>,
+    /// Who a request comes from and whether it came over HTTPS (trusted proxies).
+    pub clients: Arc<super::client::ClientPolicy>,
+    /// Whether anyone has signed in with the token yet.
+    pub token_use: Arc<super::token_use::TokenUse>,
     /// Remediations of findings: the clouds allowed, the runs and their progress.
     pub remediations: Arc<super::remediation::Remediations>,
     /// The live watcher (`serve --watch`), when there is one.

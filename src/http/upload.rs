@@ -48,7 +48,9 @@ pub fn safe_file_name(name: &str) -> String {
 
 /// Says whether a request body of this `Content-Type` may be a bundle: none, bytes,
 /// multipart, an archive or compressed type, a plain log, or what `curl --data-binary`
-/// sends. Anything else (JSON, HTML, ...) is a client mistake, answered 415.
+/// sends (the UI sends the type the browser gives the file: `.tgz` is
+/// `application/x-compressed` on Windows). Anything else (JSON, HTML, ...) is a client
+/// mistake, answered 415.
 pub fn bundle_content_type(content_type: Option<&str>) -> bool {
     let Some(value) = content_type else {
         return true;
@@ -76,9 +78,30 @@ pub fn bundle_content_type(content_type: Option<&str>) -> bool {
             | "application/x-bzip2"
             | "application/zip"
             | "application/x-zip-compressed"
+            | "application/x-zip"
+            | "application/x-compressed"
+            | "application/x-bzip"
+            | "application/x-bzip2-compressed-tar"
+            | "application/x-zstd-compressed-tar"
             | "text/plain"
             | "text/x-log"
     )
+}
+
+/// [`bundle_content_type`] as an answer: 415 for what cannot be a bundle. The one rule
+/// for the request of an API upload and for the file part of a form (the UI's) upload.
+pub fn refuse_non_bundle(content_type: Option<&str>) -> Result<(), ApiError> {
+    if bundle_content_type(content_type) {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        format!(
+            "{} is not a bundle: send the bundle as application/octet-stream (or multipart/form-data with one file)",
+            content_type.unwrap_or_default()
+        ),
+    ))
 }
 
 /// Writes `body` to `dir/name` (through `dir/name.part`), refusing more than `limit`

@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::index::QueryLimit;
+
 /// Why the index could not be built, opened or searched.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -33,6 +35,10 @@ pub enum IndexError {
     /// The query does not parse.
     #[error("bad query: {0}")]
     Query(String),
+    /// The query's text is past a bound (nesting, length, terms): refused before it is
+    /// parsed.
+    #[error("{0}")]
+    QueryLimit(#[from] QueryLimit),
     /// A bad request beside the query (page numbers, time range).
     #[error("bad search request: {0}")]
     Request(String),
@@ -56,6 +62,9 @@ impl IndexError {
 
     /// True when the query (or the request around it) was at fault, not the index.
     pub fn is_bad_request(&self) -> bool {
-        matches!(self, IndexError::Query(_) | IndexError::Request(_))
+        matches!(
+            self,
+            IndexError::Query(_) | IndexError::QueryLimit(_) | IndexError::Request(_)
+        )
     }
 }

@@ -15,6 +15,7 @@ mod error;
 mod marks;
 mod meta;
 mod query;
+mod query_limits;
 mod schema;
 mod search;
 mod spans;
@@ -22,7 +23,13 @@ mod spool;
 mod writer;
 
 pub use error::IndexError;
-pub use search::{MAX_PER_PAGE, SearchHit, SearchIndex, SearchPage, SearchQuery};
+pub use query_limits::{
+    MAX_QUERY_BYTES, MAX_QUERY_DEPTH, MAX_QUERY_TERMS, QueryLimit, check_query,
+};
+pub use search::{
+    MAX_HITS_SHOWN, MAX_PER_PAGE, ParserAlone, SearchHit, SearchIndex, SearchPage, SearchQuery,
+    parse_alone,
+};
 pub use writer::{IndexStats, Indexer};
 
 #[cfg(test)]

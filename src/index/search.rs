@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod lines;
+mod parse;
+
+pub use parse::{ParserAlone, parse_alone};
 
 use serde::{Deserialize, Serialize};
 use tantivy::collector::sort_key::ReverseComparator;
@@ -20,12 +23,17 @@ use tantivy::{DocId, Index, IndexReader, Score, SegmentReader, TantivyDocument, 
 use crate::index::IndexError;
 use crate::index::marks::Marker;
 use crate::index::meta::{HostMeta, IndexMeta};
-use crate::index::query::resolve_file_fields;
+use crate::index::query_limits::check_query;
 use crate::index::schema::{self, FLAG_OWN_TIME, Fields, names};
 use crate::index::spans::text_of;
+use parse::{parse, parser_of};
 
 /// The most hits one page may hold.
 pub const MAX_PER_PAGE: usize = 1000;
+/// How far a search pages: its first hits, up to this many (a page past them is
+/// refused, naming the bound). tantivy keeps every hit before the page wanted in memory
+/// while it searches.
+pub const MAX_HITS_SHOWN: usize = 10_000;
 
 /// A search: the query, an optional UTC time range, and the page wanted.
 #[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
@@ -66,6 +74,37 @@ impl SearchQuery {
             page: first_page(),
             per_page: default_per_page(),
         }
+    }
+
+    /// Checks the request before anything is searched or parsed: the page within the
+    /// hits a search pages through, the time range in order, the query's text within
+    /// its bounds ([`crate::index::check_query`]).
+    pub fn check(&self) -> Result<(), IndexError> {
+        if self.page == 0 {
+            return Err(IndexError::Request("pages are numbered from 1".into()));
+        }
+        if self.per_page == 0 || self.per_page > MAX_PER_PAGE {
+            return Err(IndexError::Request(format!(
+                "per_page must be 1 to {MAX_PER_PAGE}, not {}",
+                self.per_page
+            )));
+        }
+        let offset = (self.page - 1).saturating_mul(self.per_page);
+        if offset.saturating_add(self.per_page) > MAX_HITS_SHOWN {
+            return Err(IndexError::Request(format!(
+                "page {} of {} hits ends past hit {MAX_HITS_SHOWN}: a search pages through its first {MAX_HITS_SHOWN} hits only (narrow the query or the time range)",
+                self.page, self.per_page
+            )));
+        }
+        if let (Some(from), Some(to)) = (self.from, self.to)
+            && from > to
+        {
+            return Err(IndexError::Request(
+                "the time range ends before it starts".into(),
+            ));
+        }
+        check_query(&self.q)?;
+        Ok(())
     }
 }
 
@@ -131,8 +170,7 @@ impl SearchIndex {
         schema::register_tokenizers(&index);
         let fields = schema::fields_of(&index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
         let reader = index.reader().map_err(|e| IndexError::tantivy(dir, e))?;
-        let mut parser = QueryParser::for_index(&index, vec![fields.text]);
-        parser.set_conjunction_by_default();
+        let parser = parser_of(&index, fields.text);
         let order = TimeOrder::new(meta.clone());
         Ok(SearchIndex {
             dir: dir.to_path_buf(),
@@ -152,29 +190,12 @@ impl SearchIndex {
 
     /// One page of the records matching `query`.
     pub fn search(&self, query: &SearchQuery) -> Result<SearchPage, IndexError> {
-        if query.page == 0 {
-            return Err(IndexError::Request("pages are numbered from 1".into()));
-        }
-        if query.per_page == 0 || query.per_page > MAX_PER_PAGE {
-            return Err(IndexError::Request(format!(
-                "per_page must be 1 to {MAX_PER_PAGE}, not {}",
-                query.per_page
-            )));
-        }
-        if let (Some(from), Some(to)) = (query.from, query.to)
-            && from > to
-        {
-            return Err(IndexError::Request(
-                "the time range ends before it starts".into(),
-            ));
-        }
+        query.check()?;
+        let offset = (query.page - 1).saturating_mul(query.per_page);
         let parsed: Box<dyn Query> = if query.q.trim().is_empty() {
             Box::new(AllQuery)
         } else {
-            let resolved = resolve_file_fields(&query.q, &self.meta);
-            self.parser
-                .parse_query(&resolved)
-                .map_err(|e| IndexError::Query(format!("{:?}: {}", query.q, query_error(&e))))?
+            parse(&self.parser, &self.meta, &query.q)?
         };
         let marker = Marker::of(parsed.as_ref(), &self.fields);
         let full: Box<dyn Query> = match self.time_filter(query.from, query.to) {
@@ -184,7 +205,6 @@ impl SearchIndex {
             ])),
             None => parsed,
         };
-        let offset = (query.page - 1).saturating_mul(query.per_page);
         let top = TopDocs::with_limit(query.per_page)
             .and_offset(offset)
             .order_by(self.order.clone());
@@ -316,30 +336,6 @@ fn range(field: tantivy::schema::Field, lo: Bound<i64>, hi: Bound<i64>) -> Box<d
         Bound::Unbounded => Bound::Unbounded,
     };
     Box::new(RangeQuery::new(bound(lo), bound(hi)))
-}
-
-/// tantivy's parse errors say what is wrong in its own words; a field that does not
-/// exist gets the list of those that do.
-fn query_error(error: &tantivy::query::QueryParserError) -> String {
-    use tantivy::query::QueryParserError;
-    match error {
-        QueryParserError::FieldDoesNotExist(field) => format!(
-            "unknown field {field:?} (fields: {}, host, service)",
-            [
-                names::INSTANCE,
-                names::REQUEST,
-                names::GLOBAL,
-                names::NOTIFICATION,
-                names::VOLUME,
-                names::LEVEL,
-                names::LOGGER,
-                names::TEXT
-            ]
-            .join(", ")
-        ),
-        QueryParserError::SyntaxError(detail) => format!("syntax error ({detail})"),
-        other => other.to_string().to_lowercase(),
-    }
 }
 
 fn rfc3339(nanos: i64) -> Option<String> {

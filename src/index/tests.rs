@@ -274,6 +274,68 @@ fn bad_queries_are_typed_errors() {
 }
 
 #[test]
+fn hostile_queries_and_pages_are_refused_naming_the_bound() {
+    let (_, index, _dir) = build("2025-kolla-healthy-recovery");
+    // 3,000 nested groups overflowed the stack inside tantivy's parser.
+    let deep = format!("{}nova{}", "(".repeat(3000), ")".repeat(3000));
+    let error = index.search(&SearchQuery::new(deep)).unwrap_err();
+    assert!(matches!(
+        error,
+        IndexError::QueryLimit(QueryLimit::Depth { depth: 3000, .. })
+    ));
+    assert!(error.is_bad_request());
+    assert_eq!(
+        error.to_string(),
+        "the query nests parentheses and NOTs 3000 deep; at most 32"
+    );
+    // `host:` resolved away cannot uncover groups its value's quote seemed to hide.
+    let hidden = format!("host:a\"b {}nova \"", "(".repeat(100));
+    let error = index.search(&SearchQuery::new(hidden)).unwrap_err();
+    assert!(
+        matches!(error, IndexError::QueryLimit(QueryLimit::Depth { .. })),
+        "{error:?}"
+    );
+    // The deepest query allowed is searched.
+    let deepest = format!(
+        "{}nova{}",
+        "(".repeat(MAX_QUERY_DEPTH),
+        ")".repeat(MAX_QUERY_DEPTH)
+    );
+    assert!(index.search(&SearchQuery::new(deepest)).unwrap().total > 0);
+    // A page far past the hits tantivy would have to hold is refused before searching.
+    let mut far = SearchQuery::new("nova");
+    far.page = 10_000_000;
+    far.per_page = 500;
+    let error = index.search(&far).unwrap_err();
+    assert!(matches!(error, IndexError::Request(_)), "{error:?}");
+    assert!(error.to_string().contains("first 10000 hits"), "{error}");
+    far.page = usize::MAX;
+    assert!(index.search(&far).is_err());
+    // The last page within the bound is answered (empty past the hits).
+    far.page = MAX_HITS_SHOWN / 500;
+    assert!(index.search(&far).unwrap().hits.is_empty());
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// Whatever the text, the check and the parser answer (an error or a query).
+    #[test]
+    fn no_query_text_panics_the_parser(q in "[()\"' \\\\:a-zA-Z0-9*+^~\\[\\]{}/-]{0,200}|(NOT |\\(|\\)|\"|AND |OR |host:|-|a ){0,80}") {
+        let _ = parse_alone(&q);
+    }
+
+    /// Nesting past the bound is refused, however it is spelled.
+    #[test]
+    fn deep_nesting_is_always_refused(depth in 33usize..2000, word in "[a-z]{1,8}", not in proptest::bool::ANY) {
+        let open = if not { "NOT (" } else { "(" };
+        let q = format!("{}{word}{}", open.repeat(depth), ")".repeat(depth));
+        let refused = matches!(parse_alone(&q), Err(IndexError::QueryLimit(_)));
+        proptest::prop_assert!(refused, "{}", q);
+    }
+}
+
+#[test]
 fn the_raw_view_shows_the_files_real_lines() {
     let scenario = "2023-keystone-401-failure";
     let (report, index, _dir) = build(scenario);

@@ -83,8 +83,10 @@ pub struct ExtractReport {
     /// Symlink entries, not created: (entry path relative to the destination, target
     /// as written). Targets may be absolute or leave the bundle; resolve them with care.
     pub symlinks: Vec<(PathBuf, PathBuf)>,
-    /// Entries left out, with reasons.
+    /// Entries left out, with reasons (the first 1,000).
     pub skipped: Vec<SkippedEntry>,
+    /// Entries left out past those listed: counted only.
+    pub skipped_more: u64,
     /// Set when the archive is truncated or corrupt: it names the archive, the entry
     /// and the reason. What came before is extracted.
     pub damage: Option<IngestError>,
@@ -95,6 +97,8 @@ pub struct ExtractReport {
     pub consumed: u64,
     /// Entries gone through.
     pub entries: u64,
+    /// Empty regular files, not written (nothing to read).
+    pub empty_files: u64,
 }
 
 /// Says whether `path` is an archive, by content: `ustar` at offset 257 of the

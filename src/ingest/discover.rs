@@ -40,6 +40,38 @@ pub struct Found {
     pub skipped: Vec<(String, String)>,
     /// The input labels, as given.
     pub inputs: Vec<String>,
+    /// Where each archive was unpacked, and its place in the bundle (`case/part/`):
+    /// what [`Found::in_bundle`] names work-folder paths by.
+    pub unpacked: Vec<(PathBuf, String)>,
+    /// The work folder the archives were unpacked in.
+    pub work: PathBuf,
+}
+
+impl Found {
+    /// `text` with every work-folder path (`<work>/<n>/part/x.log`) named by its place in
+    /// the bundle (`case/part/x.log`): messages name what the user gave, never where it
+    /// was unpacked.
+    pub fn in_bundle(&self, text: &str) -> String {
+        in_bundle(&self.work, &self.unpacked, text)
+    }
+}
+
+/// See [`Found::in_bundle`]: the longest folders first, so that `<work>/10` is never
+/// read as `<work>/1` followed by `0`.
+fn in_bundle(work: &Path, unpacked: &[(PathBuf, String)], text: &str) -> String {
+    let mut out = text.to_string();
+    let mut folders: Vec<&(PathBuf, String)> = unpacked.iter().collect();
+    folders.sort_by_key(|(dest, _)| std::cmp::Reverse(dest.as_os_str().len()));
+    for (dest, prefix) in &folders {
+        out = out.replace(&format!("{}/", dest.display()), prefix);
+    }
+    for (dest, prefix) in &folders {
+        out = out.replace(&dest.display().to_string(), prefix.trim_end_matches('/'));
+    }
+    if !work.as_os_str().is_empty() {
+        out = out.replace(&work.display().to_string(), "(work folder)");
+    }
+    out
 }
 
 /// File names that say "this may be an archive"; the content decides.
@@ -54,7 +86,7 @@ fn archive_name(name: &str) -> bool {
 
 /// The name of an archive without its archive extensions (`sosreport-x.tar.xz` →
 /// `sosreport-x`), used as the folder its content appears under.
-fn archive_stem(name: &str) -> &str {
+pub fn archive_stem(name: &str) -> &str {
     for ext in [
         ".tar.gz", ".tar.xz", ".tar.zst", ".tar.bz2", ".tgz", ".txz", ".tzst", ".tbz2", ".tar",
         ".zip",
@@ -82,7 +114,10 @@ pub fn discover_within(
     work: &Path,
     limits: &IngestLimits,
 ) -> Result<Found, IngestError> {
-    let mut found = Found::default();
+    let mut found = Found {
+        work: work.to_path_buf(),
+        ..Found::default()
+    };
     let mut unpacker = Unpacker {
         work,
         limits,
@@ -125,7 +160,12 @@ pub fn discover_within(
             match detect_archive(input)? {
                 Some(_) => {
                     let prefix = format!("{}/", archive_stem(&name));
-                    unpacker.unpack(input, &prefix, 0, &mut found)?;
+                    if let Err(error) = unpacker.unpack(input, &prefix, 0, &mut found) {
+                        // The message names the archive by its place in the bundle.
+                        return Err(IngestError::InBundle {
+                            message: found.in_bundle(&error.to_string()),
+                        });
+                    }
                 }
                 None => found.files.push(FoundFile {
                     rel: name,
@@ -161,6 +201,7 @@ impl Unpacker<'_> {
     ) -> Result<(), IngestError> {
         self.unpacked += 1;
         let dest = self.work.join(format!("{}", self.unpacked));
+        found.unpacked.push((dest.clone(), prefix.to_string()));
         std::fs::create_dir_all(&dest).map_err(|source| IngestError::Io {
             path: dest.clone(),
             source,
@@ -174,9 +215,17 @@ impl Unpacker<'_> {
         if let Some(limit) = report.stopped {
             found.skipped.push((
                 label.clone(),
-                self.named(&format!(
+                found.in_bundle(&format!(
                     "archive not unpacked past a limit, read what came before: {limit}"
                 )),
+            ));
+        }
+        if report.empty_files > 0 {
+            let n = report.empty_files;
+            let files = if n == 1 { "file" } else { "files" };
+            found.skipped.push((
+                label.clone(),
+                format!("{n} empty {files} not unpacked (nothing to read)"),
             ));
         }
         for skipped in report.skipped {
@@ -184,11 +233,19 @@ impl Unpacker<'_> {
                 .skipped
                 .push((format!("{prefix}{}", skipped.path), skipped.reason));
         }
-        if let Some(damage) = report.damage {
+        if report.skipped_more > 0 {
             found.skipped.push((
-                label,
-                self.named(&format!("archive damaged, read what came before: {damage}")),
+                label.clone(),
+                format!(
+                    "{} more entries skipped, not listed (the first ones above say why)",
+                    report.skipped_more
+                ),
             ));
+        }
+        if let Some(damage) = report.damage {
+            let reason =
+                found.in_bundle(&format!("archive damaged, read what came before: {damage}"));
+            found.skipped.push((label, reason));
         }
         for (link, target) in report.symlinks {
             found.links.push(FoundLink {
@@ -198,25 +255,6 @@ impl Unpacker<'_> {
         }
         self.walk(&dest, prefix, depth + 1, found);
         Ok(())
-    }
-
-    /// `text` with the work folder's paths (`<work>/<n>/part/x.log`) cut to their place
-    /// in the bundle (`part/x.log`): messages name what the user gave, not where it
-    /// was unpacked.
-    fn named(&self, text: &str) -> String {
-        let work = format!("{}/", self.work.display());
-        let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(at) = rest.find(&work) {
-            out.push_str(&rest[..at]);
-            let after = &rest[at + work.len()..];
-            let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-            rest = after[digits..]
-                .strip_prefix('/')
-                .unwrap_or(&after[digits..]);
-        }
-        out.push_str(rest);
-        out
     }
 
     /// A limit an archive met with less than the whole budget left is the budget of
@@ -293,13 +331,15 @@ impl Unpacker<'_> {
                             Ok(Some(_)) => {
                                 let inner = format!("{prefix}{}/", archive_stem(&name));
                                 if let Err(error) = self.unpack(&path, &inner, depth, found) {
-                                    found.skipped.push((rel, self.named(&error.to_string())));
+                                    let reason = found.in_bundle(&error.to_string());
+                                    found.skipped.push((rel, reason));
                                 }
                                 continue;
                             }
                             Ok(None) => {}
                             Err(error) => {
-                                found.skipped.push((rel, self.named(&error.to_string())));
+                                let reason = found.in_bundle(&error.to_string());
+                                found.skipped.push((rel, reason));
                                 continue;
                             }
                         }

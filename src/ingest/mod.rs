@@ -8,6 +8,7 @@ pub mod discover;
 mod error;
 pub mod follow;
 pub mod host_names;
+mod input_name;
 pub mod layout;
 pub mod limits;
 pub mod live;
@@ -21,5 +22,6 @@ mod sos_name;
 pub mod timezone;
 
 pub use error::IngestError;
+pub use input_name::input_name;
 pub use limits::IngestLimits;
 pub use read::read_file;

@@ -54,6 +54,10 @@ pub fn rotation(name: &str) -> (&str, u32) {
 fn known_log_service(stem: &str) -> Option<&'static str> {
     Some(match stem {
         "masakari-engine" => "masakari-engine",
+        // `masakari-manage db sync` loads the engine's taskflow code: its loggers must not
+        // make it an engine log.
+        "masakari-manage" => "masakari-manage",
+        "nova-manage" => "nova-manage",
         "masakari-api" | "masakari_wsgi" | "masakari-wsgi" => "masakari-api",
         "masakari_error" => "masakari-api-error",
         "masakari_access" | "masakari_wsgi_access" | "masakari-api-access" => "masakari-api-access",
@@ -280,9 +284,12 @@ pub fn role_of(rel: &str) -> Role {
     Role::Ignored("not a log, config or capture")
 }
 
-/// Services whose names evacdoc's detectors know (what `known_log_service` gives).
-const CANONICAL: [&str; 19] = [
+/// Services whose names evacdoc knows from the file name (what `known_log_service`
+/// gives): the loggers of their lines never rename them.
+const CANONICAL: [&str; 21] = [
     "masakari-engine",
+    "masakari-manage",
+    "nova-manage",
     "masakari-api",
     "masakari-api-error",
     "masakari-api-access",
@@ -363,6 +370,38 @@ mod tests {
         let (_, older) = rotation("masakari-engine.log-20240520.gz");
         assert_eq!(stem, "masakari-engine.log");
         assert!(older > newer);
+    }
+
+    /// A `masakari-manage` log full of the engine's taskflow loggers stays masakari-manage:
+    /// its lines are never a recovery's.
+    #[test]
+    fn a_manage_log_is_not_the_engine() {
+        assert_eq!(
+            log("var/log/kolla/masakari/masakari-manage.log"),
+            "masakari-manage"
+        );
+        let line = |t: &str, logger: &str, m: &str| {
+            format!("2024-09-18 07:50:{t} 12 INFO {logger} [-] {m}\n")
+        };
+        let text = line(
+            "01.100",
+            "masakari.engine.drivers.taskflow.base",
+            "Upgrading taskflow persistence",
+        ) + &line(
+            "01.200",
+            "masakari.engine.drivers.taskflow.base",
+            "Taskflow persistence upgraded",
+        ) + &line(
+            "01.300",
+            "alembic.runtime.migration",
+            "Context impl MySQLImpl.",
+        );
+        let analysis = crate::detect::context::testing::analysis_of(&[(
+            "ctl01/var/log/kolla/masakari/masakari-manage.log",
+            &text,
+        )]);
+        let services: Vec<&str> = analysis.files.iter().map(|f| f.service.name()).collect();
+        assert_eq!(services, ["masakari-manage"]);
     }
 
     #[test]

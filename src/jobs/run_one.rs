@@ -77,19 +77,23 @@ pub fn run_analysis(
         analysis: Options {
             progress_bar: Some(progress.bar.clone()),
             limits: *limits,
+            work_dir: Some(paths.tmp_dir()),
             ..Options::default()
         },
         sinks: Some(sinks),
         ..RunOptions::default()
     };
-    // Name the upload, not where the service keeps it.
+    // Name the upload, not where the service keeps it (nor, in an error about the work
+    // folder, the data folder).
     let inside = format!("{}/", folder.display());
-    let report = analyze_inputs(&[input], &options)
-        .map_err(|e| JobError::Input(e.to_string().replace(&inside, "")))?;
+    let data = paths.root().display().to_string();
+    let named = |text: &str| text.replace(&inside, "").replace(&data, "(data folder)");
+    let report =
+        analyze_inputs(&[input], &options).map_err(|e| JobError::Input(named(&e.to_string())))?;
     let mut analysis = report.analysis;
     analysis.inputs = vec![row.name.clone()];
     for skipped in &mut analysis.skipped {
-        skipped.reason = skipped.reason.replace(&inside, "");
+        skipped.reason = named(&skipped.reason);
     }
     let findings = report.findings;
 

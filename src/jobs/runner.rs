@@ -11,10 +11,11 @@ use std::time::Duration;
 use tokio::sync::Notify;
 
 use super::cache::AnalysisCache;
+use super::cache::Loaded;
 use super::progress::JobProgress;
-use super::run_one::run_analysis;
+use super::run_one::{JobError, run_analysis};
 use super::sweep::sweep_after_crash;
-use crate::store::{AnalysisRow, Progress, Store, StoreError};
+use crate::store::{AnalysisRow, IndexProgress, IndexState, Progress, Store, StoreError};
 
 /// How the runner works.
 #[derive(Debug, Clone)]
@@ -50,6 +51,15 @@ pub struct JobCounters {
     pub jobs_failed: AtomicU64,
 }
 
+/// What a job runs: [`run_analysis`] (a test gives one that panics).
+type Analyze = fn(
+    &dyn Store,
+    &AnalysisRow,
+    &JobProgress,
+    &JobCounters,
+    &crate::ingest::IngestLimits,
+) -> Result<Loaded, JobError>;
+
 /// The running jobs and the workers' shared state.
 pub struct JobRunner {
     store: Arc<dyn Store>,
@@ -58,6 +68,7 @@ pub struct JobRunner {
     wake: Notify,
     stopping: AtomicBool,
     running: Mutex<HashMap<String, JobProgress>>,
+    analyze: Analyze,
     /// What the finished jobs read.
     pub counters: Arc<JobCounters>,
 }
@@ -77,6 +88,16 @@ impl JobRunner {
         store: Arc<dyn Store>,
         cache: Arc<AnalysisCache>,
         config: JobConfig,
+    ) -> Result<Arc<JobRunner>, StoreError> {
+        JobRunner::start_with(store, cache, config, run_analysis)
+    }
+
+    /// [`JobRunner::start`], each job running `analyze`.
+    fn start_with(
+        store: Arc<dyn Store>,
+        cache: Arc<AnalysisCache>,
+        config: JobConfig,
+        analyze: Analyze,
     ) -> Result<Arc<JobRunner>, StoreError> {
         let interrupted = store.recover_interrupted(config.max_attempts)?;
         for id in &interrupted.requeued {
@@ -98,6 +119,7 @@ impl JobRunner {
             wake: Notify::new(),
             stopping: AtomicBool::new(false),
             running: Mutex::new(HashMap::new()),
+            analyze,
             counters: Arc::new(JobCounters::default()),
         });
         for worker in 0..config.workers.max(1) {
@@ -201,9 +223,9 @@ impl JobRunner {
             let progress = progress.clone();
             let counters = self.counters.clone();
             let row = row.clone();
-            let limits = self.config.limits;
+            let (limits, analyze) = (self.config.limits, self.analyze);
             tokio::task::spawn_blocking(move || {
-                run_analysis(store.as_ref(), &row, &progress, &counters, &limits)
+                analyze(store.as_ref(), &row, &progress, &counters, &limits)
             })
             .await
         };
@@ -216,6 +238,13 @@ impl JobRunner {
                 None
             }
             Ok(Err(e)) => Some(e.to_string()),
+            // A panic ends this job only: the worker, the other jobs and the service go on.
+            Err(e) if e.is_panic() => {
+                let panic = e.into_panic();
+                let message = crate::panics::message(panic.as_ref());
+                tracing::error!(analysis = %id, panic = %message, "analysis panicked");
+                Some(format!("the analysis panicked: {message}"))
+            }
             Err(e) => {
                 tracing::error!(analysis = %id, error = %e, "analysis stopped unexpectedly");
                 Some("internal error: the analysis stopped unexpectedly".to_string())
@@ -227,10 +256,35 @@ impl JobRunner {
             let store = self.store.clone();
             let failed = id.clone();
             let _ =
-                tokio::task::spawn_blocking(move || store.finish_failed(&failed, &reason)).await;
+                tokio::task::spawn_blocking(move || fail(store.as_ref(), &failed, &reason)).await;
         }
         if let Ok(mut running) = self.running.lock() {
             running.remove(&id);
         }
     }
 }
+
+/// Ends job `id` failed with `reason`; an index it left being built ends failed too
+/// (nothing will finish it; it would show `running` for ever).
+fn fail(store: &dyn Store, id: &str, reason: &str) {
+    if let Err(e) = store.finish_failed(id, reason) {
+        tracing::error!(analysis = %id, error = %e, "cannot store the job's failure");
+    }
+    let index = store.get_analysis(id).ok().flatten().map(|row| row.index);
+    if let Some(index) = index
+        && index.state == IndexState::Running
+    {
+        let failed = IndexProgress {
+            state: IndexState::Failed,
+            bytes_done: index.bytes_done,
+            error: Some("the analysis failed before its index was finished".to_string()),
+        };
+        if let Err(e) = store.set_index(id, &failed) {
+            tracing::error!(analysis = %id, error = %e, "cannot store the index's failure");
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "runner_tests.rs"]
+mod tests;

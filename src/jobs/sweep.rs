@@ -1,6 +1,7 @@
 //! At start, what a crash left on disk: the folders of uploads that were still being
 //! received (an analysis folder with no row: the row is made only once the upload is
-//! whole), and the half-built indexes that nothing will finish.
+//! whole), the half-built indexes that nothing will finish, and the work folders of
+//! analyses that were running (`tmp/`).
 
 use std::path::PathBuf;
 
@@ -14,6 +15,19 @@ pub fn sweep_after_crash(
 ) -> Result<Vec<PathBuf>, StoreError> {
     let paths = store.paths();
     let mut removed = Vec::new();
+    let tmp = paths.tmp_dir();
+    if let Ok(entries) = std::fs::read_dir(&tmp) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let gone = match entry.file_type() {
+                Ok(kind) if kind.is_dir() => std::fs::remove_dir_all(&path),
+                _ => std::fs::remove_file(&path),
+            };
+            if gone.is_ok() {
+                removed.push(path);
+            }
+        }
+    }
     for id in &interrupted.index_failed {
         let dir = paths.index_dir(id)?;
         if std::fs::remove_dir_all(&dir).is_ok() {

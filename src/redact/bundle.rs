@@ -17,6 +17,9 @@ use rayon::prelude::*;
 use super::line::{LineRedactor, redact_path};
 use super::map::{MapError, PseudonymMap, SharedMap};
 use super::names::NameFinder;
+use super::options::{OptionClass, classify_option};
+use super::public::{PublicStats, PublicText, Vocabulary, upload_names};
+use super::secrets::HIDDEN;
 use super::seed::{add_etc_hosts, seeds_of};
 use crate::ingest::IngestError;
 use crate::ingest::decompress::{Compression, open_decompressed};
@@ -61,6 +64,10 @@ pub struct RedactOptions {
     pub out: PathBuf,
     /// The case map: read when it exists, written back with the new pairs.
     pub map: PathBuf,
+    /// A public copy (a share's bundle): every line by default-deny
+    /// ([`super::public`]), config values by the allow-list, the upload's name (this
+    /// one) shown as `bundle`, and `redaction-report.json` in the copy.
+    pub public: Option<String>,
 }
 
 impl RedactOptions {
@@ -71,7 +78,11 @@ impl RedactOptions {
             name.push(".map.json");
             out.with_file_name(name)
         });
-        RedactOptions { out, map }
+        RedactOptions {
+            out,
+            map,
+            public: None,
+        }
     }
 }
 
@@ -92,6 +103,21 @@ pub struct RedactReport {
     pub seeded_names: usize,
     /// The map file.
     pub map: String,
+    /// What the public step did (public copies only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public: Option<PublicStats>,
+}
+
+/// The name of the report a public copy holds.
+pub const REPORT_NAME: &str = "redaction-report.json";
+
+/// How lines are redacted.
+#[derive(Debug)]
+enum Mode {
+    /// Identifiers replaced, other text kept.
+    Private,
+    /// Default-deny; the upload's names.
+    Public(Vec<String>),
 }
 
 /// Writes a redacted copy of `inputs` as `options` say.
@@ -140,33 +166,52 @@ pub fn redact_bundle(
         Staged::Out(options.out.clone())
     };
     let root = stage.path().to_path_buf();
+    let mode = match &options.public {
+        Some(upload) => Mode::Public(upload_names(upload)),
+        None => Mode::Private,
+    };
 
     let results: Vec<FileResult> = found
         .files
         .par_iter()
         .map(|file| {
             let mut view = SharedMap::new(&shared);
-            copy_file(file, &root, &names, &mut view)
+            copy_file(file, &root, &names, &mode, &mut view)
         })
         .collect();
     let mut report = RedactReport {
         seeded_names: names.seeds().hosts.len() + names.seeds().domains.len(),
+        public: matches!(mode, Mode::Public(_)).then(PublicStats::default),
         ..RedactReport::default()
     };
     for r in results {
         match r {
-            FileResult::Written { lines, changed } => {
+            FileResult::Written {
+                lines,
+                changed,
+                stats,
+            } => {
                 report.files += 1;
                 report.lines += lines;
                 report.changed_lines += changed;
+                if let (Some(all), Some(stats)) = (report.public.as_mut(), stats) {
+                    all.merge(stats);
+                }
             }
             FileResult::Skipped(rel, why) => report.skipped.push((rel, why)),
             FileResult::Failed(e) => return Err(e),
         }
     }
     let mut view = SharedMap::new(&shared);
-    report.links = write_links(&found, &root, &names, &mut view)?;
+    report.links = write_links(&found, &root, &names, &mode, &mut view)?;
     report.skipped.extend(found.skipped.iter().cloned());
+    if let Mode::Public(upload) = &mode {
+        // The skipped files' paths as the copy names them.
+        for (rel, _) in &mut report.skipped {
+            *rel = public_path(rel, &names, upload, &mut view);
+        }
+        write_report(&root, &report)?;
+    }
     drop(view);
     if let Staged::Temp(dir) = &stage {
         write_tarball(dir.path(), &options.out)?;
@@ -225,7 +270,11 @@ fn check_paths(options: &RedactOptions, tarball: bool) -> Result<(), RedactError
 }
 
 enum FileResult {
-    Written { lines: u64, changed: u64 },
+    Written {
+        lines: u64,
+        changed: u64,
+        stats: Option<PublicStats>,
+    },
     Skipped(String, String),
     Failed(RedactError),
 }
@@ -237,6 +286,7 @@ fn copy_file(
     file: &FoundFile,
     root: &Path,
     names: &NameFinder,
+    mode: &Mode,
     map: &mut SharedMap<'_>,
 ) -> FileResult {
     let (compression, reader) = match open_decompressed(&file.abs) {
@@ -254,7 +304,10 @@ fn copy_file(
             "binary content: not copied (it cannot be redacted line by line)".into(),
         );
     }
-    let mut rel = redact_path(&file.rel, names, map);
+    let mut rel = match mode {
+        Mode::Private => redact_path(&file.rel, names, map),
+        Mode::Public(upload) => public_path(&file.rel, names, upload, map),
+    };
     let gzip = compression == Compression::Gzip;
     if !gzip && compression != Compression::None {
         for ext in [".xz", ".zst", ".bz2"] {
@@ -287,10 +340,126 @@ fn copy_file(
     } else {
         Box::new(BufWriter::new(out))
     };
-    match redact_stream(&mut reader, sink, names, map) {
-        Ok((lines, changed)) => FileResult::Written { lines, changed },
+    let result = match mode {
+        Mode::Private => redact_stream(&mut reader, sink, names, map).map(|(l, c)| (l, c, None)),
+        Mode::Public(upload) => {
+            let config = is_config_file(&file.rel);
+            public_stream(&mut reader, sink, names, upload, config, map)
+                .map(|(l, c, s)| (l, c, Some(s)))
+        }
+    };
+    match result {
+        Ok((lines, changed, stats)) => FileResult::Written {
+            lines,
+            changed,
+            stats,
+        },
         Err(e) => failed(e),
     }
+}
+
+/// A path through the public step: every part default-deny, the upload's name `bundle`.
+fn public_path(
+    rel: &str,
+    names: &NameFinder,
+    upload: &[String],
+    map: &mut dyn super::map::Pseudonyms,
+) -> String {
+    let mut stats = PublicStats::default();
+    PublicText::new(names, upload).path(rel, map, &mut stats)
+}
+
+/// Files read as `option = value` lines.
+fn is_config_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    [".conf", ".ini", ".cfg", ".cnf", ".keyring"]
+        .iter()
+        .any(|e| name.ends_with(e))
+        || rel.contains("/etc/") && !name.contains('.')
+}
+
+/// Copies `reader` to `out` by default-deny, a line at a time; in a config file an
+/// `option = value` line keeps its option name and its value only on the allow-list.
+fn public_stream(
+    reader: &mut dyn BufRead,
+    mut out: Box<dyn Write>,
+    names: &NameFinder,
+    upload: &[String],
+    config: bool,
+    map: &mut SharedMap<'_>,
+) -> std::io::Result<(u64, u64, PublicStats)> {
+    let mut step = PublicText::new(names, upload);
+    let mut stats = PublicStats::default();
+    let mut buf = Vec::new();
+    let (mut lines, mut changed) = (0u64, 0u64);
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            break;
+        }
+        let ending = if buf.ends_with(b"\r\n") {
+            2
+        } else {
+            usize::from(buf.ends_with(b"\n"))
+        };
+        let text = String::from_utf8_lossy(&buf[..buf.len() - ending]);
+        let redacted = match config.then(|| option_line(&text)).flatten() {
+            Some((name, value)) => {
+                let class = classify_option(name.trim_end_matches([' ', '\t', '=', ':']));
+                let value = match class {
+                    OptionClass::Secret => HIDDEN.to_string(),
+                    OptionClass::Harmless => step.line(value, Vocabulary::Log, map, &mut stats),
+                    OptionClass::Other => step.line(value, Vocabulary::None, map, &mut stats),
+                };
+                format!("{name}{value}")
+            }
+            None => step.line(&text, Vocabulary::Log, map, &mut stats),
+        };
+        lines += 1;
+        if redacted != text {
+            changed += 1;
+        }
+        out.write_all(redacted.as_bytes())?;
+        out.write_all(&buf[buf.len() - ending..])?;
+    }
+    out.flush()?;
+    Ok((lines, changed, stats))
+}
+
+/// `option = value` (or `option: value`): the name with its separator, and the value.
+/// Only a plain option name counts (letters, digits, `_`, `-`, `.`).
+fn option_line(line: &str) -> Option<(&str, &str)> {
+    let at = line.find(['=', ':'])?;
+    let name = line[..at].trim();
+    let plain = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !plain {
+        return None;
+    }
+    let value_at = at + 1 + (line[at + 1..].len() - line[at + 1..].trim_start().len());
+    Some((&line[..value_at], &line[value_at..]))
+}
+
+/// The report a public copy holds, at its root.
+fn write_report(root: &Path, report: &RedactReport) -> Result<(), RedactError> {
+    let path = root.join(REPORT_NAME);
+    let io = |source| RedactError::Write {
+        path: path.display().to_string(),
+        source,
+    };
+    let body = serde_json::json!({
+        "files": report.files,
+        "lines": report.lines,
+        "changed_lines": report.changed_lines,
+        "files_dropped": report.skipped.iter()
+            .map(|(path, why)| serde_json::json!({"path": path, "reason": why}))
+            .collect::<Vec<_>>(),
+        "public": report.public,
+    });
+    let text = serde_json::to_string_pretty(&body).map_err(|e| io(std::io::Error::other(e)))?;
+    std::fs::write(&path, text).map_err(io)
 }
 
 /// Copies `reader` to `out` a line at a time, redacted. Invalid UTF-8 is replaced.
@@ -332,6 +501,7 @@ fn write_links(
     found: &Found,
     root: &Path,
     names: &NameFinder,
+    mode: &Mode,
     map: &mut SharedMap<'_>,
 ) -> Result<usize, RedactError> {
     let mut written = 0;
@@ -339,8 +509,16 @@ fn write_links(
         if link.target.starts_with('/') || link.target.split('/').any(|p| p == "..") {
             continue;
         }
-        let rel = redact_path(&link.rel, names, map);
-        let target = redact_path(&link.target, names, map);
+        let (rel, target) = match mode {
+            Mode::Private => (
+                redact_path(&link.rel, names, map),
+                redact_path(&link.target, names, map),
+            ),
+            Mode::Public(upload) => (
+                public_path(&link.rel, names, upload, map),
+                public_path(&link.target, names, upload, map),
+            ),
+        };
         let path = root.join(&rel);
         let io = |source| RedactError::Write {
             path: path.display().to_string(),

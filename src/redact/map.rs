@@ -34,6 +34,26 @@ pub enum Kind {
     KeystoneId,
     /// An e-mail address.
     Email,
+    /// Any other word a public view does not know to be safe (default-deny).
+    Name,
+}
+
+impl Kind {
+    /// The kind's name in reports (`host`, `ipv4_net`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Host => "host",
+            Kind::Domain => "domain",
+            Kind::Ipv4Net => "ipv4_net",
+            Kind::Ipv6 => "ipv6",
+            Kind::Mac => "mac",
+            Kind::User => "user",
+            Kind::Project => "project",
+            Kind::KeystoneId => "keystone_id",
+            Kind::Email => "email",
+            Kind::Name => "name",
+        }
+    }
 }
 
 /// Why a map could not be read or written.
@@ -261,6 +281,7 @@ fn render(kind: Kind, d: &[u8; 32]) -> String {
         Kind::Project => format!("project-{hex6}"),
         Kind::KeystoneId => hex::encode(&d[..16]),
         Kind::Email => format!("user-{hex6}@example.invalid"),
+        Kind::Name => format!("name-{hex6}"),
     }
 }
 

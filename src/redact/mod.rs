@@ -12,10 +12,13 @@ pub mod bundle;
 pub mod line;
 pub mod map;
 pub mod names;
+pub mod options;
+pub mod public;
 pub mod secrets;
 pub mod seed;
 pub mod tokens;
 pub mod view;
+pub mod vocab;
 
 pub use bundle::{RedactError, RedactOptions, RedactReport, redact_bundle};
 pub use map::{Kind, PseudonymMap};

@@ -141,7 +141,7 @@ impl NameFinder {
     }
 
     /// The pseudonymous form of a name-like token, if it holds a seeded name.
-    fn token(&self, token: &str, map: &mut dyn Pseudonyms) -> Option<String> {
+    pub(crate) fn token(&self, token: &str, map: &mut dyn Pseudonyms) -> Option<String> {
         let lower = token.to_ascii_lowercase();
         if self.seeds.hosts.contains(&lower) {
             return Some(map.pseudonym(Kind::Host, &lower));

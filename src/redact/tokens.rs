@@ -12,10 +12,11 @@ use super::map::PseudonymMap;
 use super::map::{Kind, Pseudonyms};
 
 /// One pattern per shape, tried leftmost-first at each position.
-static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static SHAPES: LazyLock<Regex> = LazyLock::new(|| {
     #[allow(clippy::expect_used)]
     Regex::new(concat!(
-        r"(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)",
+        r"(?P<mapped>::[fF]{4}:(?:\d{1,3}\.){3}\d{1,3}\b)",
+        r"|(?P<email>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)",
         r"|(?P<mac>\b[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}\b)",
         r"|(?P<ipv6>(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4})",
         r"|(?P<ipv4>\b(?:\d{1,3}\.){3}\d{1,3}\b)",
@@ -45,6 +46,13 @@ const SERVICE_ACCOUNTS: &[&str] = &[
     "swift",
     "default",
 ];
+
+/// Whether `word` is one of the [`SERVICE_ACCOUNTS`], in any letter case.
+pub(super) fn is_service_account(word: &str) -> bool {
+    SERVICE_ACCOUNTS
+        .iter()
+        .any(|a| a.eq_ignore_ascii_case(word))
+}
 
 /// A cheap test that a line may hold any of the shapes.
 fn may_match(line: &str) -> bool {
@@ -88,7 +96,8 @@ pub fn redact_shapes(line: &str, map: &mut dyn Pseudonyms) -> Option<String> {
 /// `:` (a MAC is exactly six pairs, the alternative tried first), only an IPv4 address
 /// is digits and dots, only a dashed host name holds `-`; the rest is a hex id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
+pub(super) enum Shape {
+    Mapped,
     Email,
     Mac,
     Ipv6,
@@ -99,10 +108,12 @@ enum Shape {
 }
 
 impl Shape {
-    fn of(text: &str) -> Shape {
+    pub(super) fn of(text: &str) -> Shape {
         let b = text.as_bytes();
         if b.first() == Some(&b'[') {
             Shape::Context
+        } else if b.contains(&b':') && b.contains(&b'.') && !b.contains(&b'@') {
+            Shape::Mapped
         } else if b.contains(&b'@') {
             Shape::Email
         } else if b.contains(&b':') {
@@ -120,8 +131,17 @@ impl Shape {
     }
 }
 
-fn replace_one(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
+pub(super) fn replace_one(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
     match Shape::of(text) {
+        // `::ffff:a.b.c.d`: the IPv4 inside gets the pseudonym it gets elsewhere.
+        Shape::Mapped => {
+            let (prefix, v4) = text.rsplit_once(':')?;
+            Some(format!(
+                "{}:{}",
+                prefix.to_ascii_lowercase(),
+                ipv4(v4, '.', map)?
+            ))
+        }
         Shape::Email => Some(map.pseudonym(Kind::Email, &text.to_ascii_lowercase())),
         Shape::Mac => Some(map.pseudonym(Kind::Mac, &text.to_ascii_lowercase())),
         Shape::Ipv6 => ipv6(text, map),
@@ -164,6 +184,12 @@ fn ipv4(text: &str, sep: char, map: &mut dyn Pseudonyms) -> Option<String> {
 /// An IPv6 address: at least two groups and either `::` or eight groups, and a hex
 /// letter or `::` (so that `19:51:12` stays a time). Loopback and unspecified kept.
 fn ipv6(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
+    // `fe80::1:` (an address before a port or a label): the colon is not the address's.
+    if let Some(address) = text.strip_suffix(':')
+        && !address.ends_with(':')
+    {
+        return ipv6(address, map).map(|p| p + ":");
+    }
     let colons = text.bytes().filter(|&b| b == b':').count();
     let compressed = text.contains("::");
     if !(compressed || colons == 7) || text == "::" || text == "::1" {
@@ -173,7 +199,8 @@ fn ipv6(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
     if groups.len() < 2 && !compressed {
         return None;
     }
-    if !compressed && !text.bytes().any(|b| b.is_ascii_alphabetic()) {
+    // Eight groups are an address even in digits only (a time has at most three).
+    if !compressed && colons != 7 && !text.bytes().any(|b| b.is_ascii_alphabetic()) {
         return None;
     }
     if groups.is_empty() {
@@ -192,13 +219,15 @@ fn context_names(bracket: &str, map: &mut dyn Pseudonyms) -> String {
             continue;
         };
         let is_hex = word.len() == 32 && word.bytes().all(|b| b.is_ascii_hexdigit());
-        if word == "-" || word == "None" || SERVICE_ACCOUNTS.contains(&word.as_str()) {
+        if word == "-" || word == "None" || is_service_account(word) {
             continue;
         }
+        // One pseudonym whatever the letter case the value is written in.
+        let lower = word.to_ascii_lowercase();
         *word = if is_hex {
-            map.pseudonym(Kind::KeystoneId, word)
+            map.pseudonym(Kind::KeystoneId, &lower)
         } else {
-            map.pseudonym(kind, word)
+            map.pseudonym(kind, &lower)
         };
     }
     words.join(" ")
@@ -221,6 +250,7 @@ mod tests {
                     [req-11111111-2222-3333-4444-555555555555 alice acme] 19:51:12.309 \
                     ab:cd:ef:01:23:45:67 2001:db8::1";
         let names = [
+            ("mapped", Shape::Mapped),
             ("email", Shape::Email),
             ("mac", Shape::Mac),
             ("ipv6", Shape::Ipv6),

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use super::nothing_read::{FoundTally, NothingRead};
 use crate::correlate::analysis::{Analysis, Skipped, Stats};
 use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
 use crate::correlate::extract::Watched;
@@ -35,6 +36,10 @@ pub struct Options {
     pub progress_bar: Option<indicatif::ProgressBar>,
     /// Bounds on unpacking and reading (decompression bombs, nesting, entry counts).
     pub limits: IngestLimits,
+    /// Where archives are unpacked: a fresh folder inside it, removed when the
+    /// analysis ends. The system's temporary folder when `None` (the CLI); the
+    /// service gives its data folder's `tmp/`, so that nothing is written outside it.
+    pub work_dir: Option<PathBuf>,
 }
 
 /// Why an analysis could not run at all (problems with single files are reported in the
@@ -51,6 +56,9 @@ pub enum AnalyzeError {
     /// The work folder could not be created.
     #[error("cannot create a work folder: {0}")]
     WorkFolder(std::io::Error),
+    /// No log line, config or capture could be read from the inputs.
+    #[error("{0}")]
+    NothingRead(Box<NothingRead>),
 }
 
 /// Runs the whole analysis of `inputs`.
@@ -77,10 +85,13 @@ pub fn analyze_with(
         .as_deref()
         .map(|name| HostZone::named(name, ZoneSource::Override))
         .transpose()?;
-    let work = tempfile::Builder::new()
-        .prefix("evacdoc-")
-        .tempdir()
-        .map_err(AnalyzeError::WorkFolder)?;
+    let mut work = tempfile::Builder::new();
+    work.prefix("evacdoc-");
+    let work = match &options.work_dir {
+        Some(dir) => std::fs::create_dir_all(dir).and_then(|()| work.tempdir_in(dir)),
+        None => work.tempdir(),
+    }
+    .map_err(AnalyzeError::WorkFolder)?;
 
     let stage = Instant::now();
     let found = discover_within(inputs, work.path(), &options.limits)?;
@@ -90,6 +101,7 @@ pub fn analyze_with(
         mut hosts,
         placed,
     } = place_all(&found);
+    let tally = FoundTally::of(&placed);
     stats.stages.discover_ms = ms(stage);
     tracing::info!(
         files = found.files.len(),
@@ -160,6 +172,20 @@ pub fn analyze_with(
         index,
     } = assemble(outcomes, kept_events, &zones, &hosts, &small.captures);
     skipped.extend(unread);
+    // Readers name files by where they read them: name them by the bundle instead.
+    for entry in &mut skipped {
+        entry.reason = found.in_bundle(&entry.reason);
+    }
+    if let Some(nothing) = NothingRead::check(
+        &found,
+        &tally,
+        &files,
+        &small.config,
+        &small.captures,
+        &skipped,
+    ) {
+        return Err(AnalyzeError::NothingRead(Box::new(nothing)));
+    }
     let missing = missing_rotations(&files, overall_layout(&roots));
     stats.stages.assemble_ms = ms(stage);
     for file in &files {
@@ -193,7 +219,11 @@ pub fn analyze_with(
     );
     drop(work);
     Ok(Analysis {
-        inputs: found.inputs,
+        inputs: found
+            .inputs
+            .iter()
+            .map(|i| crate::ingest::input_name(std::path::Path::new(i)))
+            .collect(),
         layout: overall_layout(&roots),
         hosts,
         files,

@@ -1,5 +1,6 @@
 //! The redacted bundle an analysis link offers: `evacdoc redact` of the upload with the
-//! analysis's case map, made on first download and kept in the share folder.
+//! analysis's case map, by default-deny (a public copy, with its `redaction-report.json`),
+//! made on first download and kept in the share folder.
 
 use std::path::PathBuf;
 use std::sync::PoisonError;
@@ -28,6 +29,7 @@ pub fn redacted_bundle(
     let options = RedactOptions {
         out: building.clone(),
         map: files.map(),
+        public: Some(super::view::upload_name(paths, id)?),
     };
     redact_bundle(&[input_of(paths, id)?], &options)?;
     std::fs::rename(&building, &bundle).map_err(|e| ShareError::io(&bundle, e))?;

@@ -7,7 +7,10 @@
 //! never served: a later view, the bundle and (when asked) a later upload of the same
 //! case reuse them, so one real value has one pseudonym everywhere.
 //!
-//! What a link replaces, everywhere it shows text (evidence and timeline lines, their
+//! Every text a link shows goes through the default-deny public step
+//! ([`crate::redact::public`]): words not known to be safe get pseudonyms, config values
+//! are shown only for allow-listed options, the upload's name reads `bundle`. Besides,
+//! what a link replaces, everywhere it shows text (evidence and timeline lines, their
 //! further lines, config values, finding titles, summaries, explanations, remedies,
 //! actions, picture labels, file paths): host names, FQDNs and domains (seeded from the
 //! analysis's hosts, the names its lines mention, failed hosts, `host =` options and the
@@ -20,9 +23,11 @@
 //! `masakari`, …). The private note of a link is never shown on it.
 
 mod bundle;
+mod report;
 mod scope;
 mod view;
 
 pub use bundle::{redacted_bundle, share_case_map};
+pub use report::{DroppedFile, RedactionReport};
 pub use scope::{Scope, TimelineScope};
 pub use view::{RedactedView, ShareError, ShareFiles, ShareViews};

@@ -13,6 +13,7 @@ use crate::ingest::IngestError;
 use crate::jobs::{AnalysisCache, LoadError, input_dir};
 use crate::redact::map::MapError;
 use crate::redact::names::Seeds;
+use crate::redact::public::PublicStats;
 use crate::redact::seed::{add_etc_hosts, seeds_of};
 use crate::redact::{PseudonymMap, RedactError, ViewRedactor};
 use crate::store::{DataPaths, Store, StoreError, create_private_dir, read_document};
@@ -89,13 +90,18 @@ impl ShareFiles {
     }
 }
 
-/// An analysis as a share link shows it: every name, address, id and secret redacted.
+/// An analysis as a share link shows it: every text through the default-deny public
+/// step ([`crate::redact::public`]).
 #[derive(Debug)]
 pub struct RedactedView {
     /// The redacted analysis (indexes built from the pseudonymous names).
     pub analysis: Analysis,
     /// The findings, redacted, each with its real id (what a share's scope names).
     pub findings: Vec<(String, Finding)>,
+    /// What the public step did to the whole analysis.
+    pub stats: PublicStats,
+    /// Per event: whether a word of it was reduced to the vocabulary.
+    pub reduced_events: Vec<bool>,
     redactor: Mutex<ViewRedactor>,
 }
 
@@ -148,13 +154,16 @@ impl RedactedView {
         } else {
             PseudonymMap::new()
         };
-        let mut redactor = ViewRedactor::new(seeds, map);
+        let upload = upload_name(paths, id)?;
+        let mut redactor = ViewRedactor::public(seeds, map, &upload);
         let analysis = redactor.analysis(serde_json::from_slice(&bytes)?)?;
+        let reduced_events = redactor.take_reduced_events();
         let findings = loaded
             .findings
             .iter()
             .map(|f| (f.id.clone(), redactor.finding(f)))
             .collect();
+        let stats = redactor.stats().cloned().unwrap_or_default();
         let map = redactor.into_map();
         map.save(&files.map())?;
         let seeds: Seeds = serde_json::from_slice(
@@ -163,7 +172,9 @@ impl RedactedView {
         Ok(RedactedView {
             analysis,
             findings,
-            redactor: Mutex::new(ViewRedactor::new(seeds, map)),
+            stats,
+            reduced_events,
+            redactor: Mutex::new(ViewRedactor::public(seeds, map, &upload)),
         })
     }
 }
@@ -177,6 +188,14 @@ pub(crate) fn input_of(paths: &DataPaths, id: &str) -> Result<PathBuf, ShareErro
         .map(|e| e.path())
         .find(|p| p.is_file() || p.is_dir())
         .ok_or_else(|| ShareError::NotReady(id.to_string()))
+}
+
+/// The upload's own file name (shown as `bundle` on public answers).
+pub(crate) fn upload_name(paths: &DataPaths, id: &str) -> Result<String, ShareError> {
+    Ok(input_of(paths, id)?
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default())
 }
 
 /// Adds the names of every `etc/hosts` file of the bundle (unpacked in a scratch folder).

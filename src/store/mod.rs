@@ -19,7 +19,7 @@ pub use journal::{
 pub(crate) use paths::create_private_dir;
 pub use paths::{DataPaths, validate_id};
 pub use sqlite::SqliteStore;
-pub use token::{read_token, write_token};
+pub use token::{mark_token_used, read_token, token_used, write_token};
 pub use types::{
     AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, Interrupted, JobStatus,
     NewAnalysis, NewShare, Progress, Session, ShareRow, StoredResult, UnknownStatus,
@@ -71,6 +71,15 @@ pub trait Store: Send + Sync {
         actor: &str,
         action: &str,
         target: &str,
+        detail: &str,
+    ) -> Result<(), StoreError>;
+    /// Counts one more `action` by `actor` from `client` in the current minute: one row per
+    /// action, client and minute, its count incremented (an UPSERT), never one per call.
+    fn audit_counted(
+        &self,
+        actor: &str,
+        action: &str,
+        client: &str,
         detail: &str,
     ) -> Result<(), StoreError>;
     /// The last `limit` audit entries, newest first.

@@ -62,9 +62,10 @@ impl DataPaths {
         Ok(self.analysis_dir(id)?.join("index"))
     }
 
-    /// Where the upload is unpacked while it is analysed (removed afterwards).
-    pub fn work_dir(&self, id: &str) -> Result<PathBuf, StoreError> {
-        Ok(self.analysis_dir(id)?.join("work"))
+    /// Where analyses unpack their uploads, a fresh folder each, removed when the
+    /// analysis ends (`tmp/`, emptied at start): no work file outside the data folder.
+    pub fn tmp_dir(&self) -> PathBuf {
+        self.root.join("tmp")
     }
 }
 
@@ -105,7 +106,7 @@ mod tests {
         assert_eq!(paths.upload_partial(ID)?, folder.join("upload.part"));
         assert_eq!(paths.document(ID)?, folder.join("document.json.zst"));
         assert_eq!(paths.index_dir(ID)?, folder.join("index"));
-        assert_eq!(paths.work_dir(ID)?, folder.join("work"));
+        assert_eq!(paths.tmp_dir(), PathBuf::from("/data/tmp"));
         Ok(())
     }
 

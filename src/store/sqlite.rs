@@ -214,6 +214,16 @@ impl Store for SqliteStore {
         self.write(|connection| sessions::audit(connection, actor, action, target, detail))
     }
 
+    fn audit_counted(
+        &self,
+        actor: &str,
+        action: &str,
+        client: &str,
+        detail: &str,
+    ) -> Result<(), StoreError> {
+        self.write(|connection| sessions::audit_counted(connection, actor, action, client, detail))
+    }
+
     fn audit_log(&self, limit: usize) -> Result<Vec<AuditEntry>, StoreError> {
         self.read(|connection| sessions::audit_log(connection, limit))
     }

@@ -33,9 +33,42 @@ pub fn read_token(paths: &DataPaths) -> Result<Option<String>, StoreError> {
     }
 }
 
+/// The file that says someone has signed in with the token: it holds the token's hash, so
+/// a token made anew (the old file removed) counts as unused again.
+fn used_file(paths: &DataPaths) -> std::path::PathBuf {
+    paths.root().join("token.used")
+}
+
+/// Records that someone has signed in with the token whose SHA-256 (hex) is `token_hash`.
+pub fn mark_token_used(paths: &DataPaths, token_hash: &str) -> Result<(), StoreError> {
+    let path = used_file(paths);
+    std::fs::write(&path, token_hash).map_err(|source| StoreError::io(&path, source))
+}
+
+/// Whether someone has signed in with the token whose SHA-256 (hex) is `token_hash`.
+pub fn token_used(paths: &DataPaths, token_hash: &str) -> Result<bool, StoreError> {
+    let path = used_file(paths);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.trim() == token_hash),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(StoreError::io(path, error)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_is_unused_until_marked_and_a_new_one_is_unused_again() {
+        let root = tempfile::tempdir().unwrap();
+        let paths = DataPaths::new(root.path());
+        let (first, second) = ("a".repeat(64), "b".repeat(64));
+        assert!(!token_used(&paths, &first).unwrap());
+        mark_token_used(&paths, &first).unwrap();
+        assert!(token_used(&paths, &first).unwrap());
+        assert!(!token_used(&paths, &second).unwrap());
+    }
 
     #[test]
     fn the_token_is_private_and_reads_back() {

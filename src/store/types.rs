@@ -229,7 +229,9 @@ pub struct ShareRow {
     pub revoked_at: Option<String>,
 }
 
-/// One line of the audit log: who did what to what, and when (RFC 3339 UTC).
+/// One line of the audit log: who did what to what, and when (RFC 3339 UTC). A line of
+/// counted refusals ([`Store::audit_counted`](crate::store::Store::audit_counted)) stands
+/// for `count` of them in the minute of `at`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct AuditEntry {
     pub at: String,
@@ -237,6 +239,8 @@ pub struct AuditEntry {
     pub action: String,
     pub target: String,
     pub detail: String,
+    /// How many times it happened (1 but for counted refusals).
+    pub count: u64,
 }
 
 #[cfg(test)]

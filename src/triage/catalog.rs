@@ -52,6 +52,39 @@ pub struct KnownBug {
     /// Whether the bug explains a finding or bears on its fix.
     #[serde(default)]
     pub relevance: Relevance,
+    /// The deployment kinds the bug lives in (`charm`, `kolla`, `snap`); empty: any. A
+    /// bug of one kind is attached only when the bundle shows that kind of deployment.
+    #[serde(default)]
+    pub deployments: Vec<String>,
+}
+
+/// The kinds of deployment the bundle shows: `charm` (a juju-crashdump, or Juju's own
+/// files), `kolla` (its layout or `/kolla/` paths), `snap` (Sunbeam, or snap packages).
+pub fn deployment_kinds(analysis: &Analysis) -> Vec<&'static str> {
+    use crate::ingest::layout::Layout;
+    let paths = || {
+        analysis
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(analysis.config.iter().map(|c| c.file.as_str()))
+    };
+    let mut kinds = Vec::new();
+    if analysis.layout == Layout::JujuCrashdump || paths().any(|p| p.contains("juju")) {
+        kinds.push("charm");
+    }
+    if analysis.layout == Layout::Kolla || paths().any(|p| p.contains("/kolla/")) {
+        kinds.push("kolla");
+    }
+    if analysis.layout == Layout::Sunbeam || analysis.packages.iter().any(|p| p.kind == "snap") {
+        kinds.push("snap");
+    }
+    kinds
+}
+
+/// True when the bundle shows a deployment `bug` can be of.
+pub fn applies_to(bug: &KnownBug, kinds: &[&str]) -> bool {
+    bug.deployments.is_empty() || bug.deployments.iter().any(|d| kinds.contains(&d.as_str()))
 }
 
 /// What a known bug is to the findings that point to it.
@@ -192,9 +225,11 @@ pub fn fix_state(bug: &KnownBug, analysis: &Analysis) -> FixState {
 
 /// Adds to each finding the catalog's bugs for its detector, with the fix status.
 pub fn attach_known_bugs(findings: &mut [Finding], catalog: &Catalog, analysis: &Analysis) {
+    let kinds = deployment_kinds(analysis);
     for finding in findings {
         finding.known_bugs = catalog
             .for_detector(finding.detector)
+            .filter(|bug| applies_to(bug, &kinds))
             .map(|bug| KnownBugRef {
                 tracker: bug.tracker.clone(),
                 id: bug.id.clone(),
@@ -223,6 +258,31 @@ pub fn attach_known_bugs(findings: &mut [Finding], catalog: &Catalog, analysis: 
 mod tests {
     use super::*;
     use crate::detect::DETECTORS;
+
+    /// The charm's bug is attached to a race in a charmed bundle, not in a Kolla one.
+    #[test]
+    fn a_charm_bug_needs_a_charm_deployment() {
+        let catalog = Catalog::shipped().unwrap();
+        let charm_bug =
+            |bugs: &[KnownBugRef]| bugs.iter().any(|b| b.title.starts_with("charm-masakari"));
+        let conf = "[DEFAULT]\nwait_period_after_service_update = 30\n";
+        for (path, expected) in [
+            ("ctl01/etc/kolla/masakari-engine/masakari.conf", false),
+            ("ctl01/etc/masakari/masakari.conf", false),
+            ("3/lxd/5/etc/masakari/masakari.conf", true),
+        ] {
+            let analysis = crate::detect::context::testing::analysis_of(&[(path, conf)]);
+            let mut findings = crate::detect::detect(&analysis, &Default::default());
+            assert_eq!(findings.len(), 1, "{path}");
+            attach_known_bugs(&mut findings, &catalog, &analysis);
+            assert_eq!(
+                charm_bug(&findings[0].known_bugs),
+                expected,
+                "{path}: {:?}",
+                deployment_kinds(&analysis)
+            );
+        }
+    }
 
     #[test]
     fn shipped_catalog_parses_and_names_real_detectors() {

@@ -101,7 +101,8 @@ pub fn triage_markdown(triage: &Triage) -> String {
             "",
         ));
     }
-    out
+    // Log text may carry terminal escapes and NULs: shown, never passed on.
+    crate::visible::visible_controls(&out).into_owned()
 }
 
 fn write_environment(out: &mut String, triage: &Triage) {
@@ -287,7 +288,8 @@ pub fn bug_report(analysis: &Analysis, findings: &[Finding], triage: &Triage) ->
         env!("CARGO_PKG_VERSION"),
         analysis.inputs.join(", ")
     );
-    out
+    // Log text may carry terminal escapes and NULs: shown, never passed on.
+    crate::visible::visible_controls(&out).into_owned()
 }
 
 #[cfg(test)]

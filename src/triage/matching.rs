@@ -227,10 +227,12 @@ fn finding_weight(bug: &KnownBug, finding: &Finding) -> f64 {
 
 /// Every known bug the findings point to, best match first.
 pub fn match_bugs(catalog: &Catalog, findings: &[Finding], analysis: &Analysis) -> Vec<BugMatch> {
+    let kinds = crate::triage::catalog::deployment_kinds(analysis);
     let mut matches: Vec<BugMatch> = catalog
         .bugs
         .iter()
         .filter(|bug| bug.relevance == Relevance::Cause)
+        .filter(|bug| crate::triage::catalog::applies_to(bug, &kinds))
         .filter_map(|bug| match_bug(bug, findings, analysis))
         .collect();
     matches.sort_by(|a, b| {

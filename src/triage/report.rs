@@ -14,6 +14,7 @@ use crate::correlate::timeline::utc;
 use crate::detect::{Finding, Severity};
 use crate::ingest::timezone::ZoneSource;
 use crate::model::{HostId, Service};
+use crate::visible::visible_controls;
 
 /// The schema name written in every JSON document.
 pub const SCHEMA: &str = "evacdoc.analysis/v1";
@@ -272,14 +273,20 @@ pub fn text(analysis: &Analysis, findings: &[Finding], style: Style) -> String {
             f.title
         );
         let _ = writeln!(out, "   {dim}{}{reset}", f.id);
-        let _ = writeln!(out, "   {}", f.summary);
+        let _ = writeln!(out, "   {}", visible_controls(&f.summary));
         if let Some(w) = &f.window {
             let _ = writeln!(out, "   window: {} .. {}", w.start, w.end);
         }
-        let _ = writeln!(out, "\n   Why: {}", f.explanation);
+        let _ = writeln!(out, "\n   Why: {}", visible_controls(&f.explanation));
         let _ = writeln!(out, "\n   Evidence:");
         for e in f.evidence.iter().take(30) {
-            let _ = writeln!(out, "     {dim}{}:{}{reset} {}", e.path, e.line, e.text);
+            let _ = writeln!(
+                out,
+                "     {dim}{}:{}{reset} {}",
+                visible_controls(&e.path),
+                e.line,
+                visible_controls(&e.text)
+            );
         }
         if f.evidence.len() > 30 {
             let _ = writeln!(
@@ -446,5 +453,6 @@ pub fn markdown(analysis: &Analysis, findings: &[Finding]) -> String {
         }
         out.push('\n');
     }
-    out
+    // Log text may carry terminal escapes and NULs: shown, never passed on.
+    crate::visible::visible_controls(&out).into_owned()
 }

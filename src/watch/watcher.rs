@@ -239,7 +239,7 @@ impl Watcher {
             let inputs = self
                 .inputs
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| crate::ingest::input_name(p))
                 .collect();
             self.context = Context::of(found, inputs, &host_of);
             self.dirty = true;

@@ -187,7 +187,9 @@
     var started = Date.now();
     var xhr = new XMLHttpRequest();
     xhr.open("POST", "/api/v1/analyses?name=" + encodeURIComponent(file.name));
-    xhr.setRequestHeader("Content-Type", "application/octet-stream");
+    // The file's own type, so that the service applies its one rule to what the browser
+    // knows the file is (a .json or .html is refused as the API refuses it).
+    xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
     xhr.setRequestHeader("x-csrf-token", csrfToken());
     xhr.upload.onprogress = function (e) {
       if (!e.lengthComputable) return;

@@ -340,7 +340,7 @@ fn estimate(
 mod tests {
     use super::*;
     use crate::correlate::skew::edges;
-    use crate::correlate::skew::pairs::PairKind;
+    use crate::correlate::skew::pairs::{PairKind, Tie};
 
     const S: i64 = 1_000_000_000;
 
@@ -357,6 +357,7 @@ mod tests {
                 server,
                 client,
                 kind: PairKind::ReturnedRequestId,
+                tie: Tie::Ids,
                 anchor: (client * 1000 + server * 100) + i as u32,
                 anchor_time: 0,
                 start: 0,
@@ -367,6 +368,73 @@ mod tests {
                 hi: hi.map(|v| v * S),
             })
             .collect()
+    }
+
+    /// [`pairs`] tied as `tie`, each allowing `lo..hi` milliseconds.
+    fn tied(client: HostId, server: HostId, tie: Tie, bounds_ms: &[(i64, i64)]) -> Vec<Pair> {
+        bounds_ms
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, hi))| Pair {
+                tie,
+                kind: if tie == Tie::Ids {
+                    PairKind::ReturnedRequestId
+                } else {
+                    PairKind::Join
+                },
+                anchor: (client * 1000 + server * 100) + i as u32,
+                lo: Some(lo * 1_000_000),
+                hi: Some(hi * 1_000_000),
+                ..pairs(client, server, 1, None, None)[0].clone()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_id_tied_pairs_within_100_ms_pin_and_correct() {
+        let all = tied(0, 1, Tie::Ids, &[(94_955, 95_050), (94_980, 95_060)]);
+        let api = run(&all, &[(0, 10)]).remove(0);
+        assert!(api.applied, "{api:?}");
+        assert_eq!(api.offset_ms, Some(95_015));
+        assert_eq!((api.low_ms, api.high_ms), (Some(94_980), Some(95_050)));
+        assert!(api.note.contains("tied by ids"), "{api:?}");
+    }
+
+    #[test]
+    fn two_pairs_tied_by_time_alone_never_correct() {
+        // A host on time whose two joins by time alone (the wrong requests, a
+        // generator's periodic calls 95 s apart) would put it 95 s ahead.
+        let all = tied(0, 1, Tie::Time, &[(94_955, 95_050), (94_980, 95_060)]);
+        let api = run(&all, &[(0, 10)]).remove(0);
+        assert!(!api.applied && api.offset_ms.is_none(), "{api:?}");
+        assert!(api.note.contains("only 2 causal pair(s) agree"), "{api:?}");
+    }
+
+    #[test]
+    fn id_tied_pairs_pin_only_when_close_and_unanimous() {
+        // Wider together than 100 ms.
+        let wide = tied(0, 1, Tie::Ids, &[(94_800, 95_100), (94_850, 95_200)]);
+        // A third id-tied pair disagrees.
+        let mut split = tied(0, 1, Tie::Ids, &[(94_955, 95_050), (94_980, 95_060)]);
+        split.extend(tied(0, 1, Tie::Ids, &[(-50, 50)]).into_iter().map(|mut p| {
+            p.anchor += 50;
+            p
+        }));
+        // Agreeing, but time-tied pairs outvote them.
+        let mut outvoted = tied(0, 1, Tie::Ids, &[(94_955, 95_050), (94_980, 95_060)]);
+        outvoted.extend(
+            tied(0, 1, Tie::Time, &[(-50, 50); 3])
+                .into_iter()
+                .map(|mut p| {
+                    p.anchor += 50;
+                    p
+                }),
+        );
+        for all in [wide, split, outvoted] {
+            for s in run(&all, &[(0, 10)]) {
+                assert!(!s.applied, "{s:?}");
+            }
+        }
     }
 
     fn run(all: &[Pair], calls: &[(HostId, usize)]) -> Vec<SkewEstimate> {

@@ -48,6 +48,29 @@ impl PairKind {
     }
 }
 
+/// What ties the two sides of a pair together: ids both sides log, or time alone. Two
+/// pairs tied by ids that agree closely pin an offset; pairs tied by time need more
+/// (see [`crate::correlate::skew::MIN_PAIRS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tie {
+    /// A request id, a global request id, or the instance a call names and the request's
+    /// path names with the call's kind.
+    Ids,
+    /// Only the call's kind and a time window (a call that names no instance).
+    Time,
+}
+
+impl Tie {
+    /// How a pair of `kind` about a call naming an instance (or not) is tied.
+    pub fn of(kind: PairKind, names_instance: bool) -> Tie {
+        match kind {
+            PairKind::Join if !names_instance => Tie::Time,
+            _ => Tie::Ids,
+        }
+    }
+}
+
 /// One causal pair.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pair {
@@ -57,6 +80,8 @@ pub struct Pair {
     pub client: HostId,
     /// How it was recognised.
     pub kind: PairKind,
+    /// What ties its two sides.
+    pub tie: Tie,
     /// The client line that anchors the pair (the call, or nova-api's request line).
     pub anchor: EventId,
     /// The anchor's time when the pair was made (its host's clock).
@@ -395,8 +420,8 @@ fn anchored_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
 
 /// Calls with a single candidate request of one log (access or request log) within
 /// the search window, that request having no other candidate call. A call whose kind
-/// (`POST /servers/<id>/action`) Masakari makes again within the window is ambiguous
-/// from the start, and not searched.
+/// (`POST /servers/<id>/action`) Masakari makes again within twice the window is
+/// ambiguous from the start, and not searched.
 fn single_candidate_joins(
     ctx: &Ctx<'_>,
     covered: &HashSet<(EventId, HostId)>,
@@ -427,7 +452,11 @@ fn single_candidate_joins(
                 continue;
             };
             let (from, to) = (c.time - SEARCH_NS, c.time + SEARCH_NS);
-            if same.partition_point(|&t| t <= to) - same.partition_point(|&t| t < from) > 1 {
+            // A request in this call's window may be another call's of its kind whose
+            // own window reaches it: one up to twice the search away (an evacuate
+            // accepted 12 min late, found beside the unlock 13 min after it).
+            let (near, far) = (c.time - 2 * SEARCH_NS, c.time + 2 * SEARCH_NS);
+            if same.partition_point(|&t| t <= far) - same.partition_point(|&t| t < near) > 1 {
                 continue;
             }
             let Some(expected) = call_expected(c) else {
@@ -506,6 +535,7 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
                 server,
                 client: api_host,
                 kind: PairKind::NovaRequest,
+                tie: Tie::Ids,
                 anchor: anchor as EventId,
                 anchor_time: ctx.events[anchor].time,
                 start,

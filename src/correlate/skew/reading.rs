@@ -2,7 +2,7 @@
 //! than it pins, and never "corrected" unless it was.
 
 use crate::correlate::skew::interval::Interval;
-use crate::correlate::skew::{Edge, MIN_PAIRS, pinned};
+use crate::correlate::skew::{Edge, ID_NS, ID_PAIRS, MIN_PAIRS, pinned};
 
 fn secs(ns: i64) -> f64 {
     ns as f64 / 1e9
@@ -58,7 +58,10 @@ pub fn describe(steps: &[&Edge], total: Interval, offset: Option<i64>, applied: 
     let not = if applied { "" } else { "; not corrected" };
     let Some(value) = offset else {
         let why = if n < MIN_PAIRS {
-            format!("; only {n} causal pair(s) agree ({MIN_PAIRS} needed)")
+            format!(
+                "; only {n} causal pair(s) agree ({MIN_PAIRS} needed, or {ID_PAIRS} tied by ids within {:.1} s)",
+                secs(ID_NS)
+            )
         } else if !steps.iter().all(|e| e.usable()) {
             format!("; causal pairs disagree ({n} of {all} agree)")
         } else {
@@ -83,8 +86,14 @@ pub fn describe(steps: &[&Edge], total: Interval, offset: Option<i64>, applied: 
             value as f64 / 3.6e12
         );
     }
+    // Pinned by few pairs: say by which.
+    let by_ids = if steps.iter().any(|e| e.by_ids) {
+        " (pinned by causal pairs tied by ids)".to_string()
+    } else {
+        String::new()
+    };
     format!(
-        "clock {:.1} s {}; timeline corrected",
+        "clock {:.1} s {}{by_ids}; timeline corrected",
         secs(value).abs(),
         side(value)
     )

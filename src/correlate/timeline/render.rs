@@ -126,7 +126,8 @@ pub fn render_text(analysis: &Analysis, rows: &[Row]) -> String {
             ));
         }
     }
-    out
+    // Log text may carry terminal escapes and NULs: shown, never passed on.
+    crate::visible::visible_controls(&out).into_owned()
 }
 
 /// A duration as an engineer writes it: `850ms`, `42s`, `5m12s`, `1h02m03s`.

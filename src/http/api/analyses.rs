@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
-use crate::http::upload::{Received, bundle_content_type, receive, safe_file_name};
+use crate::http::upload::{Received, receive, refuse_non_bundle, safe_file_name};
+use crate::http::upload_rate;
 use crate::jobs::input_dir;
 use crate::store::{AnalysisRow, JobStatus, NewAnalysis, Store};
 
@@ -68,7 +69,8 @@ pub fn analysis_id(id: &str) -> Result<String, ApiError> {
     params(UploadQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 202, body = Created), (status = 400, body = ErrorBody),
-              (status = 401, body = ErrorBody), (status = 413, body = ErrorBody),
+              (status = 401, body = ErrorBody), (status = 408, body = ErrorBody),
+              (status = 413, body = ErrorBody),
               (status = 415, body = ErrorBody), (status = 429, body = ErrorBody),
               (status = 503, body = ErrorBody), (status = 507, body = ErrorBody)))]
 pub async fn upload(
@@ -102,13 +104,7 @@ async fn receive_upload(
         .headers()
         .get(header::CONTENT_TYPE)
         .map(|v| v.to_str().unwrap_or("?"));
-    if !bundle_content_type(content_type) {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "send the bundle as application/octet-stream (or multipart/form-data with one file)",
-        ));
-    }
+    refuse_non_bundle(content_type)?;
     let _slot = upload_slot(&state).await?;
     let id = uuid::Uuid::new_v4().hyphenated().to_string();
     let case = match query.case.as_deref().filter(|c| !c.trim().is_empty()) {
@@ -121,13 +117,18 @@ async fn receive_upload(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/form-data"));
-    let received = if multipart {
-        receive_multipart(&state, request, &dir).await
-    } else {
-        let name = safe_file_name(query.name.as_deref().unwrap_or(""));
-        let body = request.into_body().into_data_stream();
-        receive(body, &dir, &name, state.max_upload).await
-    };
+    // Slower than the least rate, the upload is cut (408) and its slot freed.
+    let (request, sent) = upload_rate::counted(request);
+    let received = upload_rate::within(state.upload_rate, &sent, async {
+        if multipart {
+            receive_multipart(&state, request, &dir).await
+        } else {
+            let name = safe_file_name(query.name.as_deref().unwrap_or(""));
+            let body = request.into_body().into_data_stream();
+            receive(body, &dir, &name, state.max_upload).await
+        }
+    })
+    .await;
     let received: Received = match received {
         Ok(r) => r,
         Err(e) => {
@@ -228,6 +229,8 @@ async fn receive_multipart(
         let Some(file_name) = field.file_name().map(str::to_string) else {
             continue;
         };
+        // A browser names the file's type: a form upload is held to the API's rule.
+        refuse_non_bundle(field.content_type())?;
         let name = safe_file_name(&file_name);
         let stream = field.map_err(|e| e.to_string());
         return receive(Box::pin(stream), dir, &name, state.max_upload).await;

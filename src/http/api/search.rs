@@ -17,13 +17,14 @@ use crate::store::IndexState;
 /// Search parameters.
 #[derive(Debug, Default, Clone, Deserialize, utoipa::IntoParams)]
 pub struct SearchParams {
-    /// Words, "phrases" and fields: `instance:UUID level:ERROR service:nova-api host:cmp1`.
+    /// Words, "phrases" and fields: `instance:UUID level:ERROR service:nova-api host:cmp1`
+    /// (at most 4096 bytes, 256 terms, parentheses and NOTs nested 32 deep; past them: 400).
     pub q: String,
     /// Only lines at or after this time (RFC 3339).
     pub from: Option<String>,
     /// Only lines at or before this time (RFC 3339).
     pub to: Option<String>,
-    /// Page, from 1.
+    /// Page, from 1; a search pages through its first 10 000 hits (past them: 400).
     pub page: Option<usize>,
     /// Hits per page (at most 500).
     pub per_page: Option<usize>,
@@ -78,13 +79,18 @@ impl SearchParams {
                 "q is empty: give words, \"a phrase\" or field:value",
             ));
         }
-        Ok(SearchQuery {
+        let query = SearchQuery {
             q: self.q.clone(),
             from: nanos("from", self.from.as_deref())?,
             to: nanos("to", self.to.as_deref())?,
             page: self.page.unwrap_or(1).max(1),
             per_page: self.per_page.unwrap_or(50).clamp(1, 500),
-        })
+        };
+        // Refused before the analysis is looked up or its index opened.
+        query
+            .check()
+            .map_err(|e| ApiError::bad_request(e.to_string()))?;
+        Ok(query)
     }
 }
 
@@ -106,9 +112,13 @@ pub async fn run(
     let searchers = state.searchers.clone();
     tokio::task::spawn_blocking(move || {
         let index = searchers.open(&dir, &row.id)?;
-        index
-            .search(&query)
-            .map_err(|e| ApiError::bad_request(e.to_string()))
+        index.search(&query).map_err(|e| {
+            if e.is_bad_request() {
+                ApiError::bad_request(e.to_string())
+            } else {
+                ApiError::internal(e)
+            }
+        })
     })
     .await?
 }

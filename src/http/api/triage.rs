@@ -47,6 +47,10 @@ impl Format {
 pub struct TriageQuery {
     /// `json` (default), `markdown` or `bug-template`.
     pub format: Option<String>,
+    /// `true`: the bug template redacted as a public share shows the analysis (same
+    /// engine and case map as share links).
+    #[serde(default)]
+    pub redact: bool,
 }
 
 /// A triage of a stored analysis.
@@ -69,7 +73,33 @@ pub async fn show(
     Query(query): Query<TriageQuery>,
 ) -> Result<Response, ApiError> {
     let format = Format::parse(query.format.as_deref())?;
+    if query.redact {
+        if !matches!(format, Format::BugTemplate) {
+            return Err(ApiError::bad_request(
+                "redact=true is for format=bug-template",
+            ));
+        }
+        return redacted_bug_template(&state, &id).await;
+    }
     render(&state, &id, format).await
+}
+
+/// The bug template of analysis `id` as its share links show it: built from the share
+/// view (default-deny, the case's map).
+async fn redacted_bug_template(state: &AppState, id: &str) -> Result<Response, ApiError> {
+    let row = crate::http::api::analyses::row_of(state, id).await?;
+    let view = crate::http::share::api::redacted_view(state, &row.id).await?;
+    tokio::task::spawn_blocking(move || {
+        let catalog = Catalog::shipped().map_err(ApiError::internal)?;
+        let findings: Vec<_> = view.findings.iter().map(|(_, f)| f.clone()).collect();
+        let triage = Triage::new(&view.analysis, &findings, &catalog);
+        Ok((
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            bug_report(&view.analysis, &findings, &triage),
+        )
+            .into_response())
+    })
+    .await?
 }
 
 /// The triage of a stored analysis (`application/json` body `{"analysis": id}`), or a

@@ -14,6 +14,7 @@ use super::format::{
     FileLinks, count, encode_component, human_bytes, prose_html, readable_time, short_path,
 };
 use super::guard::Viewer;
+use super::read_summary::ReadSummary;
 use super::render::{Chrome, PageError, ok};
 use super::rows::RowView;
 use crate::correlate::Analysis;
@@ -36,6 +37,7 @@ struct AnalysisPage {
 /// What a finished analysis shows.
 struct Done {
     layout: String,
+    read: ReadSummary,
     facts: Vec<(&'static str, String)>,
     groups: Vec<SeverityGroup>,
     hosts: Vec<HostView>,
@@ -138,6 +140,7 @@ fn done(id: &str, analysis: &Analysis, findings: &[Finding]) -> Done {
     ];
     Done {
         layout: analysis.layout.as_str().to_string(),
+        read: ReadSummary::of(stats, analysis.skipped.len()),
         facts,
         groups: groups(id, findings),
         hosts: analysis

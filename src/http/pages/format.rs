@@ -6,8 +6,10 @@ use std::fmt::Write as _;
 
 use crate::correlate::Analysis;
 
-/// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attributes.
+/// `text` with `&`, `<`, `>`, `"` and `'` escaped for HTML text and attributes, and
+/// control characters shown as visible escapes ([`crate::visible`]).
 pub fn escape_html(text: &str) -> String {
+    let text = crate::visible::visible_controls(text);
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {

@@ -1,10 +1,12 @@
-//! Signing in with the service token (a session cookie, HttpOnly and SameSite=Strict) and
-//! signing out (a form carrying the session's CSRF token).
+//! Signing in with the service token (a session cookie, HttpOnly and SameSite=Strict,
+//! Secure over HTTPS) and signing out (a form carrying the session's CSRF token). Wrong
+//! tokens are throttled per client address and counted in one audit row per client and
+//! minute.
 
 use askama::Template;
 use axum::Form;
 use axum::extract::{Query, State};
-use axum::http::{StatusCode, header};
+use axum::http::{Extensions, HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
@@ -12,6 +14,8 @@ use super::guard::{Viewer, safe_next};
 use super::render::{self, Chrome, PageError};
 use crate::http::api::analyses::blocking;
 use crate::http::auth::{hash_secret, new_session, same_hash, session_cookie};
+use crate::http::client::peer_in;
+use crate::http::sign_in_limit;
 use crate::http::state::AppState;
 
 #[derive(Template)]
@@ -59,21 +63,35 @@ fn login_page(status: StatusCode, next: String, error: Option<String>) -> Respon
     )
 }
 
-/// `POST /login`: the token checked; a session made and its cookie set.
-pub async fn sign_in(State(state): State<AppState>, Form(form): Form<SignInForm>) -> Response {
+/// `POST /login`: the client's allowance of wrong tokens taken, the token checked; a
+/// session made and its cookie set.
+pub async fn sign_in(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    extensions: Extensions,
+    Form(form): Form<SignInForm>,
+) -> Response {
     let next = safe_next(form.next.as_deref());
+    let peer = peer_in(&extensions);
+    let attempt = match sign_in_limit::attempt(&state, peer, &headers) {
+        Ok(attempt) => attempt,
+        Err(seconds) => return throttled(next, seconds),
+    };
     let token = form.token.trim();
     if token.is_empty() || !same_hash(&hash_secret(token), &state.token_hash) {
-        let _ = blocking(&state, |store| {
-            store.audit("anonymous", "login-refused", "", "wrong token")
+        let client = attempt.client.to_string();
+        let _ = blocking(&state, move |store| {
+            store.audit_counted("anonymous", "login-refused", &client, "wrong token")
         })
         .await;
         return login_page(
             StatusCode::UNAUTHORIZED,
             next,
-            Some("That is not this service's token. It is printed once when the service first starts, and kept in the data folder's token file.".to_string()),
+            Some("That is not this service's token. The service prints it at each start until someone signs in with it, and keeps it in the data folder's token file.".to_string()),
         );
     }
+    attempt.succeeded(&state);
+    state.token_use.signed_in().await;
     let (id, session) = new_session();
     let made = blocking(&state, move |store| {
         store.create_session(&session)?;
@@ -83,13 +101,31 @@ pub async fn sign_in(State(state): State<AppState>, Form(form): Form<SignInForm>
     if let Err(e) = made {
         return PageError::from(e).into_response();
     }
-    redirect_with_cookie(&next, &session_cookie(&id))
+    let secure = state.clients.is_https(peer, &headers);
+    redirect_with_cookie(&next, &session_cookie(&id, secure))
+}
+
+/// 429 with `Retry-After`: the client has sent too many wrong tokens of late.
+fn throttled(next: String, seconds: u64) -> Response {
+    let mut response = login_page(
+        StatusCode::TOO_MANY_REQUESTS,
+        next,
+        Some(format!(
+            "Too many wrong tokens from this address: try again in {seconds} s."
+        )),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+    response
 }
 
 /// `POST /logout`: the session ended and its cookie cleared, when the form carries the
 /// session's CSRF token.
 pub async fn sign_out(
     State(state): State<AppState>,
+    headers: HeaderMap,
+    extensions: Extensions,
     viewer: Viewer,
     Form(form): Form<SignOutForm>,
 ) -> Response {
@@ -109,7 +145,8 @@ pub async fn sign_out(
     if let Err(e) = ended {
         return PageError::from(e).into_response();
     }
-    redirect_with_cookie("/login", &session_cookie(""))
+    let secure = state.clients.is_https(peer_in(&extensions), &headers);
+    redirect_with_cookie("/login", &session_cookie("", secure))
 }
 
 /// A 303 to `location` that sets `cookie`.

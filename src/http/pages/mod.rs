@@ -8,12 +8,14 @@
 mod analysis;
 mod assets;
 mod config_view;
+pub(crate) mod escaper;
 mod file;
 mod finding;
 mod format;
 mod guard;
 mod home;
 mod login;
+mod read_summary;
 mod render;
 mod rows;
 mod search;

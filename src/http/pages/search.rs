@@ -11,12 +11,12 @@ use super::format::{
     DayBreaks, FileLinks, HostHues, count, encode_component, marked_html, short_path, split_time,
 };
 use super::guard::Viewer;
-use super::render::{Chrome, PageError, ok};
+use super::render::{Chrome, PageError, ok, page as page_with};
 use crate::http::api::analyses::row_of;
 use crate::http::api::search::{SearchParams, run};
 use crate::http::api::timeline::loaded;
 use crate::http::state::AppState;
-use crate::index::SearchPage;
+use crate::index::{MAX_HITS_SHOWN, SearchPage};
 use crate::store::JobStatus;
 
 /// Hits per page.
@@ -111,7 +111,14 @@ pub async fn page(
             let links = links.as_ref().map(|l| FileLinks::new(&row.id, &l.analysis));
             fill(&mut view, &row.id, &form, &found, links.as_ref());
         }
-        Err(e) => view.error = Some(e.message),
+        // A query or page the search refuses is the client's: said on the page, with
+        // the status the API gives.
+        Err(e) if e.status.is_client_error() => {
+            let status = e.status;
+            view.error = Some(e.message);
+            return Ok(page_with(status, &view));
+        }
+        Err(e) => return Err(e.into()),
     }
     Ok(ok(&view))
 }
@@ -123,13 +130,27 @@ fn fill(
     found: &SearchPage,
     links: Option<&FileLinks<'_>>,
 ) {
-    let pages = found.total.div_ceil(found.per_page.max(1)).max(1);
+    // Pages past the hits a search pages through are not offered.
+    let pages = found
+        .total
+        .min(MAX_HITS_SHOWN)
+        .div_ceil(found.per_page.max(1))
+        .max(1);
     view.summary = Some(match found.total {
         0 => "No line matches.".to_string(),
         1 => "1 line matches.".to_string(),
         n => format!("{} lines match.", count(n as u64)),
     });
-    view.page_label = format!("page {} of {}", found.page, pages);
+    view.page_label = if found.total > MAX_HITS_SHOWN {
+        format!(
+            "page {} of {} (the first {} lines)",
+            found.page,
+            pages,
+            count(MAX_HITS_SHOWN as u64)
+        )
+    } else {
+        format!("page {} of {}", found.page, pages)
+    };
     let url = |page: usize| {
         format!(
             "/analyses/{id}/search?q={}&from={}&to={}&page={page}",

@@ -17,7 +17,7 @@ use crate::http::auth::same_hash;
 use crate::http::error::ApiError;
 use crate::http::share::api::{check_scope, make_share, redacted_view, revoke_share};
 use crate::http::state::AppState;
-use crate::share::{Scope, TimelineScope};
+use crate::share::{RedactionReport, Scope, TimelineScope};
 
 #[derive(Template)]
 #[template(path = "share_preview.html")]
@@ -29,6 +29,8 @@ struct PreviewPage {
     link: Option<String>,
     expires: String,
     content: ShareContent,
+    /// What the redaction did, beside the button that makes the link.
+    report: RedactionReport,
     shares: Vec<ShareLine>,
 }
 
@@ -173,9 +175,14 @@ async fn render(
     check_scope(state, &row.id, &scope).await?;
     let view = redacted_view(state, &row.id).await?;
     let scope_json = serde_json::to_string(&scope).map_err(ApiError::internal)?;
-    let content = tokio::task::spawn_blocking(move || share_view::content(&view, &scope, None))
-        .await?
-        .ok_or_else(|| ApiError::not_found("scope"))?;
+    let (content, report) = tokio::task::spawn_blocking(move || {
+        Some((
+            share_view::content(&view, &scope, None)?,
+            view.report(&scope)?,
+        ))
+    })
+    .await?
+    .ok_or_else(|| ApiError::not_found("scope"))?;
     let analysis_id = row.id.clone();
     let shares = blocking(state, move |store| store.shares(&analysis_id)).await?;
     let now = jiff::Timestamp::now();
@@ -226,6 +233,7 @@ async fn render(
         link,
         expires,
         content,
+        report,
         shares,
     }))
 }

@@ -13,7 +13,7 @@ use crate::http::auth::{Principal, hash_secret, random_secret};
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::pages::share_view;
 use crate::http::state::AppState;
-use crate::share::{RedactedView, Scope};
+use crate::share::{RedactedView, RedactionReport, Scope};
 use crate::store::{NewShare, ShareRow};
 
 /// The default lifetime of a link.
@@ -64,6 +64,8 @@ pub struct CreatedShare {
     pub share: ShareView,
     /// The link's path, `/s/<token>` (the token has 256 random bits; only its hash is kept).
     pub url: String,
+    /// What the redaction did to what the link shows (never shown on the link).
+    pub redaction: RedactionReport,
 }
 
 impl ShareView {
@@ -149,7 +151,11 @@ pub async fn make_share(
         )));
     }
     // The view is made now, so that the first visitor does not wait for it.
-    redacted_view(state, &row.id).await?;
+    let view = redacted_view(state, &row.id).await?;
+    let report_scope = scope.clone();
+    let redaction = tokio::task::spawn_blocking(move || view.report(&report_scope))
+        .await?
+        .unwrap_or_default();
     let token = random_secret();
     let expires = jiff::Timestamp::now()
         .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(days)))
@@ -174,6 +180,7 @@ pub async fn make_share(
     Ok(CreatedShare {
         share,
         url: format!("/s/{token}"),
+        redaction,
     })
 }
 
@@ -256,7 +263,8 @@ pub async fn revoke_share(
     }
 }
 
-/// What a link of this scope would show, redacted, as its `data.json` gives it.
+/// What a link of this scope would show, redacted, as its `data.json` gives it, with
+/// the redaction report under `redaction` (what the engineer checks before sharing).
 #[utoipa::path(post, path = "/api/v1/analyses/{id}/shares/preview", tag = "shares",
     params(("id" = String, Path, description = "analysis id")),
     request_body = PreviewBody,
@@ -270,8 +278,17 @@ pub async fn preview(
     let row = row_of(&state, &id).await?;
     check_scope(&state, &row.id, &body.scope).await?;
     let view = redacted_view(&state, &row.id).await?;
-    let value = tokio::task::spawn_blocking(move || share_view::json(&view, &body.scope, None))
-        .await?
-        .ok_or_else(|| ApiError::not_found("scope"))?;
+    let value = tokio::task::spawn_blocking(move || {
+        let mut value = share_view::json(&view, &body.scope, None)?;
+        let report = view.report(&body.scope)?;
+        if let (serde_json::Value::Object(fields), Ok(report)) =
+            (&mut value, serde_json::to_value(report))
+        {
+            fields.insert("redaction".into(), report);
+        }
+        Some(value)
+    })
+    .await?
+    .ok_or_else(|| ApiError::not_found("scope"))?;
     Ok(Json(value))
 }

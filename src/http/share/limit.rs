@@ -49,6 +49,16 @@ impl RateLimiter {
         self.take_at(client, Instant::now())
     }
 
+    /// Gives back the token `client` took, when what it was taken for did not count
+    /// (a sign-in that succeeded is no failure).
+    pub fn give_back(&self, client: IpAddr) {
+        let burst = f64::from(self.limit.burst.max(1));
+        let mut buckets = self.buckets.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((tokens, _)) = buckets.get_mut(&client) {
+            *tokens = (*tokens + 1.0).min(burst);
+        }
+    }
+
     fn take_at(&self, client: IpAddr, now: Instant) -> Result<(), Duration> {
         let burst = f64::from(self.limit.burst.max(1));
         let rate = self.limit.per_second.max(1e-6);
@@ -97,6 +107,10 @@ mod tests {
         assert!(limiter.take_at(b, start).is_ok());
         // Half a second refills one token at two a second.
         let later = start + Duration::from_millis(500);
+        assert!(limiter.take_at(a, later).is_ok());
+        assert!(limiter.take_at(a, later).is_err());
+        // A token given back can be taken again, once.
+        limiter.give_back(a);
         assert!(limiter.take_at(a, later).is_ok());
         assert!(limiter.take_at(a, later).is_err());
     }

@@ -3,12 +3,11 @@
 //! not have, all get the same 404. Every answer carries the headers that keep it out of
 //! search engines, referrers and caches, and every client address is rate-limited.
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -64,10 +63,10 @@ fn failed(error: impl std::fmt::Display) -> Response {
 
 /// Rate limit first, the public headers on whatever the answer is.
 async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let client = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.ip());
+    // Behind a trusted proxy, the address it names (else every reader shares one bucket).
+    let client = state
+        .clients
+        .client_ip(crate::http::client::peer(&request), request.headers());
     let mut response = match state.public_limit.take(client) {
         Ok(()) => next.run(request).await,
         Err(wait) => {

@@ -3,6 +3,9 @@
 
 use std::path::PathBuf;
 
+/// The longest name of one file or folder Linux file systems take (`NAME_MAX`).
+pub(super) const MAX_COMPONENT_BYTES: usize = 255;
+
 /// The path of an entry relative to the destination.
 ///
 /// `Ok(None)` is the archive root (`./`), which needs no writing. `..` is refused
@@ -25,6 +28,9 @@ pub(super) fn relative_path(name: &str) -> Result<Option<PathBuf>, &'static str>
     for part in name.split('/') {
         if part.split('\\').any(|piece| piece == "..") {
             return Err("'..' component");
+        }
+        if part.len() > MAX_COMPONENT_BYTES {
+            return Err("a name in the path is over 255 bytes, too long for the file system");
         }
         if !part.is_empty() && part != "." {
             path.push(part);
@@ -68,5 +74,11 @@ mod tests {
         assert_eq!(relative_path("C:\\x"), Err("windows drive prefix"));
         assert_eq!(relative_path("c:x"), Err("windows drive prefix"));
         assert_eq!(relative_path("a\0b"), Err("name contains a NUL byte"));
+        let long = format!("ctl1/{}/x.log", "n".repeat(256));
+        assert_eq!(
+            relative_path(&long),
+            Err("a name in the path is over 255 bytes, too long for the file system")
+        );
+        assert!(relative_path(&format!("ctl1/{}", "n".repeat(255))).is_ok());
     }
 }

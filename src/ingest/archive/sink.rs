@@ -37,13 +37,25 @@ pub(super) struct Sink<'a> {
     /// Folders (relative) known to be real directories. Extraction never creates a
     /// symlink nor removes a directory, so once checked they stay safe.
     dirs: HashSet<PathBuf>,
+    /// Folders the archive names but that hold no file yet: made only when a file goes
+    /// in them (an empty folder has nothing to read, and a tar of 100,000 of them must
+    /// not cost 100,000 folders made, walked and removed).
+    declared: HashSet<PathBuf>,
+    /// Empty regular files: not written (nothing to read), counted.
+    empty: u64,
     /// Recorded symlinks by path, so a later entry with the same path replaces one.
     symlinks: BTreeMap<PathBuf, PathBuf>,
     files: u64,
     bytes: u64,
     skipped: Vec<SkippedEntry>,
+    /// Entries skipped past the first [`MAX_SKIPPED_LISTED`]: counted, not listed.
+    skipped_more: u64,
     buffer: Vec<u8>,
 }
+
+/// Skipped entries listed by name, per archive; the rest are counted. A tar of 100,000
+/// refused names must not cost 100,000 names and reasons kept, stored and shown.
+pub(super) const MAX_SKIPPED_LISTED: usize = 1000;
 
 impl<'a> Sink<'a> {
     pub(super) fn new(
@@ -62,10 +74,13 @@ impl<'a> Sink<'a> {
             entries: 0,
             consumed: 0,
             dirs: HashSet::new(),
+            declared: HashSet::new(),
+            empty: 0,
             symlinks: BTreeMap::new(),
             files: 0,
             bytes: 0,
             skipped: Vec::new(),
+            skipped_more: 0,
             buffer: vec![0; 64 << 10],
         })
     }
@@ -97,18 +112,55 @@ impl<'a> Sink<'a> {
     }
 
     pub(super) fn skip(&mut self, name: &str, reason: impl Into<String>) {
+        if self.skipped.len() >= MAX_SKIPPED_LISTED {
+            self.skipped_more += 1;
+            return;
+        }
         self.skipped.push(SkippedEntry {
             path: name.to_owned(),
             reason: reason.into(),
         });
     }
 
+    /// Notes a folder; it is made when a file goes in it.
     pub(super) fn directory(&mut self, name: &str, rel: &Path) -> Result<(), IngestError> {
-        if let Some(reason) = self.make_dirs(rel)? {
+        if let Some(reason) = self.too_long(rel) {
             self.skip(name, reason);
+            return Ok(());
+        }
+        if !self.dirs.contains(rel) {
+            self.declared.insert(rel.to_path_buf());
         }
         self.symlinks.remove(rel);
         Ok(())
+    }
+
+    /// Why the file system would refuse `rel` under the destination: the whole path
+    /// over `PATH_MAX`. (A name over `NAME_MAX` is refused with the entry's name.)
+    fn too_long(&self, rel: &Path) -> Option<String> {
+        let bytes = self.dest.as_os_str().len() + 1 + rel.as_os_str().len();
+        (bytes >= MAX_PATH_BYTES).then(|| {
+            format!(
+                "path of {} bytes, too long for the file system",
+                rel.as_os_str().len()
+            )
+        })
+    }
+
+    /// An entry the file system refused by its name (`ENAMETOOLONG`, `EILSEQ` on some
+    /// file systems): skipped with the reason; any other error stops the extraction.
+    fn refused_name(
+        &mut self,
+        name: &str,
+        error: std::io::Error,
+        path: &Path,
+    ) -> Result<(), IngestError> {
+        if refused_by_name(&error) {
+            self.skip(name, format!("the file system refused the name: {error}"));
+            Ok(())
+        } else {
+            Err(io_error(path, error))
+        }
     }
 
     /// Records a symlink without creating it; an earlier file at that path goes.
@@ -127,6 +179,14 @@ impl<'a> Sink<'a> {
         Ok(())
     }
 
+    /// An empty regular file: not written (nothing to read), so that a tar of many
+    /// empty files costs no file made, walked, placed and removed; counted, and said
+    /// once per archive.
+    pub(super) fn empty_file(&mut self, rel: &Path) {
+        self.empty += 1;
+        self.symlinks.remove(rel);
+    }
+
     /// Writes a regular file from `reader`, stopping at the per-entry and total limits.
     pub(super) fn file(
         &mut self,
@@ -134,12 +194,22 @@ impl<'a> Sink<'a> {
         rel: &Path,
         reader: &mut dyn Read,
     ) -> Result<Written, IngestError> {
+        if let Some(reason) = self.too_long(rel) {
+            self.skip(name, reason);
+            return Ok(Written::Skipped);
+        }
         if let Some(reason) = self.clear(rel)? {
             self.skip(name, reason);
             return Ok(Written::Skipped);
         }
         let path = self.dest.join(rel);
-        let mut out = create_file(&path).map_err(|source| io_error(&path, source))?;
+        let mut out = match create_file(&path) {
+            Ok(out) => out,
+            Err(error) => {
+                self.refused_name(name, error, &path)?;
+                return Ok(Written::Skipped);
+            }
+        };
         self.symlinks.remove(rel);
         self.files += 1;
         let total_left = self.limits.max_total_bytes.saturating_sub(self.consumed);
@@ -202,10 +272,12 @@ impl<'a> Sink<'a> {
             bytes: self.bytes,
             symlinks: self.symlinks.into_iter().collect(),
             skipped: self.skipped,
+            skipped_more: self.skipped_more,
             damage,
             stopped: None,
             consumed: self.consumed,
             entries: self.entries,
+            empty_files: self.empty,
         }
     }
 
@@ -246,11 +318,16 @@ impl<'a> Sink<'a> {
                         current.display()
                     )));
                 }
-                Err(err) if err.kind() == ErrorKind::NotFound => {
-                    create_dir(&path).map_err(|source| io_error(&path, source))?;
-                }
+                Err(err) if err.kind() == ErrorKind::NotFound => match create_dir(&path) {
+                    Ok(()) => {}
+                    Err(error) if refused_by_name(&error) => {
+                        return Ok(Some(format!("the file system refused the name: {error}")));
+                    }
+                    Err(source) => return Err(io_error(&path, source)),
+                },
                 Err(source) => return Err(io_error(&path, source)),
             }
+            self.declared.remove(&current);
             self.dirs.insert(current.clone());
         }
         Ok(None)
@@ -265,7 +342,7 @@ impl<'a> Sink<'a> {
             return Ok(Some(reason));
         }
         let folder_there = || format!("{} is already a folder", rel.display());
-        if self.dirs.contains(rel) {
+        if self.dirs.contains(rel) || self.declared.contains(rel) {
             return Ok(Some(folder_there()));
         }
         let path = self.dest.join(rel);
@@ -279,6 +356,17 @@ impl<'a> Sink<'a> {
             Err(source) => Err(io_error(&path, source)),
         }
     }
+}
+
+/// The longest path Linux takes (`PATH_MAX`, with its NUL).
+const MAX_PATH_BYTES: usize = 4096;
+
+/// An error that is about the name, not the disk: the entry is skipped, the rest goes on.
+fn refused_by_name(error: &std::io::Error) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::InvalidFilename | ErrorKind::InvalidInput
+    )
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> IngestError {

@@ -57,6 +57,10 @@ pub(super) fn extract_tar(
                     );
                     continue;
                 }
+                if size == 0 {
+                    sink.empty_file(&rel);
+                    continue;
+                }
                 match sink.file(&name, &rel, &mut entry)? {
                     Written::Done(written) if written < size => {
                         let reason =

@@ -522,3 +522,63 @@ fn a_truncated_zip_is_an_error() {
         "{err}"
     );
 }
+
+#[test]
+fn members_with_names_or_paths_too_long_are_skipped_and_the_rest_extracted() {
+    let long_name = format!("ctl1/var/log/nova/{}.log", "n".repeat(256));
+    // Twenty folders of 250 bytes: each name fits, the path does not (PATH_MAX).
+    let deep: String = (0..20).map(|i| format!("{i:0>250}/")).collect();
+    let long_path = format!("ctl1/{deep}x.log");
+    let tar = tar_bytes(&[
+        Entry::File(&long_name, NOVA_LOG),
+        Entry::Dir(&format!("ctl1/{deep}")),
+        Entry::File(&long_path, NOVA_LOG),
+        Entry::File("ctl1/var/log/nova/nova-compute.log", NOVA_LOG),
+    ]);
+    let zip = zip_bytes(
+        &[
+            (&long_name, NOVA_LOG),
+            (&long_path, NOVA_LOG),
+            ("ctl1/var/log/nova/nova-compute.log", NOVA_LOG),
+        ],
+        &[],
+    );
+    for (name, bytes) in [("bundle.tar", tar), ("bundle.zip", zip)] {
+        let case = case(name, &bytes);
+        let report = extract(&case.archive, &case.dest, &ExtractLimits::default()).unwrap();
+        assert_eq!(report.files, 1, "{name}: {:?}", report.skipped);
+        assert!(
+            case.dest
+                .join("ctl1/var/log/nova/nova-compute.log")
+                .is_file(),
+            "{name}"
+        );
+        let reason = |path: &str| {
+            report
+                .skipped
+                .iter()
+                .find(|s| s.path == path)
+                .map(|s| s.reason.clone())
+                .unwrap_or_else(|| panic!("{name}: {path} not skipped: {:?}", report.skipped))
+        };
+        assert!(reason(&long_name).contains("over 255 bytes"), "{name}");
+        assert!(reason(&long_path).contains("too long"), "{name}");
+        assert!(
+            !reason(&long_path).contains(&*case.root.to_string_lossy()),
+            "{name}: the reason names no server path"
+        );
+    }
+}
+
+#[test]
+fn skipped_entries_past_the_first_thousand_are_counted_not_listed() {
+    let names: Vec<String> = (0..1500)
+        .map(|i| format!("{i}{}", "n".repeat(256)))
+        .collect();
+    let entries: Vec<Entry<'_>> = names.iter().map(|n| Entry::File(n, b"x\n")).collect();
+    let case = case("many.tar", &tar_bytes(&entries));
+    let report = extract(&case.archive, &case.dest, &ExtractLimits::default()).unwrap();
+    assert_eq!(report.skipped.len(), 1000);
+    assert_eq!(report.skipped_more, 500);
+    assert_eq!(report.entries, 1500);
+}

@@ -65,6 +65,8 @@ pub(super) fn extract_zip(
             sink.directory(&name, &rel)?;
         } else if ![0, S_IFREG, S_IFDIR, S_IFLNK].contains(&file_type) {
             sink.skip(&name, "special file, not created");
+        } else if file.size() == 0 {
+            sink.empty_file(&rel);
         } else {
             match sink.file(&name, &rel, &mut file)? {
                 Written::Done(_) | Written::Skipped => {}

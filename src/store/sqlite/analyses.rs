@@ -233,7 +233,12 @@ pub(super) fn finish_failed(
         JobStatus::Failed,
     )?;
     transaction.execute(
-        "UPDATE analyses SET status = 'failed', finished_at = ?2, error = ?3 WHERE id = ?1",
+        // An index begun with the analysis cannot finish without it: failed too, never
+        // left `running`.
+        "UPDATE analyses SET status = 'failed', finished_at = ?2, error = ?3,
+             index_error = CASE index_state WHEN 'running' THEN 'the analysis failed' ELSE index_error END,
+             index_state = CASE index_state WHEN 'running' THEN 'failed' ELSE index_state END
+         WHERE id = ?1",
         params![id, clock::now_rfc3339(), reason],
     )?;
     transaction.commit()?;

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use crate::store::error::StoreError;
 
 /// The migrations, version 1 first.
-pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL, V2_SHARES, V3_RECOVERIES];
+pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL, V2_SHARES, V3_RECOVERIES, V4_AUDIT_COUNTS];
 
 const V1_INITIAL: &str = "
 CREATE TABLE analyses (
@@ -114,6 +114,15 @@ CREATE TABLE recovery_moves (
     message     TEXT,
     PRIMARY KEY (recovery_id, instance)
 );
+";
+
+/// Repeated refusals (issue 22): one audit row per client, action and minute that counts
+/// them, so that a client guessing the token cannot grow the log without bound. Rows
+/// written one per event keep `bucket` NULL and `count` 1.
+const V4_AUDIT_COUNTS: &str = "
+ALTER TABLE audit_log ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE audit_log ADD COLUMN bucket TEXT;
+CREATE UNIQUE INDEX audit_log_buckets ON audit_log (bucket) WHERE bucket IS NOT NULL;
 ";
 
 /// Brings the database up to the last migration; returns the versions applied now.

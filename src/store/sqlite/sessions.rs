@@ -70,13 +70,36 @@ pub(super) fn audit(
     Ok(())
 }
 
+/// One row per action, client and minute (the minute of its first refusal, in `at`), its
+/// count incremented by each call.
+pub(super) fn audit_counted(
+    connection: &Connection,
+    actor: &str,
+    action: &str,
+    client: &str,
+    detail: &str,
+) -> Result<(), StoreError> {
+    let at = clock::now_rfc3339();
+    // "2026-12-05T13:07:41Z" -> "2026-12-05T13:07": the minute names the row.
+    let minute = at.get(..16).unwrap_or(&at);
+    let bucket = format!("{action}\u{1f}{client}\u{1f}{minute}");
+    connection.execute(
+        "INSERT INTO audit_log (at, actor, action, target, detail, count, bucket)
+         VALUES (?1, ?2, ?3, ?4, ?5, 1, ?6)
+         ON CONFLICT (bucket) WHERE bucket IS NOT NULL DO UPDATE SET count = count + 1",
+        params![at, actor, action, client, detail, bucket],
+    )?;
+    Ok(())
+}
+
 /// The last `limit` entries, newest first.
 pub(super) fn audit_log(
     connection: &Connection,
     limit: usize,
 ) -> Result<Vec<AuditEntry>, StoreError> {
     let mut statement = connection.prepare(
-        "SELECT at, actor, action, target, detail FROM audit_log ORDER BY seq DESC LIMIT ?1",
+        "SELECT at, actor, action, target, detail, count FROM audit_log
+         ORDER BY seq DESC LIMIT ?1",
     )?;
     let rows = statement.query_map([count(limit)], |row| {
         Ok(AuditEntry {
@@ -85,6 +108,7 @@ pub(super) fn audit_log(
             action: row.get(2)?,
             target: row.get(3)?,
             detail: row.get(4)?,
+            count: row.get::<_, i64>(5)?.max(0).unsigned_abs(),
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -366,6 +366,31 @@ fn finish_failed_keeps_the_reason() {
 }
 
 #[test]
+fn a_failed_analysis_fails_the_index_it_had_begun() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    let id = store.create_analysis(&new_analysis("a")).unwrap().id;
+    store.claim_next().unwrap();
+    let running = IndexProgress {
+        state: IndexState::Running,
+        bytes_done: 10,
+        error: None,
+    };
+    store.set_index(&id, &running).unwrap();
+    store.finish_failed(&id, "a.tar: damaged").unwrap();
+    let row = store.get_analysis(&id).unwrap().unwrap();
+    assert_eq!(row.status, JobStatus::Failed);
+    assert_eq!(row.index.state, IndexState::Failed);
+    assert_eq!(row.index.error.as_deref(), Some("the analysis failed"));
+
+    // An index that was not begun stays as it was.
+    let other = store.create_analysis(&new_analysis("b")).unwrap().id;
+    store.finish_failed(&other, "b.tar: damaged").unwrap();
+    let row = store.get_analysis(&other).unwrap().unwrap();
+    assert_eq!(row.index.state, IndexState::Pending);
+}
+
+#[test]
 fn jobs_interrupted_by_a_crash_are_requeued_then_failed() {
     let root = tempfile::tempdir().unwrap();
     let id = {
@@ -718,4 +743,40 @@ fn shares_are_found_by_token_hash_only_while_live_and_go_with_their_analysis() {
         ),
         0
     );
+}
+
+#[test]
+fn counted_refusals_are_one_row_per_client_and_minute() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    for _ in 0..500 {
+        store
+            .audit_counted("anonymous", "login-refused", "192.0.2.7", "wrong token")
+            .unwrap();
+    }
+    for _ in 0..3 {
+        store
+            .audit_counted("anonymous", "login-refused", "2001:db8::", "wrong token")
+            .unwrap();
+    }
+    store.audit("session", "login", "", "").unwrap();
+    let log = store.audit_log(10_000).unwrap();
+    let refused: Vec<&AuditEntry> = log
+        .iter()
+        .filter(|entry| entry.action == "login-refused")
+        .collect();
+    // A minute may turn during the loop: then two rows for the first client.
+    assert!(refused.len() <= 3, "{refused:?}");
+    let count_of = |client: &str| -> u64 {
+        refused
+            .iter()
+            .filter(|entry| entry.target == client)
+            .map(|entry| entry.count)
+            .sum()
+    };
+    assert_eq!(count_of("192.0.2.7"), 500);
+    assert_eq!(count_of("2001:db8::"), 3);
+    // Events written one by one stay one row each, counted once.
+    assert_eq!(log[0].action, "login");
+    assert_eq!(log[0].count, 1);
 }

@@ -294,6 +294,7 @@ impl<'a> Ctx<'a> {
             server,
             client: c.host,
             kind,
+            tie: Tie::of(kind, !c.instances.is_empty()),
             anchor: call as EventId,
             anchor_time: c.time,
             start: c.time,

@@ -243,3 +243,45 @@ fn window_requests_are_what_a_scan_of_the_window_keeps() {
         }
     }
 }
+
+#[test]
+fn a_late_request_of_an_earlier_call_is_no_single_candidate() {
+    // lock and evacuate at 0 s; Nova accepts the evacuate 740 s later (a late
+    // acceptance); the unlock at 752 s went to another nova-api. The evacuate's request
+    // is the only POST within 11 min of the unlock on this nova-api, and is not its.
+    let nova = "masakari.compute.nova";
+    let call = |ms: i64, what: &str| {
+        line(
+            ms,
+            0,
+            nova,
+            SHARED,
+            &format!("Call {what} command for instance {A}"),
+        )
+    };
+    let mut events = vec![
+        call(1_000, "lock server"),
+        call(1_300, "evacuate"),
+        line(
+            741_300,
+            1,
+            "nova.api.openstack.requestlog",
+            NOVA_A,
+            &format!(
+                "10.0.0.1 \"POST /v2.1/servers/{A}/action\" status: 200 len: 0 microversion: 2.53 time: 0.600000"
+            ),
+        ),
+        call(752_000, "unlock server"),
+        line(
+            752_400,
+            0,
+            "masakari.engine.manager",
+            SHARED,
+            &format!("Instance {A} unlocked"),
+        ),
+    ];
+    events.sort_by_key(|e| e.time);
+    let files = [file("masakari-engine", 0), file("nova-api", 1)];
+    let pairs = causal_pairs(&events, &files);
+    assert!(pairs.iter().all(|p| p.kind != PairKind::Join), "{pairs:?}");
+}

@@ -2,9 +2,11 @@
 
 use crate::model::{Event, LogLevel};
 
-/// Text as XML character data or an attribute value: markup characters escaped,
-/// characters XML 1.0 forbids (control characters of a binary line) dropped.
+/// Text as XML character data or an attribute value: markup characters escaped, control
+/// characters (which XML 1.0 mostly forbids) shown as visible escapes
+/// ([`crate::visible`]), the two non-characters XML forbids dropped.
 pub(super) fn escape(text: &str) -> String {
+    let text = crate::visible::visible_controls(text);
     let mut out = String::with_capacity(text.len() + 16);
     for c in text.chars() {
         match c {
@@ -13,9 +15,7 @@ pub(super) fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            '\t' | '\n' => out.push(c),
-            '\r' => {}
-            c if (c as u32) < 0x20 || matches!(c, '\u{fffe}' | '\u{ffff}') => {}
+            '\u{fffe}' | '\u{ffff}' => {}
             c => out.push(c),
         }
     }
@@ -107,10 +107,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn markup_is_escaped_and_control_characters_dropped() {
+    fn markup_is_escaped_and_control_characters_shown() {
         assert_eq!(
-            escape("<RequestContext object at 0x7f> & \"x\" 'y'\u{1}\r"),
-            "&lt;RequestContext object at 0x7f&gt; &amp; &quot;x&quot; &apos;y&apos;"
+            escape("<RequestContext object at 0x7f> & \"x\" 'y'\u{1}\r\u{1b}[31m"),
+            "&lt;RequestContext object at 0x7f&gt; &amp; &quot;x&quot; &apos;y&apos;\\x01\\r\u{241b}[31m"
         );
         assert_eq!(clip("abcdef", 3), "abc…");
         assert_eq!(clip("abc", 3), "abc");

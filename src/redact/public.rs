@@ -1,0 +1,596 @@
+//! Default-deny text for public views (issue 23): a line is cut into words and a word is
+//! shown only when it is known to be safe; every other word gets a pseudonym.
+//!
+//! Safe: words of the vocabulary of OpenStack log messages ([`vocab`]), numbers, times
+//! and durations, dashed UUIDs and `req-<uuid>` ids (a reader follows the failure by
+//! them), module names of the services, file names of known kinds, `null`/`true`/….
+//! Values of a known shape keep their shaped pseudonyms (IPv4 by network, IPv6, MAC,
+//! e-mail, Keystone ids, context user and project: [`super::tokens`]), seeded host
+//! names and domains theirs ([`super::names`]); secrets are hidden outright
+//! ([`super::secrets`]), and so is the value after a secret key (`--os-password X`,
+//! `Authorization: Basic …`). The value after a name key (`display_name=`, `user:`) is
+//! never taken from the vocabulary. The upload's own file name reads `bundle`.
+//!
+//! A word is a run of letters, digits, `-`, `_`, `.` and non-ASCII characters; anything
+//! else is punctuation and kept. No pattern runs per word: the shapes are found by one
+//! pass of `tokens::SHAPES` over the line, words by one byte scan, and each is
+//! classified by hash lookups.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use super::map::{Kind, Pseudonyms};
+use super::names::NameFinder;
+use super::secrets::{HIDDEN, SecretState};
+use super::tokens::{SHAPES, Shape, replace_one};
+use super::vocab;
+
+/// The name a public view gives the upload.
+pub const NEUTRAL_NAME: &str = "bundle";
+
+/// The names of an upload a public view reads as [`NEUTRAL_NAME`]: its file name and
+/// that name without its archive suffix (the folder its content appears under),
+/// lowercase.
+pub fn upload_names(upload: &str) -> Vec<String> {
+    let upload = upload.trim();
+    let mut names: Vec<String> = Vec::new();
+    if !upload.is_empty() {
+        names.push(upload.to_ascii_lowercase());
+        let stem = crate::ingest::discover::archive_stem(upload).to_ascii_lowercase();
+        if !names.contains(&stem) && !stem.is_empty() {
+            names.push(stem);
+        }
+    }
+    names
+}
+
+/// Which words a text may keep as they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vocabulary {
+    /// Log text: the words of the vocabulary.
+    Log,
+    /// A value that must not be read as words (a config option not on the allow-list):
+    /// numbers, ids and `true`/`false` only.
+    None,
+}
+
+/// Examples of lines reduced to the vocabulary kept in a report.
+const EXAMPLES: usize = 5;
+
+/// What the public step did to a view or a bundle: the engineer reads it before sharing.
+#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PublicStats {
+    /// Lines (and other texts) shown.
+    pub lines: u64,
+    /// Lines with at least one word outside the vocabulary replaced.
+    pub reduced_lines: u64,
+    /// Lines with a secret hidden.
+    pub secrets: u64,
+    /// Replacements by kind of value (`host`, `ipv4_net`, `name`, …, `hidden`).
+    pub replaced: BTreeMap<String, u64>,
+    /// A few reduced lines, as shown.
+    pub examples: Vec<String>,
+}
+
+impl PublicStats {
+    /// Adds `other`'s counts (examples up to the limit).
+    pub fn merge(&mut self, other: PublicStats) {
+        self.lines += other.lines;
+        self.reduced_lines += other.reduced_lines;
+        self.secrets += other.secrets;
+        for (kind, n) in other.replaced {
+            *self.replaced.entry(kind).or_default() += n;
+        }
+        for example in other.examples {
+            if self.examples.len() < EXAMPLES {
+                self.examples.push(example);
+            }
+        }
+    }
+
+    fn count(&mut self, kind: &str) {
+        *self.replaced.entry(kind.to_string()).or_default() += 1;
+    }
+}
+
+/// A map that counts what it is asked for.
+struct Counting<'m> {
+    inner: &'m mut dyn Pseudonyms,
+    stats: &'m mut PublicStats,
+}
+
+impl Pseudonyms for Counting<'_> {
+    fn pseudonym(&mut self, kind: Kind, real: &str) -> String {
+        self.stats.count(kind.as_str());
+        self.inner.pseudonym(kind, real)
+    }
+}
+
+/// The public step for the lines of one text (secrets can span lines).
+#[derive(Debug)]
+pub struct PublicText<'a> {
+    names: &'a NameFinder,
+    upload: &'a [String],
+    secrets: SecretState,
+}
+
+impl<'a> PublicText<'a> {
+    /// A step looking for `names`, reading `upload` (the upload's names, lowercase) as
+    /// [`NEUTRAL_NAME`].
+    pub fn new(names: &'a NameFinder, upload: &'a [String]) -> PublicText<'a> {
+        PublicText {
+            names,
+            upload,
+            secrets: SecretState::default(),
+        }
+    }
+
+    /// A `/`-separated path as a public view shows it: its first part, when it is the
+    /// upload's own name, is [`NEUTRAL_NAME`] whatever words it is made of.
+    pub fn path(
+        &mut self,
+        path: &str,
+        map: &mut dyn Pseudonyms,
+        stats: &mut PublicStats,
+    ) -> String {
+        let (first, rest) = match path.split_once('/') {
+            Some((first, rest)) => (first, Some(rest)),
+            None => (path, None),
+        };
+        if !self.upload.iter().any(|u| u.eq_ignore_ascii_case(first)) {
+            return self.line(path, Vocabulary::Log, map, stats);
+        }
+        match rest {
+            Some(rest) => format!(
+                "{NEUTRAL_NAME}/{}",
+                self.line(rest, Vocabulary::Log, map, stats)
+            ),
+            None => NEUTRAL_NAME.to_string(),
+        }
+    }
+
+    /// `line` as a public view shows it.
+    pub fn line(
+        &mut self,
+        line: &str,
+        vocabulary: Vocabulary,
+        map: &mut dyn Pseudonyms,
+        stats: &mut PublicStats,
+    ) -> String {
+        let line = match self.secrets.redact(line) {
+            Some(hidden) => {
+                stats.secrets += 1;
+                Cow::Owned(hidden)
+            }
+            None => Cow::Borrowed(line),
+        };
+        let mut words = Words {
+            names: self.names,
+            upload: self.upload,
+            vocabulary,
+            out: String::with_capacity(line.len() + 16),
+            reduced: false,
+            key: None,
+            assigned: false,
+            buf: String::new(),
+        };
+        let mut map = Counting { inner: map, stats };
+        let mut copied = 0;
+        for m in SHAPES.find_iter(&line) {
+            // A dashed address inside a word (`dhcp-10-0-0-5`): the word is judged whole.
+            if Shape::of(m.as_str()) == Shape::Dashed {
+                continue;
+            }
+            let Some(replaced) = replace_one(m.as_str(), &mut map) else {
+                continue;
+            };
+            words.text(&line[copied..m.start()], &mut map);
+            words.out.push_str(&replaced);
+            words.key = None;
+            copied = m.end();
+        }
+        words.text(&line[copied..], &mut map);
+        let stats = map.stats;
+        stats.lines += 1;
+        if words.reduced {
+            stats.reduced_lines += 1;
+            if stats.examples.len() < EXAMPLES {
+                stats.examples.push(words.out.clone());
+            }
+        }
+        words.out
+    }
+}
+
+/// What a key word says about the value after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    /// A secret (`password`, `--os-password`, `*_key`): the value is hidden.
+    Secret { flag: bool },
+    /// An authorization header: the scheme stays, the credential is hidden.
+    Authorization,
+    /// A name (`display_name`, `user`, `--os-username`): never read as vocabulary.
+    Name { flag: bool },
+}
+
+struct Words<'a> {
+    names: &'a NameFinder,
+    upload: &'a [String],
+    vocabulary: Vocabulary,
+    out: String,
+    /// A word was replaced because it is not known to be safe.
+    reduced: bool,
+    /// The last word was a key, and only `=`, `:`, quotes and blanks came after it.
+    key: Option<Key>,
+    /// An `=` or `:` came after the key.
+    assigned: bool,
+    buf: String,
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') || b >= 0x80
+}
+
+impl Words<'_> {
+    fn text(&mut self, text: &str, map: &mut dyn Pseudonyms) {
+        let b = text.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            let start = i;
+            let word = is_word_byte(b[i]);
+            while i < b.len() && is_word_byte(b[i]) == word {
+                i += 1;
+            }
+            if word {
+                self.word_run(&text[start..i], map);
+            } else {
+                self.punctuation(&text[start..i]);
+            }
+        }
+    }
+
+    fn punctuation(&mut self, p: &str) {
+        self.out.push_str(p);
+        if self.key.is_some() {
+            let only_assignment = p.len() <= 6
+                && p.bytes()
+                    .all(|b| matches!(b, b' ' | b'\t' | b'=' | b':' | b'\'' | b'"'));
+            if only_assignment {
+                self.assigned |= p.bytes().any(|b| b == b'=' || b == b':');
+            } else {
+                self.key = None;
+            }
+        }
+    }
+
+    /// A run of word bytes: leading and trailing `.`, `-`, `_` are punctuation.
+    fn word_run(&mut self, run: &str, map: &mut dyn Pseudonyms) {
+        let core = run.trim_matches(|c| matches!(c, '.' | '-' | '_'));
+        if core.is_empty() {
+            self.punctuation(run);
+            return;
+        }
+        let lead = run.len() - run.trim_start_matches(['.', '-', '_']).len();
+        let (head, tail) = (&run[..lead], &run[lead + core.len()..]);
+        self.out.push_str(head);
+        let flag = head.starts_with("--");
+        let key = self.key.take();
+        let applies = self.assigned
+            || matches!(
+                key,
+                Some(Key::Secret { flag: true } | Key::Name { flag: true })
+            );
+        self.assigned = false;
+        match key.filter(|_| applies || key == Some(Key::Authorization)) {
+            Some(Key::Secret { .. }) if !is_literal(core) => {
+                self.out.push_str(HIDDEN);
+                self.reduced = true;
+            }
+            Some(Key::Authorization) if is_auth_scheme(core) => {
+                // `Authorization: Basic <credential>`: the scheme, then the credential hidden.
+                self.out.push_str(core);
+                self.key = Some(Key::Secret { flag: true });
+            }
+            Some(Key::Authorization) if !is_literal(core) => {
+                self.out.push_str(HIDDEN);
+                self.reduced = true;
+            }
+            Some(Key::Name { .. }) => self.judged(core, false, map),
+            _ => self.judged(core, true, map),
+        }
+        if self.key.is_none() {
+            self.key = key_of(core, flag);
+        }
+        self.punctuation(tail);
+    }
+
+    /// One word: kept when safe (`vocabulary` allowing), else its pseudonym.
+    fn judged(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) {
+        if is_uuid(w) || w.strip_prefix("req-").is_some_and(is_uuid) || is_literal(w) {
+            self.out.push_str(w);
+            return;
+        }
+        if w.len() > 64 {
+            self.out.push_str(HIDDEN);
+            self.reduced = true;
+            return;
+        }
+        if w.len() == 32 && w.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let id = map.pseudonym(Kind::KeystoneId, &w.to_ascii_lowercase());
+            self.out.push_str(&id);
+            return;
+        }
+        if let Some(mac) = mac_of(w) {
+            let pseudo = map.pseudonym(Kind::Mac, &mac);
+            self.out.push_str(&pseudo);
+            return;
+        }
+        let vocabulary = vocabulary && self.vocabulary == Vocabulary::Log;
+        // A seeded host made of safe words (`compute-01`, `compute-01.log`) is still a host.
+        if !self.is_seeded(w) && self.safe(w, vocabulary) {
+            self.out.push_str(w);
+            return;
+        }
+        // The upload's name (`sosreport-<host>-<company>-case-<n>`), unless made of
+        // safe words only (`race` stays a word).
+        if self.is_upload(w) {
+            self.out.push_str(NEUTRAL_NAME);
+            return;
+        }
+        let replaced = self.denied(w, vocabulary, map);
+        self.out.push_str(&replaced);
+    }
+
+    /// Whether `w`, or a `.`-separated part of it, is a seeded host or domain.
+    fn is_seeded(&mut self, w: &str) -> bool {
+        let seeds = self.names.seeds();
+        if seeds.hosts.is_empty() && seeds.domains.is_empty() {
+            return false;
+        }
+        self.buf.clear();
+        self.buf.push_str(w);
+        self.buf.make_ascii_lowercase();
+        let lower = self.buf.as_str();
+        seeds.hosts.contains(lower)
+            || seeds.domains.contains(lower)
+            || (lower.contains('.') && lower.split('.').any(|p| seeds.hosts.contains(p)))
+    }
+
+    fn is_upload(&self, w: &str) -> bool {
+        self.upload.iter().any(|u| u.eq_ignore_ascii_case(w))
+    }
+
+    /// Whether a word may be shown as it is.
+    fn safe(&mut self, w: &str, vocabulary: bool) -> bool {
+        if !w.contains('.') {
+            return w.split(['-', '_']).all(|p| self.safe_piece(p, vocabulary));
+        }
+        let pieces = || w.split('.');
+        // Versions: `2.95`, `v2.1`, `21.0.0`.
+        let version = w.strip_prefix(['v', 'V']).unwrap_or(w);
+        if version.split('.').all(|p| p.is_empty() || is_number(p)) {
+            return true;
+        }
+        if !vocabulary {
+            return false;
+        }
+        if vocab::is_module(w, &mut self.buf) {
+            return true;
+        }
+        if pieces().any(|p| TLDS.iter().any(|t| t.eq_ignore_ascii_case(p))) {
+            return false;
+        }
+        let first = pieces().next().unwrap_or("");
+        let last = pieces().next_back().unwrap_or("");
+        let module_like = vocab::is_module(first, &mut self.buf);
+        let file_like = EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(last));
+        (module_like || file_like)
+            && pieces().all(|p| p.split(['-', '_']).all(|q| self.safe_piece(q, true)))
+    }
+
+    fn safe_piece(&mut self, p: &str, vocabulary: bool) -> bool {
+        p.is_empty()
+            || is_number(p)
+            || (vocabulary
+                && ((p.len() == 1 && p.as_bytes()[0].is_ascii_alphabetic())
+                    || vocab::is_word(p, &mut self.buf)))
+    }
+
+    /// The pseudonym of a word not known to be safe: a seeded host or domain gets its
+    /// own, a dotted name piece by piece (`node02ob100.maas`, `ctl.acme.com`), anything
+    /// else one pseudonym for the whole word, case folded.
+    fn denied(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) -> String {
+        let lower = w.to_ascii_lowercase();
+        let seeds = self.names.seeds();
+        if seeds.hosts.contains(&lower) {
+            return map.pseudonym(Kind::Host, &lower);
+        }
+        if seeds.domains.contains(&lower) {
+            return map.pseudonym(Kind::Domain, &lower);
+        }
+        if !lower.contains('.') {
+            self.reduced = true;
+            return map.pseudonym(Kind::Name, &lower);
+        }
+        // The longest known domain the name ends with.
+        let mut domain_at = None;
+        let mut at = 0;
+        while let Some(dot) = lower[at..].find('.') {
+            let rest = &lower[at + dot + 1..];
+            if seeds.domains.contains(rest) {
+                domain_at = Some(at + dot);
+                break;
+            }
+            at += dot + 1;
+        }
+        let (head, domain) = match domain_at {
+            Some(dot) => (&lower[..dot], Some(&lower[dot + 1..])),
+            None => (lower.as_str(), None),
+        };
+        let mut parts: Vec<String> = Vec::new();
+        for (n, piece) in head.split('.').enumerate() {
+            let part = if piece.is_empty() {
+                String::new()
+            } else if seeds.hosts.contains(piece) || (n == 0 && domain.is_some()) {
+                map.pseudonym(Kind::Host, piece)
+            } else if piece
+                .split(['-', '_'])
+                .all(|q| self.safe_piece(q, vocabulary))
+            {
+                piece.to_string()
+            } else {
+                self.reduced = true;
+                map.pseudonym(Kind::Name, piece)
+            };
+            parts.push(part);
+        }
+        if let Some(domain) = domain {
+            parts.push(map.pseudonym(Kind::Domain, domain));
+        }
+        parts.join(".")
+    }
+}
+
+/// Top-level domains and the like: a dotted word holding one is a host name.
+const TLDS: &[&str] = &[
+    "com",
+    "net",
+    "org",
+    "io",
+    "local",
+    "internal",
+    "lan",
+    "corp",
+    "intra",
+    "home",
+    "arpa",
+    "example",
+    "localdomain",
+    "edu",
+    "gov",
+    "cloud",
+];
+
+/// File name endings a dotted word of known words may have (`nova-compute.log`).
+const EXTENSIONS: &[&str] = &[
+    "log", "conf", "cfg", "ini", "py", "pyc", "gz", "xz", "zst", "bz2", "json", "yaml", "yml",
+    "txt", "sh", "service", "socket", "pid", "lock", "html", "svg", "tar", "tgz", "xml", "d",
+    "err", "out", "journal", "target", "timer",
+];
+
+/// Words that say nothing whatever key they follow.
+fn is_literal(w: &str) -> bool {
+    ["null", "none", "true", "false", "yes", "no", "nil", "unset"]
+        .iter()
+        .any(|l| l.eq_ignore_ascii_case(w))
+}
+
+fn is_auth_scheme(w: &str) -> bool {
+    ["basic", "bearer", "digest", "negotiate", "token"]
+        .iter()
+        .any(|l| l.eq_ignore_ascii_case(w))
+}
+
+/// Words whose next value is a secret or a name (options, JSON keys, CLI flags).
+fn key_of(word: &str, flag: bool) -> Option<Key> {
+    let lower = word.to_ascii_lowercase().replace('-', "_");
+    if lower == "authorization" || lower == "proxy_authorization" {
+        return Some(Key::Authorization);
+    }
+    if lower == "bearer" || lower == "basic" {
+        return Some(Key::Secret { flag: true });
+    }
+    let secret = [
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "credential",
+    ]
+    .iter()
+    .any(|s| lower.contains(s))
+        || lower == "key"
+        || lower.ends_with("_key")
+        || lower.ends_with("_pass");
+    if secret {
+        return Some(Key::Secret { flag });
+    }
+    let name = [
+        "display_name",
+        "name",
+        "hostname",
+        "host_name",
+        "instance_name",
+        "user",
+        "username",
+        "user_name",
+        "project",
+        "project_name",
+        "tenant",
+        "tenant_name",
+        "domain",
+        "domain_name",
+        "user_domain_name",
+        "project_domain_name",
+        "os_username",
+        "os_project_name",
+        "os_user_domain_name",
+        "os_project_domain_name",
+        "nodename",
+        "server_name",
+        "owner",
+        "login",
+    ]
+    .contains(&lower.as_str());
+    name.then_some(Key::Name { flag })
+}
+
+/// A dashed UUID (8-4-4-4-12 hex digits, any case).
+fn is_uuid(w: &str) -> bool {
+    let b = w.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// A MAC written with dashes (`fa-16-3e-4b-9c-21`) or dotted (`fa16.3e4b.9c21`), in the
+/// colon form the map keys MACs by.
+fn mac_of(w: &str) -> Option<String> {
+    let hex: String = match w.len() {
+        17 if w.split('-').count() == 6 && w.split('-').all(|p| p.len() == 2) => w.replace('-', ""),
+        14 if w.split('.').count() == 3 && w.split('.').all(|p| p.len() == 4) => w.replace('.', ""),
+        _ => return None,
+    };
+    if hex.len() != 12 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let hex = hex.to_ascii_lowercase();
+    let pairs: Vec<&str> = (0..6).filter_map(|i| hex.get(2 * i..2 * i + 2)).collect();
+    Some(pairs.join(":"))
+}
+
+/// Units a number may carry (`12ms`, `3.5s`, `512MiB`, `19:51:12Z`).
+const UNITS: &[&str] = &[
+    "s", "ms", "us", "ns", "m", "h", "d", "sec", "secs", "min", "mins", "z", "k", "kb", "mb", "gb",
+    "tb", "kib", "mib", "gib", "tib", "b", "g", "t", "x", "st", "nd", "rd", "th",
+];
+
+/// Digits, maybe with a unit, or a date and a time joined by `T` (`08T19`).
+fn is_number(p: &str) -> bool {
+    let digits = p.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return false;
+    }
+    let rest = &p[digits..];
+    rest.is_empty()
+        || UNITS.iter().any(|u| u.eq_ignore_ascii_case(rest))
+        || rest
+            .strip_prefix(['T', 't'])
+            .is_some_and(|t| !t.is_empty() && is_number(t))
+}
+
+#[cfg(test)]
+mod tests;
