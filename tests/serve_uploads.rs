@@ -1,7 +1,7 @@
 //! Uploads that are not what they should be, through the real `evacdoc serve`: random
 //! bytes end `failed` with what they held (API and UI), a JSON file is refused alike on
 //! both paths, members with names too long are skipped while the analysis goes on, and
-//! every work file stays under `--data`.
+//! every work file (analysis, share page, share bundle) stays under `--data`.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -287,7 +287,7 @@ fn scenario_zip() -> Vec<u8> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn work_files_stay_under_data_and_are_removed_after_the_analysis() {
+async fn work_files_of_analyses_and_shares_stay_under_data_and_are_removed() {
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("data");
     // The system temporary folder is a file: anything made in it fails, even as root.
@@ -316,6 +316,31 @@ async fn work_files_stay_under_data_and_are_removed_after_the_analysis() {
             > 3,
         "the zip was unpacked and read: {view}"
     );
+    // A public link of the whole analysis: its page gathers the bundle's host names and
+    // its bundle is a redacted copy of the upload; both unpack it, under --data too.
+    let id = created["id"].as_str().unwrap();
+    let response = server
+        .client
+        .post(server.url(&format!("/api/v1/analyses/{id}/shares")))
+        .bearer_auth(TOKEN)
+        .json(&serde_json::json!({"scope": {"kind": "analysis"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 201);
+    let link: Value = response.json().await.unwrap();
+    let url = link["url"].as_str().unwrap();
+    let path = &url[url.find("/s/").unwrap()..];
+    for tail in ["", "/bundle.tar.gz"] {
+        let response = server
+            .client
+            .get(server.url(&format!("{path}{tail}")))
+            .send()
+            .await;
+        let response = response.unwrap();
+        assert_eq!(response.status(), 200, "{path}{tail}");
+        assert!(!response.bytes().await.unwrap().is_empty());
+    }
     assert_eq!(std::fs::read_to_string(&tmp).unwrap(), "TMPDIR\n");
     let work: Vec<_> = std::fs::read_dir(data.join("tmp")).unwrap().collect();
     assert!(work.is_empty(), "the work folder is removed: {work:?}");

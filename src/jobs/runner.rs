@@ -82,6 +82,11 @@ impl std::fmt::Debug for JobRunner {
 }
 
 impl JobRunner {
+    /// The bounds on what one analysis unpacks and reads (also used by a share's bundle).
+    pub fn limits(&self) -> crate::ingest::IngestLimits {
+        self.config.limits
+    }
+
     /// Recovers the jobs a crash left running, then starts the workers (on the current
     /// tokio runtime).
     pub fn start(

@@ -21,10 +21,10 @@ use super::options::{OptionClass, classify_option};
 use super::public::{PublicStats, PublicText, Vocabulary, upload_names};
 use super::secrets::HIDDEN;
 use super::seed::{add_etc_hosts, seeds_of};
-use crate::ingest::IngestError;
 use crate::ingest::decompress::{Compression, open_decompressed};
-use crate::ingest::discover::{Found, FoundFile, discover};
-use crate::run::{AnalyzeError, Options};
+use crate::ingest::discover::{Found, FoundFile, discover_within};
+use crate::ingest::{IngestError, IngestLimits};
+use crate::run::{AnalyzeError, Options, scratch_folder};
 
 /// Why a redacted copy could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -68,6 +68,12 @@ pub struct RedactOptions {
     /// ([`super::public`]), config values by the allow-list, the upload's name (this
     /// one) shown as `bundle`, and `redaction-report.json` in the copy.
     pub public: Option<String>,
+    /// Where the upload is unpacked and what bounds that (the service's data folder and
+    /// limits, so nothing is written outside it); the system's temporary folder and the
+    /// default limits when `None`.
+    pub work_dir: Option<PathBuf>,
+    /// Bounds on unpacking and reading.
+    pub limits: IngestLimits,
 }
 
 impl RedactOptions {
@@ -82,6 +88,8 @@ impl RedactOptions {
             out,
             map,
             public: None,
+            work_dir: None,
+            limits: IngestLimits::default(),
         }
     }
 }
@@ -127,12 +135,20 @@ pub fn redact_bundle(
 ) -> Result<RedactReport, RedactError> {
     let tarball = is_tarball(&options.out);
     check_paths(options, tarball)?;
-    let analysis = crate::run::analyze(inputs, &Options::default())?;
-    let work = tempfile::tempdir().map_err(|source| RedactError::Write {
-        path: "work folder".into(),
-        source,
-    })?;
-    let found = discover(inputs, work.path())?;
+    let analysis = crate::run::analyze(
+        inputs,
+        &Options {
+            limits: options.limits,
+            work_dir: options.work_dir.clone(),
+            ..Options::default()
+        },
+    )?;
+    let work =
+        scratch_folder(options.work_dir.as_deref()).map_err(|source| RedactError::Write {
+            path: "work folder".into(),
+            source,
+        })?;
+    let found = discover_within(inputs, work.path(), &options.limits)?;
     let mut seeds = seeds_of(&analysis);
     drop(analysis);
     for file in found.files.iter().filter(|f| f.rel.ends_with("etc/hosts")) {

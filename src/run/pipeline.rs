@@ -61,6 +61,17 @@ pub enum AnalyzeError {
     NothingRead(Box<NothingRead>),
 }
 
+/// A fresh folder (removed when dropped) inside `within`, or in the system's temporary
+/// folder when `None`: where archives are unpacked.
+pub fn scratch_folder(within: Option<&std::path::Path>) -> std::io::Result<tempfile::TempDir> {
+    let mut work = tempfile::Builder::new();
+    work.prefix("evacdoc-");
+    match within {
+        Some(dir) => std::fs::create_dir_all(dir).and_then(|()| work.tempdir_in(dir)),
+        None => work.tempdir(),
+    }
+}
+
 /// Runs the whole analysis of `inputs`.
 pub fn analyze(inputs: &[PathBuf], options: &Options) -> Result<Analysis, AnalyzeError> {
     analyze_with(inputs, options, None)
@@ -85,13 +96,7 @@ pub fn analyze_with(
         .as_deref()
         .map(|name| HostZone::named(name, ZoneSource::Override))
         .transpose()?;
-    let mut work = tempfile::Builder::new();
-    work.prefix("evacdoc-");
-    let work = match &options.work_dir {
-        Some(dir) => std::fs::create_dir_all(dir).and_then(|()| work.tempdir_in(dir)),
-        None => work.tempdir(),
-    }
-    .map_err(AnalyzeError::WorkFolder)?;
+    let work = scratch_folder(options.work_dir.as_deref()).map_err(AnalyzeError::WorkFolder)?;
 
     let stage = Instant::now();
     let found = discover_within(inputs, work.path(), &options.limits)?;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::PoisonError;
 
 use super::view::{ShareError, ShareFiles, ShareViews, input_of};
+use crate::ingest::IngestLimits;
 use crate::redact::{PseudonymMap, RedactOptions, redact_bundle};
 use crate::store::{DataPaths, create_private_dir};
 
@@ -14,6 +15,7 @@ use crate::store::{DataPaths, create_private_dir};
 pub fn redacted_bundle(
     views: &ShareViews,
     paths: &DataPaths,
+    limits: IngestLimits,
     id: &str,
 ) -> Result<PathBuf, ShareError> {
     let files = ShareFiles::of(paths, id)?;
@@ -30,6 +32,9 @@ pub fn redacted_bundle(
         out: building.clone(),
         map: files.map(),
         public: Some(super::view::upload_name(paths, id)?),
+        // Unpacked under the data folder, bounded as the analysis was.
+        work_dir: Some(paths.tmp_dir()),
+        limits,
     };
     redact_bundle(&[input_of(paths, id)?], &options)?;
     std::fs::rename(&building, &bundle).map_err(|e| ShareError::io(&bundle, e))?;

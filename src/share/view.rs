@@ -143,7 +143,7 @@ impl RedactedView {
             Ok(bytes) => serde_json::from_slice(&bytes)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let mut seeds = seeds_of(&loaded.analysis);
-                add_bundle_hosts(&mut seeds, &input_of(paths, id)?)?;
+                add_bundle_hosts(&mut seeds, &input_of(paths, id)?, &paths.tmp_dir())?;
                 write_private(&files.seeds(), &serde_json::to_vec(&seeds)?)?;
                 seeds
             }
@@ -198,9 +198,11 @@ pub(crate) fn upload_name(paths: &DataPaths, id: &str) -> Result<String, ShareEr
         .unwrap_or_default())
 }
 
-/// Adds the names of every `etc/hosts` file of the bundle (unpacked in a scratch folder).
-fn add_bundle_hosts(seeds: &mut Seeds, input: &Path) -> Result<(), ShareError> {
-    let work = tempfile::tempdir().map_err(|e| ShareError::io(Path::new("work folder"), e))?;
+/// Adds the names of every `etc/hosts` file of the bundle, unpacked in a scratch folder
+/// inside `within` (the data folder's `tmp/`: the service writes nowhere else).
+fn add_bundle_hosts(seeds: &mut Seeds, input: &Path, within: &Path) -> Result<(), ShareError> {
+    let work = crate::run::scratch_folder(Some(within))
+        .map_err(|e| ShareError::io(Path::new("work folder"), e))?;
     let found = crate::ingest::discover::discover(&[input.to_path_buf()], work.path())?;
     for file in found.files.iter().filter(|f| f.rel.ends_with("etc/hosts")) {
         if let Ok(text) = std::fs::read_to_string(&file.abs) {

@@ -260,8 +260,9 @@ async fn bundle(State(state): State<AppState>, Path(token): Path<String>) -> Res
         return not_found();
     }
     let (views, paths) = (state.shares.clone(), state.store.paths().clone());
-    let path = match tokio::task::spawn_blocking(move || redacted_bundle(&views, &paths, &id)).await
-    {
+    let limits = state.jobs.limits();
+    let made = tokio::task::spawn_blocking(move || redacted_bundle(&views, &paths, limits, &id));
+    let path = match made.await {
         Ok(Ok(path)) => path,
         Ok(Err(e)) => return failed(e),
         Err(e) => return failed(e),
