@@ -366,6 +366,9 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
                 if let Some(host) = &recovery.failed_host {
                     owners.set_failed_host(n, host);
                 }
+                if kind.action == CallAction::ListServers {
+                    owners.listed_servers(n);
+                }
             }
             attempt.calls.push(Call {
                 event: id,

@@ -13,6 +13,10 @@
 //!   evacuate and reset-state calls log before building it, so the warning after them
 //!   is the first line of that context), the run its instance or host belongs to, or
 //!   the only run open on that engine;
+//! - else, for a call naming an instance no run has named yet (a fresh context and no
+//!   Nova log naming it: the call failed before Nova logged anything), the run that
+//!   listed its host's servers last: Masakari's host-failure flow lists the servers,
+//!   then calls Nova for each of them;
 //! - a line with no context at all (`[-]`) goes to the run open on its engine: the one
 //!   case where time decides.
 //!
@@ -32,6 +36,8 @@ struct OpenRun {
     pid: Option<u32>,
     /// The failed host (short name), once the run named it.
     failed_host: Option<String>,
+    /// When the run last listed its host's servers (an order, not a time).
+    listed: Option<u64>,
 }
 
 /// The state of attribution while the engine's lines are read in time order.
@@ -47,6 +53,8 @@ pub struct Owners {
     instances: HashMap<Uuid, Uuid>,
     /// Failed hosts known before reading (VM move captures), by notification.
     known_hosts: HashMap<Uuid, String>,
+    /// Server listings seen so far (orders `OpenRun::listed`).
+    listings: u64,
 }
 
 impl Owners {
@@ -73,6 +81,7 @@ impl Owners {
             host: event.host,
             pid: event.pid,
             failed_host: self.known_hosts.get(&n).map(|h| short_host(h)),
+            listed: None,
         });
         self.learn(n, event);
     }
@@ -86,6 +95,16 @@ impl Owners {
     pub fn set_failed_host(&mut self, n: Uuid, host: &str) {
         for run in self.open.iter_mut().filter(|r| r.notification == n) {
             run.failed_host = Some(short_host(host));
+        }
+    }
+
+    /// The run of `n` listed its failed host's servers: the instances first named after
+    /// this are its own, unless their context or Nova's logs say otherwise.
+    pub fn listed_servers(&mut self, n: Uuid) {
+        self.listings += 1;
+        let order = self.listings;
+        for run in self.open.iter_mut().filter(|r| r.notification == n) {
+            run.listed = Some(order);
         }
     }
 
@@ -173,6 +192,16 @@ impl Owners {
             if let [run] = on_host.as_slice() {
                 return Some(run.notification);
             }
+        }
+        if is_call(event)
+            && let [instance] = event.instances.as_slice()
+            && !self.instances.contains_key(instance)
+            && let Some(run) = on_engine
+                .iter()
+                .filter(|r| r.listed.is_some())
+                .max_by_key(|r| r.listed)
+        {
+            return Some(run.notification);
         }
         match on_engine.as_slice() {
             [only] => Some(only.notification),

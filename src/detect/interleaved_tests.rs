@@ -179,3 +179,130 @@ fn check(found: Vec<Finding>) {
         );
     }
 }
+
+/// N3 of cmp07 still polls its evacuated instance when N4 of cmp08 lists its servers;
+/// N4's first call about an instance then fails before Nova logs anything (the only line
+/// naming it, under a fresh context) and N4 ends `finished`.
+const N3: &str = "6b1f0c2e-5d4a-4e3b-9c8d-7a6f5e4d3c2b";
+const I3: &str = "74678033-7e9a-4c60-bfab-374c2702d815";
+const N4: &str = "83289a66-4a11-4017-9c64-1d8f0aa19ffa";
+const I4_MOVED: &str = "25115cbc-2ca6-4a8a-b044-0505bd3366db";
+const I4_PENDING: &str = "edad64d8-ad28-4918-9e8c-6c70b59cac2c";
+
+fn two_runs_one_lists_later() -> Vec<(&'static str, String)> {
+    let nova = "masakari.compute.nova";
+    let manager = "masakari.engine.manager";
+    let api = |n: &str, req: &str| {
+        format!(
+            "2025-03-11 {{t}} 33813 INFO {manager} [{req} bc731dd6f91ae57c60ea264fecde8b73 f5a965f924f7408a71a1f3d76c58bca5 - default default] Processing notification {n} of type: COMPUTE_HOST\n"
+        )
+    };
+    let call = |time: &str, req: &str, message: String| {
+        format!("2025-03-11 {time} 33813 INFO {nova} [{req} nova - - - -] {message}\n")
+    };
+    let mut log = String::new();
+    log += &api(N3, "req-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d").replace("{t}", "07:09:20.000");
+    log += &call(
+        "07:09:20.100",
+        "req-1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "Disable nova-compute on sto-comp07".into(),
+    );
+    log += &call(
+        "07:09:30.100",
+        "req-2a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "Fetch Server list on sto-comp07".into(),
+    );
+    log += &call(
+        "07:09:30.200",
+        "req-3a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        format!("Call get server command for instance {I3}"),
+    );
+    log += &call(
+        "07:09:30.300",
+        "req-4a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        format!("Call evacuate command for instance {I3} on host None"),
+    );
+    log += &call(
+        "07:09:35.117",
+        "req-5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        format!("Call get server command for instance {I3}"),
+    );
+    log += &api(N4, "req-5bab58be-41fe-47d1-8da8-d9f07c580561").replace("{t}", "07:09:36.589");
+    log += &call(
+        "07:09:36.639",
+        "req-8e0cd4f1-cbe0-4e53-8ed0-7c914a44542a",
+        "Disable nova-compute on sto-comp08".into(),
+    );
+    log += &call(
+        "07:09:40.117",
+        "req-c6d9eac6-b73e-4e59-939b-0eac972b8647",
+        format!("Call get server command for instance {I3}"),
+    );
+    log += &call(
+        "07:09:47.239",
+        "req-1996c4be-c00c-4749-a678-7f7fd1fd82c1",
+        "Fetch Server list on sto-comp08".into(),
+    );
+    log += &call(
+        "07:09:47.798",
+        "req-8e57b69c-df32-4cac-8edd-be373fc028a2",
+        format!("Call get server command for instance {I4_PENDING}"),
+    );
+    log += &call(
+        "07:09:47.982",
+        "req-b6e4a001-8748-4291-9436-52c759de5fd7",
+        format!("Call get server command for instance {I4_MOVED}"),
+    );
+    log += &call(
+        "07:09:48.482",
+        "req-efb27823-09ba-4795-93cf-42801fa1f8b0",
+        format!("Call lock server command for instance {I4_MOVED}"),
+    );
+    log += &call(
+        "07:09:48.782",
+        "req-c8b710ca-ac70-47fb-8c56-6d13b7816ecd",
+        format!("Call evacuate command for instance {I4_MOVED} on host None"),
+    );
+    log += &call(
+        "07:09:50.117",
+        "req-f1e9e371-04f5-4950-9217-9846d12ed1ee",
+        format!("Call get server command for instance {I3}"),
+    );
+    log += &call(
+        "07:09:57.982",
+        "req-a1cc1582-a824-4696-80b4-e62310a0190e",
+        format!("Call unlock server command for instance {I4_MOVED}"),
+    );
+    log += &format!(
+        "2025-03-11 07:10:10.537 33813 INFO {manager} [req-670e3be2-8457-43c1-8b5b-d4174480f79d nova - - - -] Notification {N4} exits with status: finished.\n"
+    );
+    log += &call(
+        "07:10:15.117",
+        "req-9a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        format!("Call unlock server command for instance {I3}"),
+    );
+    log += &format!(
+        "2025-03-11 07:10:15.537 33813 INFO {manager} [req-7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d nova - - - -] Notification {N3} exits with status: finished.\n"
+    );
+    vec![("sto-ctrl01/var/log/kolla/masakari/masakari-engine.log", log)]
+}
+
+/// The call about the instance no run named yet is the run's that listed its servers
+/// last, not nobody's: N4's pending instance is found, N3 has no finding.
+#[test]
+fn an_instance_first_named_after_a_listing_is_that_runs() {
+    let found = findings(&two_runs_one_lists_later());
+    let pending: Vec<&Finding> = found
+        .iter()
+        .filter(|f| f.detector == "pending-after-finished")
+        .collect();
+    assert_eq!(pending.len(), 1, "{found:#?}");
+    assert_eq!(pending[0].notification_id.as_deref(), Some(N4));
+    assert_eq!(pending[0].instance_uuids, [I4_PENDING]);
+    assert!(
+        !found
+            .iter()
+            .any(|f| f.notification_id.as_deref() == Some(N3)),
+        "{found:#?}"
+    );
+}
