@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare `evacdoc analyze --format json` of a real-stack bundle with its ground truth.
 
-    python3 compare.py GROUND_TRUTH.json ANALYSIS.json
+    python3 compare.py GROUND_TRUTH.json ANALYSIS.json [WATCH_OUTPUT]
 
 Checks, each mismatch printed on a `MISMATCH` line (exit status 1 on any):
   - per notification, the set of findings equals what the ground truth implies
@@ -11,7 +11,9 @@ Checks, each mismatch printed on a `MISMATCH` line (exit status 1 on any):
     final status as Masakari's API reported it;
   - every file of the bundle is read with the role its path gives it (`files` of the
     ground truth: path -> service), none is skipped, none unknown;
-  - no line is left unparsed.
+  - no line is left unparsed;
+  - with WATCH_OUTPUT (`evacdoc watch --format json` on the live files): each expected
+    finding printed exactly once, no other.
 Python 3 standard library only.
 """
 
@@ -22,6 +24,34 @@ import sys
 # Findings that describe one notification's recovery (the others are about config).
 PER_NOTIFICATION = {"evacuate-400-race", "pending-after-finished", "bfv-evacuation-delay",
                     "recovery-failed", "evacuation-race-risk"}
+
+
+def check_watch(truth, path):
+    """`evacdoc watch` on the live files: each expected finding printed exactly once."""
+    bad = []
+    seen = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                bad.append("watch: a line is not JSON: %s" % line[:120])
+                continue
+            fnd = obj.get("finding", obj)
+            if "detector" in fnd:
+                seen.append((fnd["detector"], fnd.get("notification_id")))
+    want = [(d, r["notification_id"]) for r in truth["recoveries"] for d in r["expected_detectors"]]
+    want += [(d, None) for d in truth.get("expected_global", [])]
+    for key in sorted(set(seen) | set(want), key=str):
+        n = seen.count(key)
+        if n != (1 if key in want else 0):
+            bad.append("watch: %s on %s printed %d time(s), expected %d" % (
+                key[0], key[1], n, 1 if key in want else 0))
+    print("watch: %d finding(s) printed: %s" % (len(seen), sorted(d for d, _ in seen)))
+    return bad
 
 
 def main():
@@ -80,6 +110,9 @@ def main():
     if unparsed:
         per = ", ".join("%s %d" % (f["path"], f["unparsed"]) for f in a.get("files", []) if f.get("unparsed"))
         bad.append("%d unparsed line(s): %s" % (unparsed, per))
+
+    if len(sys.argv) > 3:
+        bad.extend(check_watch(truth, sys.argv[3]))
 
     print("%s: %d finding(s) %s; %d log file(s), %d record(s), %d unparsed" % (
         truth["scenario"], len(findings), sorted(f["detector"] for f in findings),

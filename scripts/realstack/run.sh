@@ -15,7 +15,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
-all=(race defaults)
+all=(race defaults executor)
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=("${all[@]}")
 
@@ -39,7 +39,9 @@ for s in "${scenarios[@]}"; do
     fi
     if [[ -f "$out/ground_truth.json" ]]; then
         if "$evacdoc" analyze --format json "$out/bundle" > "$out/analysis.json"; then
-            python3 "$here/compare.py" "$out/ground_truth.json" "$out/analysis.json" || ok=0
+            watch=()
+            [[ -f "$out/watch.jsonl" ]] && watch=("$out/watch.jsonl")
+            python3 "$here/compare.py" "$out/ground_truth.json" "$out/analysis.json" "${watch[@]}" || ok=0
         else
             echo "realstack $s: evacdoc analyze failed"
             ok=0
