@@ -26,17 +26,35 @@ if [[ ! -x "$evacdoc" ]]; then
     nice cargo build --quiet --bin evacdoc
 fi
 
-pass=0
-fail=0
+# The scenarios run at once, each on its own ports (they mostly wait on the services'
+# timers), then each bundle is analyzed and compared.
 port=28100
+pids=()
 for s in "${scenarios[@]}"; do
     out="$root/target/realstack/out/$s"
-    echo "== realstack: $s"
+    mkdir -p "$out"
+    echo "== realstack: $s started (log: $out.log)"
+    EVACDOC="$evacdoc" nice "$venv/bin/python" "$here/scenario.py" "$s" "$out" \
+        --port-base "$port" > "$out.log" 2>&1 &
+    pids+=($!)
+    port=$((port + 10))
+done
+# Stop the scenarios (each stops what it started) if this script is interrupted.
+trap 'kill "${pids[@]}" 2>/dev/null; wait' INT TERM
+
+pass=0
+fail=0
+i=0
+for s in "${scenarios[@]}"; do
+    out="$root/target/realstack/out/$s"
     ok=1
-    if ! nice "$venv/bin/python" "$here/scenario.py" "$s" "$out" --port-base "$port"; then
-        echo "realstack $s: the scenario did not run as designed (see $out/work/)"
+    if ! wait "${pids[$i]}"; then
         ok=0
     fi
+    i=$((i + 1))
+    echo "== realstack: $s"
+    cat "$out.log"
+    [[ $ok == 1 ]] || echo "realstack $s: the scenario did not run as designed (see $out/work/)"
     if [[ -f "$out/ground_truth.json" ]]; then
         if "$evacdoc" analyze --format json "$out/bundle" > "$out/analysis.json"; then
             watch=()
@@ -50,7 +68,6 @@ for s in "${scenarios[@]}"; do
         ok=0
     fi
     if [[ $ok == 1 ]]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
-    port=$((port + 10))
 done
 echo "realstack: $pass passed, $fail failed"
 [[ $fail == 0 ]]
