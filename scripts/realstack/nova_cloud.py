@@ -11,6 +11,9 @@ BUNDLE_DIR/<host>/var/log/nova/. A small control server on CONTROL_PORT (loopbac
     GET /ready          200 once every service runs
     POST /crash/<host>  stops that compute's timers (heartbeat) and RPC servers
     POST /stop          ends the process
+    POST /fault/get503/<server>/<n>
+                        the next n GET /v2.1/servers/<server> answer 503 from a WSGI
+                        middleware in front of nova-api (a proxy failing: Nova never sees them)
 """
 
 import os
@@ -77,6 +80,30 @@ class ThreadingWSGIServer(socketserver.ThreadingMixIn, simple_server.WSGIServer)
     daemon_threads = True
 
 
+FAULTS = {}  # path -> how many more GETs of it answer 503
+FAULTS_LOCK = threading.Lock()
+
+
+def front(app):
+    """The middleware in front of nova-api: answers 503 where a fault is armed."""
+
+    def wrapped(environ, start_response):
+        path = environ.get("PATH_INFO", "")
+        if environ.get("REQUEST_METHOD") == "GET":
+            with FAULTS_LOCK:
+                left = FAULTS.get(path, 0)
+                if left > 0:
+                    FAULTS[path] = left - 1
+            if left > 0:
+                body = b"<html><body><h1>503 Service Unavailable</h1></body></html>"
+                start_response("503 Service Unavailable",
+                               [("Content-Type", "text/html"), ("Content-Length", str(len(body)))])
+                return [body]
+        return app(environ, start_response)
+
+    return wrapped
+
+
 class Cloud(test.TestCase):
     """A TestCase only to reuse Nova's fixtures; its one 'test' serves until told to stop."""
 
@@ -120,7 +147,7 @@ class Cloud(test.TestCase):
         wsgi_app._setup_service(CONTROLLER, "osapi_compute")
         api_port = int(conf_port(NOVA_CONF))
         server = simple_server.make_server(
-            "127.0.0.1", api_port, app, ThreadingWSGIServer, QuietHandler
+            "127.0.0.1", api_port, front(app), ThreadingWSGIServer, QuietHandler
         )
         threading.Thread(target=server.serve_forever, daemon=True).start()
         svclog.tag(None, None)
@@ -181,6 +208,11 @@ def serve_control(services, done):
                     crashed[host] = time.time()
                     crash(svc)
                 return self.answer(200, "%.6f" % crashed[host])
+            if self.path.startswith("/fault/get503/"):
+                server, n = self.path[len("/fault/get503/"):].split("/")
+                with FAULTS_LOCK:
+                    FAULTS["/v2.1/servers/" + server] = int(n)
+                return self.answer(200, "armed")
             if self.path == "/stop":
                 self.answer(200, "stopping")
                 done.set()

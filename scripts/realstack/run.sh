@@ -15,11 +15,15 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
-all=(race defaults executor)
+all=(race defaults executor pending)
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=("${all[@]}")
 
-bash "$here/setup.sh"
+if [[ " ${scenarios[*]} " == *" pending "* ]]; then
+    bash "$here/setup.sh" --masakari-21
+else
+    bash "$here/setup.sh"
+fi
 venv="$root/target/realstack/venv"
 evacdoc="${EVACDOC:-$root/target/debug/evacdoc}"
 if [[ ! -x "$evacdoc" ]]; then

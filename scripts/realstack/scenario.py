@@ -10,6 +10,9 @@ Scenarios:
   race      service_down_time 180, wait_period_after_service_update 10, cmp1 crashed 9 s
             before the notification: Nova refuses the evacuations (400, still in use),
             Masakari retries and ends failed.
+  pending   Masakari 21.0.0 (before the fix of LP#2158101), Nova's GET of one server
+            answering 503 from a middleware in front of nova-api during the evacuation:
+            that server stays on the dead host, the notification ends finished.
   defaults  the same cloud with Nova's and Masakari's defaults (60 s / 180 s): the
             evacuations are accepted, the notification finishes.
   executor  `evacdoc recover host` against Keystone and Nova (no Masakari): a dead fenced
@@ -47,6 +50,19 @@ SCENARIOS = {
         "servers": 2,
         "expect_status": "failed",
         "expected": "evacuate-400-race",
+    },
+    "pending": {
+        # Masakari 21.0.0, the last release before the fix (LP#2158101): an exception in
+        # an evacuation's first GET of the server is lost with its green thread, the move
+        # stays pending and the notification ends finished.
+        "masakari_venv": "venv-masakari-21",
+        "nova": {"service_down_time": "30"},
+        "masakari": {"wait_period_after_service_update": "60"},
+        "lead": 9,
+        "servers": 2,
+        "fault_get503": 1,
+        "expect_status": "finished",
+        "expected": "pending-after-finished",
     },
     "defaults": {
         "nova": {},
@@ -120,7 +136,10 @@ def run(name, out, port_base, venv):
             f.write(h + "\n")
         with open(os.path.join(bundle, h, "etc/timezone"), "w") as f:
             f.write("Etc/UTC\n")
-    stack = Stack(os.path.join(out, "work"), bundle, venv, port_base)
+    masakari_venv = None
+    if sc.get("masakari_venv"):
+        masakari_venv = os.path.join(os.path.dirname(venv), sc["masakari_venv"])
+    stack = Stack(os.path.join(out, "work"), bundle, venv, port_base, masakari_venv=masakari_venv)
     try:
         log("%s: keystone" % name)
         stack.start_keystone()
@@ -145,6 +164,10 @@ def run(name, out, port_base, venv):
         for h in COMPUTES:
             ha.instance_ha.create_host(seg.uuid, name=h, type="COMPUTE",
                                        control_attributes="SSH")
+        lost = servers[: sc.get("fault_get503", 0)]
+        for sid in lost:
+            # Masakari's first GET of this server during its evacuation answers 503.
+            stack.fault_get503(sid)
         crashed_at = stack.crash(FAILED)
         log("%s: %s crashed; notification in %d s" % (name, FAILED, sc["lead"]))
         time.sleep(sc["lead"])
@@ -173,6 +196,10 @@ def run(name, out, port_base, venv):
         moved = [sid for sid, v in hosts.items() if v["host"] != FAILED]
         if sc["expected"] == "healthy" and len(moved) != len(servers):
             problems.append("only %d of %d servers left %s" % (len(moved), len(servers), FAILED))
+        if sc["expected"] == "pending-after-finished":
+            if sorted(set(servers) - set(moved)) != sorted(lost):
+                problems.append("servers left on %s: %s, the 503 was for %s" % (
+                    FAILED, sorted(set(servers) - set(moved)), lost))
         # In the race, Masakari's retry (process_unfinished_notifications_interval) may
         # come after Nova saw the host down: those evacuations are accepted, yet the
         # notification still ends failed (the first attempt's moves stay FAILED).
@@ -195,7 +222,8 @@ def run(name, out, port_base, venv):
                 "status_detectors": detectors,
                 "final_status": status,
                 "instances": servers,
-                "instances_concerned": servers if sc["expected"] != "healthy" else [],
+                "instances_concerned": (lost if sc["expected"] == "pending-after-finished"
+                                        else servers if sc["expected"] != "healthy" else []),
             }],
             "servers_after": hosts,
             "crashed_at": crashed_at,

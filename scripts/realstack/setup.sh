@@ -23,6 +23,21 @@ else
     nice "$venv/bin/pip" install -q -r "$here/requirements.txt" -c "$here/constraints.txt"
     echo "$stamp" > "$venv/.stamp"
 fi
+# With --masakari-21: the older Masakari of the pending-after-finished scenario, in its
+# own venv (its pins: constraints-masakari-21.txt).
+if [[ "${1:-}" == "--masakari-21" ]]; then
+    old="$root/target/realstack/venv-masakari-21"
+    stamp="$(cat "$here/constraints-masakari-21.txt" | sha256sum | cut -c1-16)"
+    if [[ -f "$old/.stamp" && "$(cat "$old/.stamp")" == "$stamp" ]]; then
+        echo "realstack venv (masakari 21.0.0): up to date ($old)"
+    else
+        echo "realstack venv (masakari 21.0.0): building"
+        rm -rf "$old"
+        "$py" -m venv "$old"
+        nice "$old/bin/pip" install -q masakari==21.0.0 -c "$here/constraints-masakari-21.txt"
+        echo "$stamp" > "$old/.stamp"
+    fi
+fi
 if [[ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]]; then
     echo "realstack: installing rabbitmq-server (Debian)"
     apt-get update -qq

@@ -267,6 +267,11 @@ class Stack:
         with urllib.request.urlopen(req, timeout=30) as r:
             return float(r.read().decode())
 
+    def fault_get503(self, server, n=1):
+        req = urllib.request.Request("http://127.0.0.1:%d/fault/get503/%s/%d"
+                                     % (self.port["control"], server, n), method="POST", data=b"")
+        urllib.request.urlopen(req, timeout=30).read()
+
     def stop_nova(self):
         req = urllib.request.Request("http://127.0.0.1:%d/stop" % self.port["control"],
                                      method="POST", data=b"")
