@@ -13,6 +13,8 @@ Scenarios:
   pending   Masakari 21.0.0 (before the fix of LP#2158101), Nova's GET of one server
             answering 503 from a middleware in front of nova-api during the evacuation:
             that server stays on the dead host, the notification ends finished.
+  bfv       a boot-from-volume server among the dead host's (Nova's Cinder stand-in):
+            evacuated with the others, the notification finishes, no finding.
   defaults  the same cloud with Nova's and Masakari's defaults (60 s / 180 s): the
             evacuations are accepted, the notification finishes.
   executor  `evacdoc recover host` against Keystone and Nova (no Masakari): a dead fenced
@@ -64,6 +66,17 @@ SCENARIOS = {
         "expect_status": "finished",
         "expected": "pending-after-finished",
     },
+    "bfv": {
+        # A boot-from-volume server among the dead host's: Nova's Cinder stand-in attaches
+        # it again on the destination; the recovery finishes.
+        "nova": {"service_down_time": "30"},
+        "masakari": {"wait_period_after_service_update": "60"},
+        "lead": 9,
+        "servers": 1,
+        "bfv_servers": 1,
+        "expect_status": "finished",
+        "expected": "healthy",
+    },
     "defaults": {
         "nova": {},
         "masakari": {},
@@ -109,8 +122,23 @@ def boot(conn, n, host=FAILED, prefix="vm"):
             raise RuntimeError("a server went to ERROR while booting")
         return all(s == "ACTIVE" for s in states)
 
-    wait_until("servers ACTIVE", all_active, 120)
+    wait_until("servers ACTIVE", all_active, 300)
     return ids
+
+
+def boot_from_volume(conn, host, name):
+    r = conn.compute.post("/servers", json={"server": {
+        "name": name, "imageRef": "", "flavorRef": "1", "networks": "none",
+        "availability_zone": "nova:%s" % host,
+        "block_device_mapping_v2": [{"boot_index": 0, "uuid": BFV_VOLUME,
+                                     "source_type": "volume",
+                                     "destination_type": "volume"}]}},
+        microversion="2.95")
+    if r.status_code != 202:
+        raise RuntimeError("boot from volume: %s %s" % (r.status_code, r.text))
+    sid = r.json()["server"]["id"]
+    wait_until("%s ACTIVE" % name, lambda: conn.compute.get_server(sid).status == "ACTIVE", 300)
+    return sid
 
 
 def bundle_logs(bundle):
@@ -157,6 +185,8 @@ def run(name, out, port_base, venv):
                                           bundle], log=open(watch_out, "w"))
         conn = connect(stack)
         servers = boot(conn, sc["servers"])
+        for i in range(sc.get("bfv_servers", 0)):
+            servers.append(boot_from_volume(conn, FAILED, "bfv%d" % (i + 1)))
         log("%s: %d servers ACTIVE on %s" % (name, len(servers), FAILED))
         ha = connect(stack, "masakari", "service")
         seg = ha.instance_ha.create_segment(name="seg1", recovery_method="auto",
@@ -372,17 +402,7 @@ def run_executor(out, port_base, venv):
         # 4. A boot-from-volume server on a cloud without Cinder in the catalog: only that
         # move fails; the host's other servers are evacuated.
         bfv_host = "cmp3"
-        r = conn.compute.post("/servers", json={"server": {
-            "name": "bfv1", "imageRef": "", "flavorRef": "1", "networks": "none",
-            "availability_zone": "nova:%s" % bfv_host,
-            "block_device_mapping_v2": [{"boot_index": 0, "uuid": BFV_VOLUME,
-                                         "source_type": "volume",
-                                         "destination_type": "volume"}]}},
-            microversion="2.95")
-        if r.status_code != 202:
-            raise RuntimeError("boot from volume: %s %s" % (r.status_code, r.text))
-        bfv = r.json()["server"]["id"]
-        wait_until("bfv ACTIVE", lambda: conn.compute.get_server(bfv).status == "ACTIVE", 120)
+        bfv = boot_from_volume(conn, bfv_host, "bfv1")
         img = boot(conn, 1, host=bfv_host, prefix="img")[0]
         on_host = [x.id for x in conn.compute.servers(all_projects=True) if x.compute_host == bfv_host]
         stack.crash(bfv_host)

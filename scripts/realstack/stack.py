@@ -131,7 +131,7 @@ class Stack:
                            env=dict(os.environ, TZ="UTC", **env))
         p = self.spawn("keystone", [self.py(self.venv), os.path.join(HERE, "keystone_serve.py"),
                                     str(self.port["keystone"])], env=env)
-        wait_http(self.auth_url, "keystone", proc=p)
+        wait_http(self.auth_url, "keystone", timeout=300, proc=p)
         self.keystone_setup()
 
     def keystone_setup(self):
@@ -258,8 +258,8 @@ class Stack:
                                         conf, paste, self.bundle, str(self.port["control"])]
                                + list(computes), env={"PYTHONPATH": HERE})
         ctl = "http://127.0.0.1:%d/ready" % self.port["control"]
-        wait_http(ctl, "nova", timeout=240, proc=self.nova)
-        wait_http("http://127.0.0.1:%d/" % self.port["nova"], "nova-api", proc=self.nova)
+        wait_http(ctl, "nova", timeout=300, proc=self.nova)
+        wait_http("http://127.0.0.1:%d/" % self.port["nova"], "nova-api", timeout=300, proc=self.nova)
 
     def crash(self, host):
         req = urllib.request.Request("http://127.0.0.1:%d/crash/%s" % (self.port["control"], host),
@@ -319,7 +319,7 @@ class Stack:
         for svc in ("masakari-engine", "masakari-api"):
             self.spawn(svc, [os.path.join(bin_, svc), "--config-file", path,
                              "--log-file", os.path.join(logdir, svc + ".log")])
-        wait_http("http://127.0.0.1:%d/" % self.port["masakari"], "masakari-api", timeout=60)
+        wait_http("http://127.0.0.1:%d/" % self.port["masakari"], "masakari-api", timeout=180)
 
     def ground_truth(self, truth):
         with open(os.path.join(os.path.dirname(self.bundle.rstrip("/")), "ground_truth.json"), "w") as f:
