@@ -86,6 +86,11 @@ fn real_bundles_agree_with_their_ground_truth() {
                     .as_object()
                     .is_some_and(|m| m.values().all(|s| s["host"] != r["failed_host"]));
                 let text = f["explanation"].as_str().unwrap();
+                if f["detector"] == r["expected"] {
+                    for words in strings(&r["explanation_mentions"]) {
+                        assert!(text.contains(&words), "{name}: no {words:?} in {text}");
+                    }
+                }
                 if moved {
                     assert!(!text.contains("were not evacuated"), "{name}: {text}");
                 }

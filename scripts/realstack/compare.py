@@ -78,6 +78,10 @@ def main():
                 if gi != wi:
                     bad.append("%s names instances %s, expected %s" % (
                         f["id"], sorted(gi), sorted(wi)))
+            if f["detector"] == r["expected"]:
+                for words in r.get("explanation_mentions", []):
+                    if words not in f.get("explanation", ""):
+                        bad.append("%s: the explanation does not say %r" % (f["id"], words))
             m = re.search(r"ended `(\w+)`", f.get("summary", ""))
             if f["detector"] in r.get("status_detectors", []):
                 if not m or m.group(1) != r["final_status"]:

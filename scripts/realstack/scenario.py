@@ -52,6 +52,9 @@ SCENARIOS = {
         "servers": 2,
         "expect_status": "failed",
         "expected": "evacuate-400-race",
+        # The mechanism the explanation must name: the disable call blocked on the dead
+        # compute's RPC timeout, and Masakari's retry.
+        "explains": ["disable call itself blocked", "MessagingTimeout", "retry 1"],
     },
     "pending": {
         # Masakari 21.0.0, the last release before the fix (LP#2158101): an exception in
@@ -251,6 +254,7 @@ def run(name, out, port_base, venv):
                 "instance_detectors": detectors,
                 "status_detectors": detectors,
                 "final_status": status,
+                "explanation_mentions": sc.get("explains", []),
                 "instances": servers,
                 "instances_concerned": (lost if sc["expected"] == "pending-after-finished"
                                         else servers if sc["expected"] != "healthy" else []),

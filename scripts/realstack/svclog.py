@@ -4,7 +4,7 @@ All Nova services of nova_cloud.py share one process. Each thread carries the ta
 service that created it (threads inherit their creator's tag; work handed to a thread
 pool runs under the submitter's tag), and a logging handler writes each record to
 <bundle>/<host>/var/log/nova/<service>.log with oslo.log's own formatter. Records with no
-service (set-up, the test base) go to <bundle>/../nova-untagged.log, outside the bundle.
+service (set-up, the test base, Nova's stand-ins for Cinder and Neutron) go to <bundle>/../nova-untagged.log, outside the bundle.
 """
 
 import concurrent.futures
@@ -91,6 +91,9 @@ class Router(logging.Handler):
             t = current()
             if record.name.startswith("placement"):
                 t = ("ctl1", "placement-api")
+            elif record.name.startswith("nova.tests"):
+                t = None  # Nova's test stand-ins (Cinder, Neutron): no real service logs these
+
             msg = self.format(record)
             self.stream_for(t).write(msg + "\n")
         except Exception:
