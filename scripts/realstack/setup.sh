@@ -12,6 +12,10 @@ if [[ -z "$py" ]]; then
         if command -v "$c" >/dev/null 2>&1; then py="$(command -v "$c")"; break; fi
     done
 fi
+if [[ -z "$py" ]]; then
+    echo "realstack: no Python 3.11/3.12 found (set REALSTACK_PYTHON)" >&2
+    exit 1
+fi
 stamp="$(cat "$here/requirements.txt" "$here/constraints.txt" | sha256sum | cut -c1-16)"
 if [[ -f "$venv/.stamp" && "$(cat "$venv/.stamp")" == "$stamp" ]]; then
     echo "realstack venv: up to date ($venv)"
