@@ -25,6 +25,8 @@ mod hosts;
 mod masakari_flow;
 /// Pictures of findings and `timeline --format svg`.
 mod picture;
+/// Bundles produced by real Keystone, Nova and Masakari, against their ground truth.
+mod realstack;
 /// The recovery executor against the simulator: SRU plan, race, BFV, faults, speed.
 mod recovery;
 /// The recovery executor's OpenStack client against the simulator.

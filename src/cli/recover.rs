@@ -31,6 +31,6 @@ struct HostArgs {
 
 pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
     match &args.target {
-        Target::Host(host) => recover(&host.recovery, &host.host, None, "cli"),
+        Target::Host(host) => recover(&host.recovery, &host.host, None, "cli", None),
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
 use evacdoc::recovery::apply::release_left_locks;
+use evacdoc::recovery::down_time::{self, DownTime};
 use evacdoc::recovery::openstack::{ConnectOptions, OpenStack};
 use evacdoc::recovery::plan::PlanError;
 use evacdoc::recovery::{
@@ -56,9 +57,13 @@ pub struct RecoveryArgs {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     parallel: u16,
     /// Nova's service_down_time (seconds): an unfenced host is waited for this long, plus
-    /// --down-margin, to be seen down.
-    #[arg(long, default_value_t = 60.0)]
-    service_down_time: f64,
+    /// --down-margin, to be seen down. Default: the value of --nova-conf, else of the
+    /// bundle's nova.conf (`remediate`), else Nova's default (60).
+    #[arg(long)]
+    service_down_time: Option<f64>,
+    /// The cloud's nova.conf, read for its service_down_time (Nova's API does not give it).
+    #[arg(long)]
+    nova_conf: Option<PathBuf>,
     /// Seconds added to --service-down-time before refusing.
     #[arg(long, default_value_t = 20.0)]
     down_margin: f64,
@@ -82,9 +87,45 @@ fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
 }
 
 impl RecoveryArgs {
+    /// Nova's service_down_time: the flag, else --nova-conf, else the bundle's, else 60.
+    fn down_time(&self, bundle: Option<(Duration, String)>) -> anyhow::Result<DownTime> {
+        if let Some(value) = self.service_down_time {
+            return Ok(DownTime {
+                value: seconds("service-down-time", value)?,
+                source: "--service-down-time".to_owned(),
+            });
+        }
+        if let Some(path) = &self.nova_conf {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("--nova-conf {}: cannot read it", path.display()))?;
+            let value = down_time::from_nova_conf(&text).with_context(|| {
+                format!(
+                    "--nova-conf {}: no [DEFAULT] service_down_time in it; pass \
+                     --service-down-time",
+                    path.display()
+                )
+            })?;
+            return Ok(DownTime {
+                value,
+                source: format!("{} [DEFAULT] service_down_time", path.display()),
+            });
+        }
+        Ok(match bundle {
+            Some((value, file)) => DownTime {
+                value,
+                source: format!("the bundle's {file} [DEFAULT] service_down_time"),
+            },
+            None => DownTime {
+                value: down_time::NOVA_DEFAULT,
+                source: "Nova's default".to_owned(),
+            },
+        })
+    }
+
     fn options(
         &self,
         only_instances: Option<std::collections::BTreeSet<String>>,
+        down: &DownTime,
     ) -> anyhow::Result<RecoveryOptions> {
         let retry_delay = seconds("retry-delay", self.retry_delay)?;
         Ok(RecoveryOptions {
@@ -96,7 +137,7 @@ impl RecoveryArgs {
             },
             host_fenced: self.host_fenced,
             parallelism: usize::from(self.parallel),
-            service_down_time: seconds("service-down-time", self.service_down_time)?,
+            service_down_time: down.value,
             down_margin: seconds("down-margin", self.down_margin)?,
             rebuild_timeout: seconds("rebuild-timeout", self.rebuild_timeout)?,
             poll_interval: seconds("poll-interval", self.poll_interval)?,
@@ -118,8 +159,18 @@ pub fn recover(
     host: &str,
     only_instances: Option<std::collections::BTreeSet<String>>,
     source: &str,
+    bundle_down_time: Option<(Duration, String)>,
 ) -> anyhow::Result<ExitCode> {
-    let options = args.options(only_instances)?;
+    let down = args.down_time(bundle_down_time)?;
+    let options = args.options(only_instances, &down)?;
+    if !args.host_fenced {
+        // The wait before refusing an unfenced host rests on it: say where it came from.
+        eprintln!(
+            "evacdoc: Nova's service_down_time: {} s ({})",
+            down.value.as_secs_f64(),
+            down.source
+        );
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

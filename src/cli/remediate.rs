@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Args;
+use evacdoc::recovery::down_time;
 use evacdoc::recovery::remediation::remediation_for;
 use evacdoc::run::analyze_inputs;
 
@@ -48,5 +49,6 @@ pub fn run(args: &RemediateArgs) -> anyhow::Result<ExitCode> {
         &remediation.host,
         remediation.only_instances,
         &finding.id,
+        down_time::from_bundle(&report.analysis.config),
     )
 }

@@ -521,6 +521,21 @@ impl Evacuate400Race {
             format!(
                 "A later attempt evacuated the instance(s) and the notification ended `{status}`."
             )
+        } else if left_behind.is_empty() {
+            // Masakari keeps the refused first attempt's moves as failed: the notification
+            // can fail although a retry's evacuations were all accepted.
+            format!(
+                "A later attempt's evacuate calls for the refused instance(s) were accepted, yet \
+                 the notification ended `{status}`: its status does not say where the instances \
+                 are; check them before evacuating again."
+            )
+        } else if left_behind.len() < instances.len() {
+            format!(
+                "The notification ended `{status}`; {} of the {} refused instance(s) were not \
+                 evacuated by a later attempt.",
+                left_behind.len(),
+                instances.len()
+            )
         } else {
             format!("The notification ended `{status}`; the instance(s) were not evacuated.")
         });

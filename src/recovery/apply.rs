@@ -86,22 +86,34 @@ where
             planned.ignored.as_deref().unwrap_or_default(),
         );
     }
-    let results: Vec<Result<(), StoreError>> =
-        stream::iter(plan.moves.iter().filter(|m| m.ignored.is_none()))
-            .map(|planned| {
-                let run = MoveRun {
-                    cloud,
-                    journal,
-                    recovery,
-                    planned,
-                    options,
-                    observer,
-                };
-                run.run()
-            })
-            .buffer_unordered(options.parallelism.max(1))
-            .collect()
-            .await;
+    for planned in plan.moves.iter().filter(|m| m.ignored.is_none()) {
+        let Some(reason) = &planned.unmovable else {
+            continue;
+        };
+        let update = MoveUpdate {
+            status: MoveStatus::Failed,
+            destination: None,
+            message: Some(reason.clone()),
+        };
+        journal.update_move(recovery, &planned.instance, &update)?;
+        observer.move_ended(&planned.instance, &planned.name, MoveStatus::Failed, reason);
+    }
+    let movable = |m: &&PlannedMove| m.ignored.is_none() && m.unmovable.is_none();
+    let results: Vec<Result<(), StoreError>> = stream::iter(plan.moves.iter().filter(movable))
+        .map(|planned| {
+            let run = MoveRun {
+                cloud,
+                journal,
+                recovery,
+                planned,
+                options,
+                observer,
+            };
+            run.run()
+        })
+        .buffer_unordered(options.parallelism.max(1))
+        .collect()
+        .await;
     // A journal error inside a move is reported after the others ended; the recovery
     // is still closed, its open moves failed, so nothing stays pending.
     let journal_error = results.into_iter().find_map(Result::err);

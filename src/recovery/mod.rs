@@ -3,6 +3,7 @@
 
 pub mod apply;
 pub mod cloud;
+pub mod down_time;
 pub mod observed;
 pub mod openstack;
 pub mod options;

@@ -57,6 +57,10 @@ pub struct PlannedMove {
     /// Why it is not moved, when it is not (journaled `ignored`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<String>,
+    /// Why it cannot be moved safely (journaled `failed`, the other moves go on): one of
+    /// its volumes could not be read, so its dead attachment could not be found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmovable: Option<String>,
 }
 
 /// The plan of a host recovery.
@@ -104,8 +108,20 @@ pub async fn plan<C: Cloud>(
     let mut moves = Vec::new();
     for server in order_for_recovery(servers, &options.selection.ha_metadata_key) {
         let mut attachments = Vec::new();
+        let mut unmovable = None;
         for volume_id in &server.volumes {
-            let volume = retry.run("volume", || cloud.volume(volume_id)).await?;
+            // One server's volume that cannot be read (no Cinder in the catalog, Cinder
+            // down, no access) fails that move only: the host's other instances still go.
+            let volume = match retry.run("volume", || cloud.volume(volume_id)).await {
+                Ok(volume) => volume,
+                Err(error) => {
+                    unmovable = Some(format!(
+                        "not moved: its volume {volume_id} cannot be read ({error}), so its \
+                         attachment to the dead host cannot be cleared"
+                    ));
+                    break;
+                }
+            };
             if volume.multiattach {
                 continue;
             }
@@ -134,6 +150,7 @@ pub async fn plan<C: Cloud>(
                 && server.locked_reason.as_deref() != Some(super::options::LOCK_REASON),
             attachments,
             ignored,
+            unmovable,
         });
     }
     Ok(assemble(host, &service, moves, cloud.versions(), options))
@@ -281,7 +298,7 @@ fn move_steps(
     let id = &planned.instance;
     let action = format!("/servers/{id}/action");
     let mut steps = Vec::new();
-    if let Some(reason) = &planned.ignored {
+    if let Some(reason) = planned.ignored.as_ref().or(planned.unmovable.as_ref()) {
         return vec![Step {
             method: "SKIP".to_owned(),
             path: format!("/servers/{id}"),

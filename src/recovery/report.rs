@@ -69,7 +69,7 @@ impl RecoveryReport {
                     destination: None,
                     started: None,
                     ended: None,
-                    message: m.ignored.clone(),
+                    message: m.ignored.clone().or_else(|| m.unmovable.clone()),
                 })
                 .collect(),
         }

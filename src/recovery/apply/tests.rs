@@ -137,6 +137,39 @@ async fn an_up_fenced_host_is_forced_down_then_disabled_then_evacuated() {
     assert!(position("disable") < position("evacuate"));
 }
 
+/// A boot-from-volume server whose volume cannot be read (a cloud without Cinder in the
+/// catalog answers no volume at all): that move fails, untouched, and the host's other
+/// instances are still evacuated.
+#[tokio::test]
+async fn an_unreadable_volume_fails_only_its_move_and_the_others_are_evacuated() {
+    let cloud = cloud(false);
+    cloud
+        .state
+        .lock()
+        .unwrap()
+        .failures
+        .insert("volume vol-db".into(), vec![404]);
+    let row = run(&cloud, &options(false)).await;
+    assert_eq!(row.status, RecoveryStatus::Failed);
+    let db = row.moves.iter().find(|m| m.instance == DB).unwrap();
+    let web = row.moves.iter().find(|m| m.instance == WEB).unwrap();
+    assert_eq!(db.status, MoveStatus::Failed, "{row:#?}");
+    assert!(db.message.as_deref().unwrap().contains("vol-db"), "{db:#?}");
+    assert_eq!(web.status, MoveStatus::Succeeded, "{row:#?}");
+    let calls = cloud.calls();
+    assert!(
+        calls.iter().any(|c| c == &format!("evacuate {WEB}")),
+        "{calls:?}"
+    );
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c.ends_with(DB) && !c.starts_with("server")),
+        "no call acts on the unmovable server: {calls:?}"
+    );
+    assert!(nothing_locked(&cloud));
+}
+
 #[tokio::test]
 async fn a_failing_evacuate_fails_its_move_unlocks_it_and_the_recovery_fails() {
     let cloud = cloud(false);

@@ -1,0 +1,68 @@
+//! Nova's `service_down_time`, which its API does not publish: read from a nova.conf or
+//! from a bundle's configs, so that an unfenced host is waited for as long as that cloud's
+//! Nova takes to see it down, not the 60 s of Nova's default.
+
+use std::time::Duration;
+
+use evacdoc_parsers::ini::parse_ini;
+
+use crate::correlate::analysis::ConfigValue;
+
+/// Nova's default.
+pub const NOVA_DEFAULT: Duration = Duration::from_secs(60);
+
+/// Where the value the executor uses came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DownTime {
+    pub value: Duration,
+    /// `--service-down-time`, `<file> [DEFAULT] service_down_time`, or `Nova's default`.
+    pub source: String,
+}
+
+fn seconds(text: &str) -> Option<Duration> {
+    let v: f64 = text.trim().parse().ok()?;
+    (v.is_finite() && v > 0.0).then(|| Duration::from_secs_f64(v))
+}
+
+/// The last `[DEFAULT] service_down_time` of a nova.conf's text (oslo.config takes the
+/// last), when it is a positive number of seconds.
+pub fn from_nova_conf(text: &str) -> Option<Duration> {
+    parse_ini(text)
+        .entries
+        .iter()
+        .rev()
+        .find(|e| e.section == "DEFAULT" && e.key == "service_down_time")
+        .and_then(|e| seconds(&e.value))
+}
+
+/// The value a bundle's nova configs give (the last file read that sets it), with its file.
+pub fn from_bundle(config: &[ConfigValue]) -> Option<(Duration, String)> {
+    config
+        .iter()
+        .rev()
+        .filter(|c| c.service == "nova" && c.section == "DEFAULT")
+        .find(|c| c.option == "service_down_time")
+        .and_then(|c| seconds(&c.value).map(|d| (d, c.file.clone())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_default_value_counts_and_other_sections_do_not() {
+        let conf = "[DEFAULT]\nreport_interval = 10\nservice_down_time = 120\n\
+                    [api]\nservice_down_time = 5\n[DEFAULT]\nservice_down_time = 180\n";
+        assert_eq!(from_nova_conf(conf), Some(Duration::from_secs(180)));
+    }
+
+    #[test]
+    fn an_absent_or_unusable_value_gives_nothing() {
+        assert_eq!(from_nova_conf("[DEFAULT]\nreport_interval = 10\n"), None);
+        assert_eq!(
+            from_nova_conf("[DEFAULT]\nservice_down_time = soon\n"),
+            None
+        );
+        assert_eq!(from_nova_conf("[DEFAULT]\nservice_down_time = -5\n"), None);
+    }
+}
