@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::nothing_read::{FoundTally, NothingRead};
-use crate::correlate::analysis::{Analysis, Skipped, Stats};
+use crate::correlate::analysis::{Analysis, Stats};
 use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
 use crate::correlate::extract::Watched;
 use crate::correlate::keeper::{EventKeeper, FileOutcome, KeptEvents};
@@ -19,9 +19,11 @@ use crate::ingest::place::{Placed, Placement, place_all};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_small_files, zones_of_links};
-use crate::ingest::timezone::{HostZone, UnknownZone, ZoneSource};
+use crate::ingest::timezone::{HostZone, UnknownZone};
 use crate::ingest::{IngestError, IngestLimits};
 use crate::memory::peak_rss_mb;
+use crate::model::inventory::Skipped;
+use crate::model::inventory::ZoneSource;
 
 /// How to run an analysis.
 #[derive(Clone, Debug, Default)]
@@ -254,7 +256,7 @@ pub fn analyze_with(
 /// finish together. File ids follow the order of reading. The events go to `pool`.
 fn read_all_logs(
     mut logs: Vec<Placed<'_>>,
-    captures: &[crate::correlate::analysis::CaptureFile],
+    captures: &[crate::model::inventory::CaptureFile],
     options: &Options,
     extra: Option<&dyn SinkFactory>,
     pool: &KeptEvents,
@@ -313,9 +315,9 @@ fn read_all_logs(
 
 /// Hosts still named by machine id take the name their lines and configs give.
 fn rename_hosts(
-    hosts: &mut [crate::correlate::analysis::Host],
+    hosts: &mut [crate::model::inventory::Host],
     outcomes: &[FileOutcome],
-    config: &[crate::correlate::analysis::ConfigValue],
+    config: &[crate::model::inventory::ConfigValue],
 ) {
     let names = HostNames::gather(
         outcomes.iter().map(|o| (o.info.host, &o.names)),

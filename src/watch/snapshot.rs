@@ -12,10 +12,10 @@ use crate::correlate::notification_kinds::RecoveryStatus;
 use crate::correlate::zones::host_zones;
 use crate::detect::{DetectOptions, Finding};
 use crate::ingest::host_names::HostNameVotes;
-use crate::ingest::layout::Layout;
 use crate::ingest::live::LiveScan;
 use crate::ingest::timezone::HostZone;
 use crate::model::Uuid;
+use crate::model::inventory::Layout;
 use crate::run::findings_with_bugs;
 use crate::triage::Catalog;
 use crate::watch::files::Registry;
@@ -32,8 +32,8 @@ pub(crate) struct Snapshot {
 pub(crate) struct Context {
     pub(crate) inputs: Vec<String>,
     pub(crate) layout: Layout,
-    pub(crate) config: Vec<crate::correlate::analysis::ConfigValue>,
-    pub(crate) captures: Vec<crate::correlate::analysis::CaptureFile>,
+    pub(crate) config: Vec<crate::model::inventory::ConfigValue>,
+    pub(crate) captures: Vec<crate::model::inventory::CaptureFile>,
     pub(crate) zones: std::collections::BTreeMap<u32, HostZone>,
 }
 
