@@ -3,6 +3,7 @@
 //! Everything here is plain data that can be stored, indexed and redacted later. Ids are
 //! kept as 128-bit numbers (a UUID, or the UUID of a `req-` id) so that indexes stay small.
 
+pub mod inventory;
 pub mod lines;
 pub mod shared;
 
@@ -15,11 +16,11 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Index of a host in [`crate::correlate::Analysis::hosts`].
+/// Index of a host in `Analysis::hosts`.
 pub type HostId = u32;
-/// Index of a file in [`crate::correlate::Analysis::files`].
+/// Index of a file in `Analysis::files`.
 pub type FileId = u32;
-/// Index of an event in [`crate::correlate::Analysis::events`].
+/// Index of an event in `Analysis::events`.
 pub type EventId = u32;
 
 /// A UUID stored as a number; printed in the canonical 8-4-4-4-12 form.

@@ -97,8 +97,8 @@ mod tests {
     use evacdoc_parsers::Record;
 
     use super::*;
-    use crate::correlate::analysis::FileInfo;
     use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
+    use crate::model::inventory::FileInfo;
 
     /// Counts the records of each file, each file's count handed back when it ends: how
     /// the search indexer and the watcher plug in, without the reader knowing them.

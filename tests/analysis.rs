@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use evacdoc::correlate::Analysis;
-use evacdoc::ingest::layout::Layout;
-use evacdoc::ingest::timezone::ZoneSource;
 use evacdoc::model::Uuid;
+use evacdoc::model::inventory::Layout;
+use evacdoc::model::inventory::ZoneSource;
 use evacdoc::run::{Options, analyze};
 
 use crate::util::samples;

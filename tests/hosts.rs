@@ -8,7 +8,8 @@ use std::path::Path;
 use evacdoc::correlate::Analysis;
 use evacdoc::correlate::timeline::{Subject, select};
 use evacdoc::detect::{DetectOptions, detect};
-use evacdoc::ingest::layout::{Layout, MACHINE_ID};
+use evacdoc::ingest::layout::MACHINE_ID;
+use evacdoc::model::inventory::Layout;
 use evacdoc::run::{Options, analyze};
 
 use crate::analysis::scenario;
@@ -49,7 +50,7 @@ fn run(root: &Path) -> Analysis {
     analyze(&[root.to_path_buf()], &Options::default()).expect("analysis runs")
 }
 
-fn host<'a>(a: &'a Analysis, root: &str) -> &'a evacdoc::correlate::analysis::Host {
+fn host<'a>(a: &'a Analysis, root: &str) -> &'a evacdoc::model::inventory::Host {
     a.hosts
         .iter()
         .find(|h| h.roots.iter().any(|r| r == root))

@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::correlate::analysis::{CaptureFile, FileInfo, Host, Missing, Skipped};
 use crate::correlate::extract::RawEvent;
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::{ClockSlack, Join, join_calls};
@@ -11,8 +10,8 @@ use crate::correlate::keeper::FileOutcome;
 use crate::correlate::request_instances::attribute_request_instances;
 use crate::correlate::skew::SkewEstimate;
 use crate::correlate::zones::utc_events;
-use crate::ingest::layout::Layout;
 use crate::ingest::timezone::HostZone;
+use crate::model::inventory::{CaptureFile, FileInfo, Host, Layout, Missing, Skipped};
 use crate::model::{Event, FileId, HostId};
 
 /// The files and their events, put together.

@@ -14,15 +14,14 @@ use std::collections::HashMap;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::correlate::analysis::{
-    Analysis, CaptureFile, ConfigValue, FileInfo, Host, InstalledPackage, Missing, Skipped, Stats,
-};
+use crate::correlate::analysis::{Analysis, Stats};
 use crate::correlate::index::Indexes;
 use crate::correlate::joins::Join;
 use crate::correlate::recovery::Recovery;
 use crate::correlate::skew::SkewEstimate;
-use crate::correlate::skew::clock::HostClock;
-use crate::ingest::layout::Layout;
+use crate::model::inventory::{
+    CaptureFile, ConfigValue, FileInfo, Host, HostClock, InstalledPackage, Layout, Missing, Skipped,
+};
 use crate::model::{Event, EventId, FileId};
 
 /// The schema of the document (the full analysis, events included).

@@ -84,7 +84,7 @@ impl std::ops::Index<&str> for HostIndex {
 
 /// The short names (lowercase) each host is known by, by host id: its hostname and
 /// aliases, which is how lines logged on it or naming it are found.
-pub fn host_names(hosts: &[crate::correlate::analysis::Host]) -> Vec<Vec<String>> {
+pub fn host_names(hosts: &[crate::model::inventory::Host]) -> Vec<Vec<String>> {
     hosts
         .iter()
         .map(|h| {

@@ -5,12 +5,12 @@ use std::sync::Mutex;
 
 use evacdoc_parsers::{Record, Timestamp};
 
-use crate::correlate::analysis::FileInfo;
 use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets};
 use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
 use crate::model::Event;
+use crate::model::inventory::FileInfo;
 use crate::model::lines::BLOCK_BYTES;
 
 /// Every file's kept events in one list, in no particular order (the assembler orders

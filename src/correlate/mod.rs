@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod assemble;
 pub mod calls;
 pub mod document;
+mod entry;
 pub mod extract;
 pub mod groups;
 pub mod ids;
@@ -22,3 +23,4 @@ pub mod window;
 pub mod zones;
 
 pub use analysis::Analysis;
+pub use entry::{Inventory, correlate};

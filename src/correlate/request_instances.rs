@@ -14,8 +14,8 @@ use std::collections::HashMap;
 
 use evacdoc_parsers::capture::Capture;
 
-use crate::correlate::analysis::CaptureFile;
 use crate::correlate::ids::{UuidKind, classified_uuids};
+use crate::model::inventory::CaptureFile;
 use crate::model::{Event, EventKind, Project, Uuid};
 
 /// What a request id is known to be about.

@@ -10,7 +10,6 @@
 //! (see [`measure`]). A host with pairs but no pinned interval is reported against
 //! its best-supported neighbour with the bounds it has, and never corrected.
 
-pub mod clock;
 pub mod interval;
 pub mod measure;
 pub mod notes;
@@ -21,7 +20,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
-use crate::correlate::analysis::FileInfo;
+use crate::model::inventory::FileInfo;
 use crate::model::{Event, HostId};
 use interval::{Interval, consensus};
 use pairs::{Pair, PairKind, Tie, causal_pairs, precision};

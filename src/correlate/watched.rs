@@ -1,8 +1,8 @@
 //! Which instances to follow in Nova's request logs.
 
-use crate::correlate::analysis::CaptureFile;
 use crate::correlate::extract::RawEvent;
 use crate::correlate::extract::Watched;
+use crate::model::inventory::CaptureFile;
 
 /// The instances Masakari's events and the CLI captures name; `None` without any
 /// Masakari line (then nothing narrows Nova's requests).

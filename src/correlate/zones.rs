@@ -2,11 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::correlate::analysis::CaptureFile;
 use crate::correlate::extract::RawEvent;
 use crate::correlate::keeper::FileOutcome;
-use crate::ingest::timezone::{HostZone, OffsetVotes, ZoneSource};
+use crate::ingest::timezone::{HostZone, OffsetVotes};
 use crate::model::Event;
+use crate::model::inventory::CaptureFile;
+use crate::model::inventory::ZoneSource;
 
 /// Each host's zone: `--tz`, then the bundle's own setting, then what the host's lines
 /// say (their offsets, Masakari's progress details), then UTC.

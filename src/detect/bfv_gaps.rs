@@ -241,7 +241,7 @@ fn captured_acceptance(ctx: &DetectContext<'_>, instance: Uuid, after: i64) -> O
 fn migration_acceptance<'c>(
     records: &'c [evacdoc_parsers::capture::Migration],
     instance: Uuid,
-    capture: &'c crate::correlate::analysis::CaptureFile,
+    capture: &'c crate::model::inventory::CaptureFile,
 ) -> impl Iterator<Item = Option<Mark>> + 'c {
     records
         .iter()

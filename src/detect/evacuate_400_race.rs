@@ -470,7 +470,7 @@ impl Evacuate400Race {
             "Nova answered HTTP 400 (its log gives no reason here, and no other 400 reason applies)"
                 .to_string()
         };
-        let charm = if analysis.layout == crate::ingest::layout::Layout::JujuCrashdump {
+        let charm = if analysis.layout == crate::model::inventory::Layout::JujuCrashdump {
             " (charm option `evacuation-delay`)"
         } else {
             ""

@@ -8,11 +8,11 @@
 //! Logic: `wait_period_after_service_update` (default 180) against `service_down_time`
 //! (default 60) plus `report_interval` (default 10): a wait below their sum races.
 
-use crate::correlate::analysis::ConfigValue;
 use crate::detect::evacuate_400_race::recommended_wait;
 use crate::detect::evidence::of_config;
 use crate::detect::finding::{ConfigChange, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::inventory::ConfigValue;
 
 /// The detector.
 #[derive(Debug)]
@@ -79,7 +79,7 @@ impl Detector for EvacuationRaceRisk {
             ),
         };
         let recommended = recommended_wait(sdt_s, ri_s);
-        let charm = if analysis.layout == crate::ingest::layout::Layout::JujuCrashdump {
+        let charm = if analysis.layout == crate::model::inventory::Layout::JujuCrashdump {
             " (charm option `evacuation-delay`)"
         } else {
             ""

@@ -2,9 +2,9 @@
 //! helpers every detector shares.
 
 use crate::correlate::Analysis;
-use crate::correlate::analysis::ConfigValue;
 use crate::correlate::timeline::utc;
 use crate::detect::finding::{Evidence, Window};
+use crate::model::inventory::ConfigValue;
 use crate::model::{Event, EventId, Project, Uuid};
 
 /// The evidence of an event: its first line where it is written.

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use crate::correlate::Analysis;
 use crate::correlate::ids::short_host;
 use crate::index::IndexError;
-use crate::ingest::timezone::{HostZone, ZoneSource};
+use crate::ingest::timezone::HostZone;
+use crate::model::inventory::ZoneSource;
 
 /// The meta file's name inside the index folder.
 pub(crate) const META_FILE: &str = "evacdoc-index.json";

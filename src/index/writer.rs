@@ -16,7 +16,6 @@ use tantivy::store::Compressor;
 use tantivy::{Index, IndexSettings, IndexWriter};
 
 use crate::correlate::Analysis;
-use crate::correlate::analysis::FileInfo;
 use crate::index::IndexError;
 use crate::index::document::document;
 use crate::index::meta::IndexMeta;
@@ -24,6 +23,7 @@ use crate::index::schema;
 use crate::index::spans::spans_of;
 use crate::index::spool::{FRAME_BYTES, SpoolReader, SpoolWriter, SpooledRecord};
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory};
+use crate::model::inventory::FileInfo;
 
 /// tantivy's smallest budget per indexing thread.
 const MIN_BUDGET_PER_THREAD: usize = 15_000_000;

@@ -6,46 +6,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use serde::Serialize;
-
 use super::discover::Found;
 use super::sos_name::host_of_sos_name;
+use crate::model::inventory::Layout;
 
 mod loose;
-
-/// A deployment layout.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Layout {
-    /// juju-crashdump: `N/baremetal/`, `N/lxd/M/`, `juju_status.yaml`.
-    JujuCrashdump,
-    /// Sunbeam pod logs inside a sosreport.
-    Sunbeam,
-    /// sosreport: `sos_commands/`.
-    Sosreport,
-    /// Kolla-Ansible: `var/log/kolla/`.
-    Kolla,
-    /// TripleO: `var/log/containers/`.
-    Tripleo,
-    /// Any other folder of logs.
-    Plain,
-}
-
-impl Layout {
-    /// The name used in reports and the JSON schema.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layout::JujuCrashdump => "juju-crashdump",
-            Layout::Sunbeam => "sunbeam",
-            Layout::Sosreport => "sosreport",
-            Layout::Kolla => "kolla",
-            Layout::Tripleo => "tripleo",
-            Layout::Plain => "plain",
-        }
-    }
-}
 
 /// A folder that holds one host's files.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,15 +7,15 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::correlate::analysis::{CaptureFile, ConfigValue, Host, Skipped};
 use crate::ingest::IngestError;
 use crate::ingest::discover::discover;
-use crate::ingest::layout::{Layout, overall_layout};
+use crate::ingest::layout::overall_layout;
 use crate::ingest::place::{NO_HOST, Placement, place_all};
 use crate::ingest::role::{Role, rotation};
 use crate::ingest::small_files::{read_small_files, zones_of_links};
 use crate::ingest::timezone::HostZone;
 use crate::model::Service;
+use crate::model::inventory::{CaptureFile, ConfigValue, Host, Layout, Skipped};
 
 /// A log to follow.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -3,11 +3,12 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::correlate::analysis::Host;
 use crate::ingest::discover::{Found, FoundFile};
-use crate::ingest::layout::{HostRoot, Layout, host_roots, root_of};
+use crate::ingest::layout::{HostRoot, host_roots, root_of};
 use crate::ingest::role::{Role, role_of};
-use crate::ingest::timezone::ZoneSource;
+use crate::model::inventory::Host;
+use crate::model::inventory::Layout;
+use crate::model::inventory::ZoneSource;
 
 /// The host of files that belong to none (loose captures and notes).
 pub(crate) const NO_HOST: u32 = u32::MAX;

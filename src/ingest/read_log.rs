@@ -6,12 +6,12 @@ use evacdoc_parsers::sniff::{FileKind, sniff};
 use evacdoc_parsers::utf8::decode;
 use evacdoc_parsers::{Assembler, Format, Record, RecordSpan};
 
-use crate::correlate::analysis::FileInfo;
 use crate::ingest::chunks::LineChunks;
 use crate::ingest::place::Placed;
 use crate::ingest::role::{Role, rotation};
 use crate::ingest::sink::{FileCtx, RecordSink};
 use crate::model::Service;
+use crate::model::inventory::FileInfo;
 
 /// What the reader says of one log file.
 #[derive(Debug)]

@@ -5,8 +5,8 @@
 
 use evacdoc_parsers::Record;
 
-use crate::correlate::analysis::FileInfo;
 use crate::model::Service;
+use crate::model::inventory::FileInfo;
 
 /// Where a record lies in its file (decompressed bytes), as the parsers' push-mode
 /// assembler reports it.
@@ -15,7 +15,7 @@ pub use evacdoc_parsers::RecordSpan;
 /// What a sink is told about the file its records come from.
 #[derive(Clone, Copy, Debug)]
 pub struct FileCtx<'a> {
-    /// The file's index in [`crate::correlate::Analysis::files`].
+    /// The file's index in the analysis's files (`Analysis::files`).
     pub id: u32,
     /// Path relative to the input root.
     pub path: &'a str,

@@ -7,16 +7,17 @@ use std::path::Path;
 use evacdoc_parsers::ini::parse_ini;
 use evacdoc_parsers::utf8::decode;
 
-use crate::correlate::analysis::{CaptureFile, ConfigValue, InstalledPackage, Skipped};
-use crate::correlate::skew::clock::HostClock;
 use crate::ingest::IngestError;
 use crate::ingest::decompress::read_decompressed;
 use crate::ingest::discover::Found;
 use crate::ingest::layout::{HostRoot, root_of};
 use crate::ingest::place::{NO_HOST, Placed};
 use crate::ingest::role::Role;
-use crate::ingest::timezone::{HostZone, ZoneSource, zone_name_in, zone_name_of_link};
+use crate::ingest::timezone::{HostZone, zone_name_in, zone_name_of_link};
 use crate::model::Service;
+use crate::model::inventory::{
+    CaptureFile, ConfigValue, HostClock, InstalledPackage, Skipped, ZoneSource,
+};
 
 /// What the small files of a bundle say.
 #[derive(Debug, Default)]

@@ -8,21 +8,8 @@
 use std::collections::BTreeMap;
 
 use evacdoc_parsers::DateTime;
-use serde::{Deserialize, Serialize};
 
-/// How the zone of a host was decided.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind", content = "detail")]
-pub enum ZoneSource {
-    /// `--tz` on the command line.
-    Override,
-    /// A file of the bundle (its path).
-    Bundle(String),
-    /// Offsets seen in the host's own lines (which lines).
-    Inferred(String),
-    /// Nothing said anything: UTC assumed.
-    Default,
-}
+use crate::model::inventory::ZoneSource;
 
 /// A host's time zone.
 #[derive(Clone, Debug)]

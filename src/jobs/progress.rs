@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use evacdoc_parsers::Record;
 
-use crate::correlate::analysis::FileInfo;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory};
+use crate::model::inventory::FileInfo;
 use crate::store::Progress;
 
 /// The counters of one running analysis.

@@ -4,10 +4,10 @@
 
 use std::fmt;
 
-use crate::correlate::analysis::{CaptureFile, ConfigValue, FileInfo, Skipped};
 use crate::ingest::discover::Found;
 use crate::ingest::place::Placed;
 use crate::ingest::role::Role;
+use crate::model::inventory::{CaptureFile, ConfigValue, FileInfo, Skipped};
 
 /// What the inputs held, counted before anything is read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use super::nothing_read::{FoundTally, NothingRead};
-use crate::correlate::analysis::{Analysis, Skipped, Stats};
-use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
+use crate::correlate::analysis::Analysis;
 use crate::correlate::extract::Watched;
 use crate::correlate::keeper::{EventKeeper, FileOutcome, KeptEvents};
 use crate::correlate::watched::watched_instances;
-use crate::correlate::zones::host_zones;
+use crate::correlate::{Inventory, correlate};
 use crate::ingest::discover::discover_within;
 use crate::ingest::host_names::HostNames;
 use crate::ingest::layout::overall_layout;
@@ -19,9 +18,11 @@ use crate::ingest::place::{Placed, Placement, place_all};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_small_files, zones_of_links};
-use crate::ingest::timezone::{HostZone, UnknownZone, ZoneSource};
+use crate::ingest::timezone::{HostZone, UnknownZone};
 use crate::ingest::{IngestError, IngestLimits};
 use crate::memory::peak_rss_mb;
+use crate::model::inventory::Skipped;
+use crate::model::inventory::ZoneSource;
 
 /// How to run an analysis.
 #[derive(Clone, Debug, Default)]
@@ -90,7 +91,6 @@ pub fn analyze_with(
     extra: Option<&dyn SinkFactory>,
 ) -> Result<Analysis, AnalyzeError> {
     let started = Instant::now();
-    let mut stats = Stats::default();
     let tz_override = options
         .tz
         .as_deref()
@@ -107,13 +107,13 @@ pub fn analyze_with(
         placed,
     } = place_all(&found);
     let tally = FoundTally::of(&placed);
-    stats.stages.discover_ms = ms(stage);
+    let discover_ms = ms(stage);
     tracing::info!(
         files = found.files.len(),
         links = found.links.len(),
         skipped = found.skipped.len(),
         hosts = hosts.len(),
-        ms = stats.stages.discover_ms,
+        ms = discover_ms,
         "discovered inputs"
     );
 
@@ -128,102 +128,32 @@ pub fn analyze_with(
         .collect();
     let (mut small, logs) = read_small_files(placed, &mut skipped);
     zones_of_links(&found, &roots, &root_host, &mut small.zones);
-    stats.stages.small_files_ms = ms(stage);
+    let small_files_ms = ms(stage);
     tracing::debug!(
         config = small.config.len(),
         captures = small.captures.len(),
         packages = small.packages.len(),
         zones = small.zones.len(),
         skipped = skipped.len(),
-        ms = stats.stages.small_files_ms,
+        ms = small_files_ms,
         "read small files"
     );
 
     let stage = Instant::now();
     let pool = KeptEvents::default();
-    let outcomes = read_all_logs(logs, &small.captures, options, extra, &pool);
+    let mut outcomes = read_all_logs(logs, &small.captures, options, extra, &pool);
     let kept_events = pool.into_events();
-    stats.stages.read_ms = ms(stage);
+    let read_ms = ms(stage);
     rename_hosts(&mut hosts, &outcomes, &small.config);
 
-    let stage = Instant::now();
-    let zones = host_zones(
-        hosts.len(),
-        tz_override.as_ref(),
-        &small.zones,
-        &outcomes,
-        &kept_events,
-        &small.captures,
-    );
-    for (host, zone) in hosts.iter_mut().zip(&zones) {
-        host.zone = zone.name.clone();
-        host.zone_source = zone.source.clone();
-    }
-    stats.stages.zones_ms = ms(stage);
-    tracing::debug!(
-        hosts = hosts.len(),
-        ms = stats.stages.zones_ms,
-        "decided zones"
-    );
-
-    let stage = Instant::now();
-    let Assembled {
-        files,
-        skipped: unread,
-        events,
-        kept,
-        skew,
-        joins,
-        index,
-    } = assemble(outcomes, kept_events, &zones, &hosts, &small.captures);
-    skipped.extend(unread);
     // Readers name files by where they read them: name them by the bundle instead.
     for entry in &mut skipped {
         entry.reason = found.in_bundle(&entry.reason);
     }
-    if let Some(nothing) = NothingRead::check(
-        &found,
-        &tally,
-        &files,
-        &small.config,
-        &small.captures,
-        &skipped,
-    ) {
-        return Err(AnalyzeError::NothingRead(Box::new(nothing)));
+    for reason in outcomes.iter_mut().filter_map(|o| o.skipped.as_mut()) {
+        *reason = found.in_bundle(reason);
     }
-    let missing = missing_rotations(&files, overall_layout(&roots));
-    stats.stages.assemble_ms = ms(stage);
-    for file in &files {
-        stats.files += 1;
-        stats.bytes += file.bytes;
-        stats.records += file.records;
-        stats.unparsed += file.unparsed;
-    }
-    stats.kept = kept;
-    stats.events = events.len() as u64;
-    tracing::info!(
-        events = stats.events,
-        // Copies of one record, and lines without a time before them.
-        dropped = kept.saturating_sub(stats.events),
-        skew_applied = skew.iter().filter(|s| s.applied).count(),
-        joins = joins.len(),
-        ms = stats.stages.assemble_ms,
-        peak_rss_mb = peak_rss_mb(),
-        "assembled events"
-    );
-    stats.elapsed_ms = ms(started);
-    tracing::info!(
-        files = stats.files,
-        bytes = stats.bytes,
-        records = stats.records,
-        events = stats.events,
-        skipped = skipped.len(),
-        ms = stats.elapsed_ms,
-        peak_rss_mb = peak_rss_mb(),
-        "analysis done"
-    );
-    drop(work);
-    Ok(Analysis {
+    let inventory = Inventory {
         inputs: found
             .inputs
             .iter()
@@ -231,21 +161,52 @@ pub fn analyze_with(
             .collect(),
         layout: overall_layout(&roots),
         hosts,
-        files,
         skipped,
-        missing,
         config: small.config,
         captures: small.captures,
         packages: small.packages,
-        events,
-        index,
-        joins,
-        skew,
-        recoveries: Vec::new(),
         clocks: small.clocks,
-        stats,
+        zones: small.zones,
+    };
+    let mut analysis = correlate(inventory, outcomes, kept_events, tz_override.as_ref());
+    if let Some(nothing) = NothingRead::check(
+        &found,
+        &tally,
+        &analysis.files,
+        &analysis.config,
+        &analysis.captures,
+        &analysis.skipped,
+    ) {
+        return Err(AnalyzeError::NothingRead(Box::new(nothing)));
     }
-    .with_recoveries())
+    let stages = &mut analysis.stats.stages;
+    (stages.discover_ms, stages.small_files_ms, stages.read_ms) =
+        (discover_ms, small_files_ms, read_ms);
+    let stats = &analysis.stats;
+    tracing::info!(
+        events = stats.events,
+        // Copies of one record, and lines without a time before them.
+        dropped = stats.kept.saturating_sub(stats.events),
+        skew_applied = analysis.skew.iter().filter(|s| s.applied).count(),
+        joins = analysis.joins.len(),
+        ms = stats.stages.assemble_ms,
+        peak_rss_mb = peak_rss_mb(),
+        "assembled events"
+    );
+    analysis.stats.elapsed_ms = ms(started);
+    let stats = &analysis.stats;
+    tracing::info!(
+        files = stats.files,
+        bytes = stats.bytes,
+        records = stats.records,
+        events = stats.events,
+        skipped = analysis.skipped.len(),
+        ms = stats.elapsed_ms,
+        peak_rss_mb = peak_rss_mb(),
+        "analysis done"
+    );
+    drop(work);
+    Ok(analysis)
 }
 
 /// Reads every log into its event keeper (and the extra sinks), Masakari's first: the
@@ -254,7 +215,7 @@ pub fn analyze_with(
 /// finish together. File ids follow the order of reading. The events go to `pool`.
 fn read_all_logs(
     mut logs: Vec<Placed<'_>>,
-    captures: &[crate::correlate::analysis::CaptureFile],
+    captures: &[crate::model::inventory::CaptureFile],
     options: &Options,
     extra: Option<&dyn SinkFactory>,
     pool: &KeptEvents,
@@ -313,9 +274,9 @@ fn read_all_logs(
 
 /// Hosts still named by machine id take the name their lines and configs give.
 fn rename_hosts(
-    hosts: &mut [crate::correlate::analysis::Host],
+    hosts: &mut [crate::model::inventory::Host],
     outcomes: &[FileOutcome],
-    config: &[crate::correlate::analysis::ConfigValue],
+    config: &[crate::model::inventory::ConfigValue],
 ) {
     let names = HostNames::gather(
         outcomes.iter().map(|o| (o.info.host, &o.names)),

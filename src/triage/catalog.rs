@@ -61,7 +61,7 @@ pub struct KnownBug {
 /// The kinds of deployment the bundle shows: `charm` (a juju-crashdump, or Juju's own
 /// files), `kolla` (its layout or `/kolla/` paths), `snap` (Sunbeam, or snap packages).
 pub fn deployment_kinds(analysis: &Analysis) -> Vec<&'static str> {
-    use crate::ingest::layout::Layout;
+    use crate::model::inventory::Layout;
     let paths = || {
         analysis
             .files

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::correlate::Analysis;
-use crate::correlate::analysis::InstalledPackage;
+use crate::model::inventory::InstalledPackage;
 use crate::triage::version;
 
 /// OpenStack series, oldest first, with Nova's major version in each.

@@ -7,12 +7,12 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::correlate::Analysis;
-use crate::correlate::analysis::{Missing, Skipped};
 use crate::correlate::skew::SkewEstimate;
-use crate::correlate::skew::clock::HostClock;
 use crate::correlate::timeline::utc;
 use crate::detect::{Finding, Severity};
-use crate::ingest::timezone::ZoneSource;
+use crate::model::inventory::HostClock;
+use crate::model::inventory::ZoneSource;
+use crate::model::inventory::{Missing, Skipped};
 use crate::model::{HostId, Service};
 use crate::visible::visible_controls;
 

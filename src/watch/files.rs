@@ -4,10 +4,10 @@
 //! rotation or a truncation starts another), and is used again once no held event
 //! names it.
 
-use crate::correlate::analysis::{FileInfo, Host};
 use crate::ingest::role::rotation;
 use crate::ingest::timezone::OffsetVotes;
 use crate::model::Service;
+use crate::model::inventory::{FileInfo, Host};
 
 /// One file id.
 #[derive(Debug)]

@@ -1,21 +1,21 @@
-//! One analysis of the held events, made the way a bundle's is (zones, UTC order, copies
-//! dropped, skew, joins, recoveries) and run through the detectors; and what it says of
+//! One analysis of the held events, made by [`crate::correlate::correlate`] as a bundle's
+//! is (zones, UTC order, copies dropped, skew, joins, recoveries) and run through the
+//! detectors; and what it says of
 //! the recoveries: which are still open, and which events may be forgotten.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::correlate::analysis::{Analysis, Stats};
-use crate::correlate::assemble::{Assembled, assemble};
+use crate::correlate::analysis::Analysis;
 use crate::correlate::extract::RawEvent;
 use crate::correlate::keeper::FileOutcome;
 use crate::correlate::notification_kinds::RecoveryStatus;
-use crate::correlate::zones::host_zones;
+use crate::correlate::{Inventory, correlate};
 use crate::detect::{DetectOptions, Finding};
 use crate::ingest::host_names::HostNameVotes;
-use crate::ingest::layout::Layout;
 use crate::ingest::live::LiveScan;
 use crate::ingest::timezone::HostZone;
 use crate::model::Uuid;
+use crate::model::inventory::Layout;
 use crate::run::findings_with_bugs;
 use crate::triage::Catalog;
 use crate::watch::files::Registry;
@@ -32,8 +32,8 @@ pub(crate) struct Snapshot {
 pub(crate) struct Context {
     pub(crate) inputs: Vec<String>,
     pub(crate) layout: Layout,
-    pub(crate) config: Vec<crate::correlate::analysis::ConfigValue>,
-    pub(crate) captures: Vec<crate::correlate::analysis::CaptureFile>,
+    pub(crate) config: Vec<crate::model::inventory::ConfigValue>,
+    pub(crate) captures: Vec<crate::model::inventory::CaptureFile>,
     pub(crate) zones: std::collections::BTreeMap<u32, HostZone>,
 }
 
@@ -88,53 +88,18 @@ pub(crate) fn analyze(
             skipped: None,
         })
         .collect();
-    let mut hosts = files.hosts.clone();
-    let zones = host_zones(
-        hosts.len(),
-        tz_override,
-        &context.zones,
-        &outcomes,
-        &events,
-        &context.captures,
-    );
-    for (host, zone) in hosts.iter_mut().zip(&zones) {
-        host.zone = zone.name.clone();
-        host.zone_source = zone.source.clone();
-    }
-    let Assembled {
-        files,
-        events,
-        kept,
-        skew,
-        joins,
-        index,
-        ..
-    } = assemble(outcomes, events, &zones, &hosts, &context.captures);
-    let stats = Stats {
-        events: events.len() as u64,
-        kept,
-        files: files.len() as u64,
-        ..Stats::default()
-    };
-    let analysis = Analysis {
+    let inventory = Inventory {
         inputs: context.inputs.clone(),
         layout: context.layout,
-        hosts,
-        files,
+        hosts: files.hosts.clone(),
         skipped: Vec::new(),
-        missing: Vec::new(),
         config: context.config.clone(),
         captures: context.captures.clone(),
         packages: Vec::new(),
-        events,
-        index,
-        joins,
-        skew,
-        recoveries: Vec::new(),
         clocks: Vec::new(),
-        stats,
-    }
-    .with_recoveries();
+        zones: context.zones.clone(),
+    };
+    let analysis = correlate(inventory, outcomes, events, tz_override);
     let findings = findings_with_bugs(&analysis, detect, catalog);
     Snapshot { analysis, findings }
 }

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use crate::correlate::analysis::FileInfo;
 use crate::model::Event;
+use crate::model::inventory::FileInfo;
 
 /// Logs the largest groups of `events` by text bytes (debug level).
 pub(crate) fn log_census(events: &[Event], files: &[FileInfo]) {

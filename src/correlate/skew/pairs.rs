@@ -14,11 +14,11 @@ use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::correlate::analysis::FileInfo;
 use crate::correlate::groups::GroupIndex;
 use crate::correlate::joins::{Expected, is_call_line};
 use crate::correlate::skew::interval::{Interval, consensus};
 use crate::correlate::window::{Times, within};
+use crate::model::inventory::FileInfo;
 use crate::model::{Event, EventId, HostId, Project, Uuid};
 
 /// How a pair was recognised, strongest first.

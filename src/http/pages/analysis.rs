@@ -23,7 +23,7 @@ use crate::detect::Finding;
 use crate::http::api::analyses::row_of;
 use crate::http::api::timeline::loaded;
 use crate::http::state::AppState;
-use crate::ingest::timezone::ZoneSource;
+use crate::model::inventory::ZoneSource;
 use crate::store::JobStatus;
 
 #[derive(Template)]

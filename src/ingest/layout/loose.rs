@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{HostRoot, Layout, folder_host, root_of};
+use super::{HostRoot, folder_host, root_of};
 use crate::ingest::discover::Found;
 use crate::ingest::role::{Role, role_of};
+use crate::model::inventory::Layout;
 
 /// Folder names that hold one host's logs of a service, not a host: a folder of them is
 /// one host's log tree copied without its `var/log/`.

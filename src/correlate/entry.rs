@@ -1,0 +1,124 @@
+//! The one way to an [`Analysis`]: what ingest found (the inventory, each log's outcome,
+//! the kept events) put together. Zones decided, events assembled, missing rotations
+//! listed, recoveries rebuilt. A bundle's analysis (`run`) and the watcher's analysis of
+//! its held events both go through here, so they cannot drift apart.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::correlate::analysis::{Analysis, Stats};
+use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
+use crate::correlate::extract::RawEvent;
+use crate::correlate::keeper::FileOutcome;
+use crate::correlate::zones::host_zones;
+use crate::ingest::timezone::HostZone;
+use crate::model::HostId;
+use crate::model::inventory::{
+    CaptureFile, ConfigValue, Host, HostClock, InstalledPackage, Layout, Skipped,
+};
+
+/// What the inputs hold besides the logs' events: hosts, files not read, small files.
+#[derive(Debug)]
+pub struct Inventory {
+    /// The inputs as given.
+    pub inputs: Vec<String>,
+    /// The deployment layout.
+    pub layout: Layout,
+    /// Hosts (their zones are decided by [`correlate`]).
+    pub hosts: Vec<Host>,
+    /// Files not read so far, with the reason (the logs' own come with their outcomes).
+    pub skipped: Vec<Skipped>,
+    /// Configuration values.
+    pub config: Vec<ConfigValue>,
+    /// CLI captures.
+    pub captures: Vec<CaptureFile>,
+    /// Installed packages.
+    pub packages: Vec<InstalledPackage>,
+    /// What the hosts' clock captures say.
+    pub clocks: Vec<HostClock>,
+    /// The zone each host's own settings name.
+    pub zones: BTreeMap<HostId, HostZone>,
+}
+
+/// Milliseconds since `since`.
+fn ms(since: Instant) -> u64 {
+    since.elapsed().as_millis() as u64
+}
+
+/// The analysis of `inventory`, the logs' `outcomes` (in file id order) and the `events`
+/// their keepers pooled, every host's zone overridden by `tz` when given. Its stats count
+/// files, records and events, and time the zone and assembly stages; the caller adds
+/// the times of the stages before.
+pub fn correlate(
+    inventory: Inventory,
+    outcomes: Vec<FileOutcome>,
+    events: Vec<RawEvent>,
+    tz: Option<&HostZone>,
+) -> Analysis {
+    let Inventory {
+        inputs,
+        layout,
+        mut hosts,
+        mut skipped,
+        config,
+        captures,
+        packages,
+        clocks,
+        zones: named,
+    } = inventory;
+    let mut stats = Stats::default();
+
+    let stage = Instant::now();
+    let zones = host_zones(hosts.len(), tz, &named, &outcomes, &events, &captures);
+    for (host, zone) in hosts.iter_mut().zip(&zones) {
+        host.zone = zone.name.clone();
+        host.zone_source = zone.source.clone();
+    }
+    stats.stages.zones_ms = ms(stage);
+    tracing::debug!(
+        hosts = hosts.len(),
+        ms = stats.stages.zones_ms,
+        "decided zones"
+    );
+
+    let stage = Instant::now();
+    let Assembled {
+        files,
+        skipped: unread,
+        events,
+        kept,
+        skew,
+        joins,
+        index,
+    } = assemble(outcomes, events, &zones, &hosts, &captures);
+    skipped.extend(unread);
+    let missing = missing_rotations(&files, layout);
+    stats.stages.assemble_ms = ms(stage);
+    for file in &files {
+        stats.files += 1;
+        stats.bytes += file.bytes;
+        stats.records += file.records;
+        stats.unparsed += file.unparsed;
+    }
+    stats.kept = kept;
+    stats.events = events.len() as u64;
+    Analysis {
+        inputs,
+        layout,
+        hosts,
+        files,
+        skipped,
+        missing,
+        config,
+        captures,
+        packages,
+        events,
+        index,
+        joins,
+        skew,
+        recoveries: Vec::new(),
+        clocks,
+        stats,
+    }
+    .with_recoveries()
+}
