@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use evacdoc_parsers::ini::parse_ini;
 
-use crate::correlate::analysis::ConfigValue;
+use crate::model::inventory::ConfigValue;
 
 /// Nova's default.
 pub const NOVA_DEFAULT: Duration = Duration::from_secs(60);
