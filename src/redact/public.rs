@@ -157,10 +157,16 @@ impl<'a> PublicText<'a> {
         map: &mut dyn Pseudonyms,
         stats: &mut PublicStats,
     ) -> String {
+        let known = self.names.hide_secrets(line);
+        let line = known.as_deref().unwrap_or(line);
         let line = match self.secrets.redact(line) {
             Some(hidden) => {
                 stats.secrets += 1;
                 Cow::Owned(hidden)
+            }
+            None if known.is_some() => {
+                stats.secrets += 1;
+                Cow::Borrowed(line)
             }
             None => Cow::Borrowed(line),
         };
@@ -322,6 +328,13 @@ impl Words<'_> {
         }
         if let Some(mac) = mac_of(w) {
             let pseudo = map.pseudonym(Kind::Mac, &mac);
+            self.out.push_str(&pseudo);
+            return;
+        }
+        // A user, project or name the inputs gave: its pseudonym even when it is made
+        // of vocabulary words (`storage-primary`), the same as where a key named it.
+        if let Some(kind) = self.names.identified(w) {
+            let pseudo = map.pseudonym(kind, &w.to_ascii_lowercase());
             self.out.push_str(&pseudo);
             return;
         }

@@ -132,6 +132,7 @@ pub(crate) fn analyze(
         skew,
         recoveries: Vec::new(),
         clocks: Vec::new(),
+        identified: Default::default(),
         stats,
     }
     .with_recoveries();
