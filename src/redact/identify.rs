@@ -25,9 +25,29 @@ use super::vocab;
 
 /// Words a key holding an identifier contains; lines without any are not scanned for keys.
 const HINTS: &[&str] = &[
-    "pass", "secret", "token", "credential", "key", "user", "name", "project", "tenant",
-    "domain", "host", "login", "owner", "://", "[req-", "gAAAAA", "-----BEGIN", "basic ",
-    "CN=", "CN =", "O=", "O =", "DNS:",
+    "pass",
+    "secret",
+    "token",
+    "credential",
+    "key",
+    "user",
+    "name",
+    "project",
+    "tenant",
+    "domain",
+    "host",
+    "login",
+    "owner",
+    "://",
+    "[req-",
+    "gAAAAA",
+    "-----BEGIN",
+    "basic ",
+    "CN=",
+    "CN =",
+    "O=",
+    "O =",
+    "DNS:",
 ];
 
 static HINT: LazyLock<AhoCorasick> = LazyLock::new(|| {
@@ -89,11 +109,21 @@ fn class_of(key: &str) -> Option<Class> {
         .replace(['-', ' '], "_");
     let lower = lower.strip_prefix("os_").unwrap_or(&lower);
     // Keys that name a secret's properties, not the secret.
-    let about = ["_at", "_id", "_type", "_method", "_methods", "_file", "_path", "_dir"]
-        .iter()
-        .any(|s| lower.ends_with(s))
+    let about = [
+        "_at", "_id", "_type", "_method", "_methods", "_file", "_path", "_dir",
+    ]
+    .iter()
+    .any(|s| lower.ends_with(s))
         || lower.starts_with("ssl_")
-        || lower == "key_manager";
+        || [
+            "key_manager",
+            "sort_key",
+            "primary_key",
+            "foreign_key",
+            "routing_key",
+            "partition_key",
+        ]
+        .contains(&lower);
     let secret = [
         "password",
         "passwd",
@@ -115,10 +145,18 @@ fn class_of(key: &str) -> Option<Class> {
         "project" | "project_name" | "tenant" | "tenant_name" | "admin_tenant_name" => {
             Class::Named(Kind::Project)
         }
-        "domain_name" | "user_domain_name" | "project_domain_name" | "display_name"
+        "domain_name"
+        | "user_domain_name"
+        | "project_domain_name"
+        | "display_name"
         | "instance_name" => Class::Named(Kind::Name),
-        "host" | "hostname" | "host_name" | "nodename" | "hypervisor_hostname"
-        | "my_hostname" | "server_name" => Class::Host,
+        "host"
+        | "hostname"
+        | "host_name"
+        | "nodename"
+        | "hypervisor_hostname"
+        | "my_hostname"
+        | "server_name" => Class::Host,
         "name" => Class::Name,
         _ => return None,
     })
@@ -206,10 +244,10 @@ impl Identifier {
         if self.table_line(trimmed) {
             return;
         }
+        self.credentials(line);
         if HINT.find(line).is_none() {
             return;
         }
-        self.credentials(line);
         for c in CONTEXT.captures_iter(line) {
             if let (Some(user), Some(project)) = (c.get(1), c.get(2)) {
                 self.name(user.as_str(), Kind::User);
@@ -352,10 +390,16 @@ impl Identifier {
         if !line.contains('@') && !line.contains("://") {
             return;
         }
+        let mut any = false;
         for c in CREDENTIAL.captures_iter(line) {
             self.name(&c[1], Kind::User);
             self.secret(&c[2]);
             self.host(&c[3]);
+            any = true;
+        }
+        // `transport_url = rabbit://u:p@h1:5672,` wrapped: the list goes on next line.
+        if any && line.trim_end().ends_with(',') {
+            self.secret_open = true;
         }
         for c in URL_HOST.captures_iter(line) {
             self.host(&c[1]);
@@ -459,7 +503,11 @@ impl Identifier {
                     .map_or(b.len(), |i| at + i),
                 None => line[at..]
                     .find(|c: char| {
-                        c.is_whitespace() || matches!(c, ',' | ';' | '}' | ']' | ')' | '|' | '&' | '"' | '\'' | '\\')
+                        c.is_whitespace()
+                            || matches!(
+                                c,
+                                ',' | ';' | '}' | ']' | ')' | '|' | '&' | '"' | '\'' | '\\'
+                            )
                     })
                     .map_or(b.len(), |i| at + i),
             };
@@ -706,11 +754,7 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
     ) {
         self.identify.record(
             record.head.raw,
-            record
-                .continuation
-                .iter()
-                .chain(&record.traceback)
-                .copied(),
+            record.continuation.iter().chain(&record.traceback).copied(),
         );
     }
 }

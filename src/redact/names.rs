@@ -106,7 +106,13 @@ fn is_name_byte(b: u8) -> bool {
 
 impl NameFinder {
     /// A finder of `seeds`.
-    pub fn new(seeds: Seeds) -> NameFinder {
+    pub fn new(mut seeds: Seeds) -> NameFinder {
+        // A host or domain keeps its own pseudonym wherever a key also called it a name.
+        let (hosts, domains) = (&seeds.hosts, &seeds.domains);
+        seeds.names.retain(|name, _| match name.split_once('.') {
+            Some((first, rest)) => !hosts.contains(first) && !domains.contains(rest),
+            None => !hosts.contains(name) && !domains.contains(name),
+        });
         let patterns: Vec<&String> = seeds
             .hosts
             .iter()

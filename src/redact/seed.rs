@@ -73,7 +73,10 @@ mod tests {
             &mut seeds,
             "127.0.0.1 localhost\n10.0.0.5 ctl1.cloud.example.com ctl1 # controller\n::1 ip6-localhost\nnot an entry\nfe80::1ff:fe23:4567:890a%ens3 backup-store\n",
         );
-        assert!(seeds.hosts.contains("backup-store"), "an address with a zone id");
+        assert!(
+            seeds.hosts.contains("backup-store"),
+            "an address with a zone id"
+        );
         assert!(seeds.hosts.contains("ctl1"));
         assert!(seeds.domains.contains("cloud.example.com"));
         assert!(!seeds.hosts.contains("localhost"));
