@@ -440,3 +440,84 @@ mod sources {
         assert_eq!(s, Seeds::default());
     }
 }
+
+mod planted {
+    use super::*;
+    use crate::redact::identify::Identifier;
+    use crate::redact::map::PseudonymMap;
+    use crate::redact::names::NameFinder;
+    use crate::redact::public::{PublicStats, PublicText, Vocabulary};
+    use proptest::prelude::*;
+
+    /// Where a file gives a secret (`{}`).
+    const SECRET_FORMS: &[&str] = &[
+        "password = {}",
+        "  admin_password: {}",
+        "REQ: curl -d '{\"auth\": {\"password\": {\"user\": {\"password\": \"{}\"}}}}'",
+        "body: \"{\\\"server\\\": {\\\"adminPass\\\": \\\"{}\\\"}}\"",
+        "python3 /usr/bin/openstack --os-password {} server list",
+        "transport_url = rabbit://nova:{}@ctl1.acme.example:5672/openstack",
+        "| password | {} |",
+        "user_data: {b64}",
+        "Authorization: Basic {basic}",
+    ];
+
+    /// Where a file gives a user name (`{}`).
+    const NAME_FORMS: &[&str] = &[
+        "username = {}",
+        "{\"token\": {\"user\": {\"name\": \"{}\", \"id\": \"3d1e6a0c9b8f47e2a5d4c3b2a1908f7e\"}}}",
+        "root 1 0.0 openstack --os-username {} server list",
+        "2020-12-08 19:51:12.671 141079 INFO nova.api.openstack.wsgi [req-de081ecf-4201-4542-b092-e21b2f5ce942 {} acme - default default] hi",
+        "| user | {} |",
+    ];
+
+    fn planted(form: &str, value: &str) -> String {
+        form.replace(
+            "{b64}",
+            &base64(format!("#cloud-config\npassword: {value}\n").as_bytes()),
+        )
+        .replace("{basic}", &base64(format!("svc:{value}").as_bytes()))
+        .replacen("{}", value, 1)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        /// A secret and a user name given in any form in one file, then said plainly, in
+        /// any letter case, in a line of another: neither comes out, and the name gets one
+        /// pseudonym.
+        #[test]
+        fn given_once_gone_everywhere(
+            secret in "[A-Z][a-z]{3,6}[0-9]{2,6}",
+            user in "(store|zone|cloud|primary|secure|backup)-(ops|store|zone|team|admin)[0-9]?",
+            upper in any::<bool>(),
+            s in 0..SECRET_FORMS.len(),
+            n in 0..NAME_FORMS.len(),
+            in_record in any::<bool>(),
+        ) {
+            let mut identify = Identifier::default();
+            let given = format!("{}\n{}\n", planted(SECRET_FORMS[s], &secret), planted(NAME_FORMS[n], &user));
+            if in_record {
+                for line in given.lines() {
+                    identify.record(line, []);
+                }
+            } else {
+                identify.file("etc/nova/nova.conf", &given);
+            }
+            let names = NameFinder::new(identify.into_seeds());
+            let upload = Vec::new();
+            let mut map = PseudonymMap::with_key("k");
+            let mut stats = PublicStats::default();
+            let mut step = PublicText::new(&names, &upload);
+            let said = if upper { user.to_ascii_uppercase() } else { user.clone() };
+            let a = step.line(
+                &format!("2020-12-08 19:59:07.001 141077 WARNING nova.compute.api [-] Authorization failed for {said}; retried with {secret}"),
+                Vocabulary::Log, &mut map, &mut stats,
+            );
+            let b = step.line(&format!("{user} logged in"), Vocabulary::Log, &mut map, &mut stats);
+            prop_assert!(!a.contains(&secret), "{} {}", given, a);
+            prop_assert!(!a.to_ascii_lowercase().contains(&user), "{} {}", given, a);
+            let pseudonym = b.split(' ').next().unwrap();
+            prop_assert!(a.contains(&format!("for {pseudonym};")), "{} / {}", a, b);
+        }
+    }
+}
