@@ -376,7 +376,9 @@ impl Words<'_> {
     /// Whether a word may be shown as it is.
     fn safe(&mut self, w: &str, vocabulary: bool) -> bool {
         if !w.contains('.') {
-            return w.split(['-', '_']).all(|p| self.safe_piece(p, vocabulary));
+            // A vocabulary word with `_` (`sos_commands`), or one made of safe pieces.
+            return (vocabulary && w.contains(['_', '-']) && vocab::is_word(w, &mut self.buf))
+                || w.split(['-', '_']).all(|p| self.safe_piece(p, vocabulary));
         }
         let pieces = || w.split('.');
         // Versions: `2.95`, `v2.1`, `21.0.0`.
