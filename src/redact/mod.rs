@@ -17,6 +17,7 @@ pub mod options;
 pub mod public;
 pub mod secrets;
 pub mod seed;
+pub mod templates;
 pub mod tokens;
 pub mod view;
 pub mod vocab;
