@@ -7,7 +7,7 @@
 //! without a template falls back to the vocabulary.
 //!
 //! Finding the template: the longest constant piece of every template is looked for in
-//! one Aho-Corasick pass over the line; only the templates whose piece is there are
+//! one Aho-Corasick pass over the line (leftmost-longest); only the templates whose piece is there are
 //! tried, each by its own pattern (compiled on first use), and the one with the most
 //! constant text wins.
 
@@ -82,7 +82,7 @@ static TEMPLATES: LazyLock<Templates> = LazyLock::new(|| {
         by_anchor[at].push(n);
     }
     let anchors = AhoCorasickBuilder::new()
-        .match_kind(MatchKind::Standard)
+        .match_kind(MatchKind::LeftmostLongest)
         .build(&anchors)
         .ok();
     Templates {
@@ -165,7 +165,9 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
     let templates = &*TEMPLATES;
     let anchors = templates.anchors.as_ref()?;
     let mut best: Option<(usize, regex::Captures<'_>, &Template)> = None;
-    for m in anchors.find_overlapping_iter(line) {
+    // Leftmost-longest pieces, not every overlapping one: a piece inside a longer one
+    // belongs to a template with less constant text, which would lose anyway.
+    for m in anchors.find_iter(line) {
         for &n in &templates.by_anchor[m.pattern().as_usize()] {
             let Some(t) = templates.list.get(n) else {
                 continue;
@@ -173,7 +175,11 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
             if best.as_ref().is_some_and(|(c, _, _)| *c >= t.constant) {
                 continue;
             }
-            if let Some(c) = t.pattern().and_then(|p| p.captures(line)) {
+            // The lazy DFA says whether it matches; groups only for one that does.
+            let Some(pattern) = t.pattern().filter(|p| p.is_match(line)) else {
+                continue;
+            };
+            if let Some(c) = pattern.captures(line) {
                 best = Some((t.constant, c, t));
             }
         }
