@@ -98,6 +98,8 @@ pub struct NameFinder {
     automaton: Option<AhoCorasick>,
     /// Every secret.
     secrets: Option<AhoCorasick>,
+    /// The names, for one hash lookup per word (the public step asks for every word).
+    names: std::collections::HashMap<String, Kind>,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -130,19 +132,24 @@ impl NameFinder {
             .build(&seeds.secrets)
             .ok()
             .filter(|_| !seeds.secrets.is_empty());
+        let names = seeds.names.iter().map(|(n, k)| (n.clone(), *k)).collect();
         NameFinder {
             seeds,
             automaton,
             secrets,
+            names,
         }
     }
 
     /// The kind of pseudonym `word` gets as a name the inputs gave (any letter case).
     pub fn identified(&self, word: &str) -> Option<Kind> {
-        if self.seeds.names.is_empty() {
+        if self.names.is_empty() {
             return None;
         }
-        self.seeds.names.get(&word.to_ascii_lowercase()).copied()
+        if word.bytes().any(|b| b.is_ascii_uppercase()) {
+            return self.names.get(&word.to_ascii_lowercase()).copied();
+        }
+        self.names.get(word).copied()
     }
 
     /// `text` with every secret the inputs gave hidden; `None` when it holds none.
