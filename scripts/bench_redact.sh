@@ -97,6 +97,10 @@ read -r ew ec er < <(measure evacdoc "$EVACDOC" redact "$BUNDLE" --out "$OUT/eva
 read -r el eleft < <(leftovers "$OUT/evacdoc")
 printf '%-22s %9s %9s %8s %s\n' "tool ($SIZE, $((bytes / 1048576)) MiB)" "wall s" "cpu s" "rss MB" "seeded values left"
 printf '%-22s %9s %9s %8s %s %s\n' "evacdoc redact" "$ew" "$ec" "$er" "$el" "$eleft"
+# The share engine (default-deny, identify then replace): what a public link's bundle is.
+read -r pw pc pr < <(measure evacdoc-public "$EVACDOC" redact "$BUNDLE" --out "$OUT/evacdoc-public" --public)
+read -r pl pleft < <(leftovers "$OUT/evacdoc-public")
+printf '%-22s %9s %9s %8s %s %s\n' "evacdoc redact --public" "$pw" "$pc" "$pr" "$pl" "$pleft"
 
 if [[ "$SOS" == 1 ]] && command -v sos >/dev/null; then
     mkdir -p "$OUT/sos"
@@ -115,6 +119,7 @@ if [[ "$SOS" == 1 ]] && command -v sos >/dev/null; then
     read -r sl sleft < <(leftovers "$OUT/sos")
     printf '%-22s %9s %9s %8s %s %s\n' "sos clean (per report)" "$total_w" "$total_c" "$max_r" "$sl" "$sleft"
     awk -v a="$total_w" -v b="$ew" 'BEGIN { printf "evacdoc redact is %.1fx faster than sos clean (wall)\n", a / b }'
+    awk -v a="$total_w" -v b="$pw" 'BEGIN { printf "evacdoc redact --public is %.1fx faster than sos clean (wall)\n", a / b }'
 elif [[ "$SOS" == 1 ]]; then
     note "sos is not installed (Debian package sosreport): evacdoc only"
 fi

@@ -318,3 +318,82 @@ fn host_names_in_paths_and_link_targets_are_replaced() {
         assert!(!name.contains("node02ob100"), "{name}");
     }
 }
+
+#[test]
+fn the_cli_public_copy_is_default_deny_with_its_report_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The upload's own name carries the host and the company.
+    let bundle = tmp
+        .path()
+        .join("sosreport-node02ob100-acmecorp-case-01234567");
+    crate::util::copy_tree(
+        &samples().join("scenarios/2020-juju-evacuate-race"),
+        &bundle,
+    );
+    let conf = bundle.join("3/lxd/6/etc/nova/nova.conf");
+    let mut nova = std::fs::read_to_string(&conf).unwrap();
+    nova.push_str(
+        "\n[keystone_authtoken]\nusername = cloud-ops\npassword = 73914826\nproject_name = storage-primary\n",
+    );
+    std::fs::write(&conf, nova).unwrap();
+    let api = bundle.join("3/lxd/6/var/log/nova/nova-api-wsgi.log");
+    let mut log = std::fs::read_to_string(&api).unwrap();
+    log.push_str(
+        "2020-12-08 19:59:07.001 141077 WARNING keystonemiddleware.auth_token [-] Authorization failed for cloud-ops in storage-primary; retried with 73914826\n",
+    );
+    std::fs::write(&api, log).unwrap();
+    let out = tmp.path().join("public");
+    let o = evacdoc(&[
+        "redact",
+        bundle.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--public",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert!(
+        report["public"]["lines"].as_u64().unwrap() > 100,
+        "{report}"
+    );
+    assert!(
+        report["public"]["secrets"].as_u64().unwrap() > 0,
+        "{report}"
+    );
+    let beside = tmp.path().join("public.redaction-report.json");
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&beside).unwrap()).unwrap();
+    assert_eq!(written["public"], report["public"]);
+    assert!(out.join("redaction-report.json").is_file());
+    let mut files = Vec::new();
+    every_text(&out, &mut files);
+    let mut story = false;
+    for (path, text) in &files {
+        let rel = path
+            .strip_prefix(&out)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        for value in [
+            "node02ob100",
+            "acmecorp",
+            "cloud-ops",
+            "storage-primary",
+            "73914826",
+            "172.27.100",
+        ] {
+            assert!(!rel.contains(value), "{value} in the path {rel}");
+            assert!(!text.contains(value), "{value} in {rel}");
+        }
+        story |= text.contains("is still in use");
+    }
+    assert!(story, "the race's 400 reads as it did");
+    // The upload's name reads `bundle`.
+    assert!(
+        out.join("bundle").is_dir()
+            || files
+                .iter()
+                .all(|(p, _)| !p.to_string_lossy().contains("sosreport-"))
+    );
+}

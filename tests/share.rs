@@ -67,9 +67,35 @@ const SEEDED: &[&str] = &[
     "ctl3.cloud.acme-corp.example",
     "acme-payroll-vm",
     "acme-svc-user",
+    // given in one file (config, /etc/hosts with a zone id, certificate SAN, a CLI
+    // list's Name column), said plainly in a log line: the two passes of issue 23
+    "cloud-ops",
+    "storage-primary",
+    "73914826",
+    "backup-store",
+    "secure-zone",
+    "secure-storage",
     // the upload's own name
     "acmecorp",
 ];
+
+/// A certificate for `vault.secure-zone.io` and `store-primary.secure-zone.io`, of
+/// `O=Widget Holdings` (made with `openssl req -x509`).
+const CERT: &str = "-----BEGIN CERTIFICATE-----
+MIICIjCCAcigAwIBAgIUAca3YoRsy8YpLBw9UBBtlaxuYXwwCgYIKoZIzj0EAwIw
+RjELMAkGA1UEBhMCR0IxGDAWBgNVBAoMD1dpZGdldCBIb2xkaW5nczEdMBsGA1UE
+AwwUdmF1bHQuc2VjdXJlLXpvbmUuaW8wHhcNMjYxMjA1MjExMTMwWhcNMzYxMjAy
+MjExMTMwWjBGMQswCQYDVQQGEwJHQjEYMBYGA1UECgwPV2lkZ2V0IEhvbGRpbmdz
+MR0wGwYDVQQDDBR2YXVsdC5zZWN1cmUtem9uZS5pbzBZMBMGByqGSM49AgEGCCqG
+SM49AwEHA0IABOVDB/hLj6cLtzUPK1fnhL250nAeiQnhk3DTNJxpq9jOp405ueJD
+sGhmQWU0/NVSnUjnZYWxkMZwWB3NB6H8YcyjgZMwgZAwHQYDVR0OBBYEFELqE5Jh
+XIb7kP1qmPB2z+IjJEOpMB8GA1UdIwQYMBaAFELqE5JhXIb7kP1qmPB2z+IjJEOp
+MA8GA1UdEwEB/wQFMAMBAf8wPQYDVR0RBDYwNIIUdmF1bHQuc2VjdXJlLXpvbmUu
+aW+CHHN0b3JlLXByaW1hcnkuc2VjdXJlLXpvbmUuaW8wCgYIKoZIzj0EAwIDSAAw
+RQIgdJ9vGyr9nOP5Ed4wUNdJ87n6BxJnzKCe3FLYfAlBpr8CIQC4RL6uuIs79IXJ
+F1VikEEQ/MdBgD1CjGqiSwIHngiULA==
+-----END CERTIFICATE-----
+";
 
 /// The upload's file name: a sosreport named after its host, company and case.
 const UPLOAD_NAME: &str = "sosreport-node02ob100-acmecorp-case-01234567.tar.gz";
@@ -103,6 +129,9 @@ fn added_api_lines() -> String {
             "2020-12-08 19:51:12.514 141079 INFO nova.compute.api {ids} [instance: {RACE_INSTANCE}] Instance acme-payroll-vm of project 0F1E2D3C4B5A69788796A5B4C3D2E1F0 backed up to /v1/AUTH_9f8e7d6c5b4a39281706f5e4d3c2b1a0/backups via fa-16-3e-4b-9c-22 and fa16.3e4b.9c23"
         ),
         format!(
+            "2020-12-08 19:51:12.515 141079 WARNING nova.compute.api {ids} [instance: {RACE_INSTANCE}] Authorization failed for cloud-ops in storage-primary; backup-store and vault.secure-zone.io unreachable for secure-storage; retried with 73914826"
+        ),
+        format!(
             "2020-12-08 19:51:12.520 141079 WARNING nova.compute.api {ids} [instance: {RACE_INSTANCE}] port fa:16:3e:4b:9c:21 on node02ob100.maas (juju-4f2a1c-3-lxd-4) owner ops-oncall@acme-corp.example notified via rabbit-ctl7.acme.internal transport_url=rabbit://nova:Rb8kQ3xZ7mWp2LsT@172.27.100.137:5672/openstack"
         ),
     ]
@@ -127,8 +156,21 @@ fn seeded_bundle() -> Vec<u8> {
     let mut nova = std::fs::read_to_string(&conf).unwrap();
     nova.push_str(
         "\n[database]\nconnection = mysql+pymysql://nova:Rb8kQ3xZ7mWp2LsT@172.27.100.137/nova\n\
-         [keystone_authtoken]\nmemcache_secret_key = Mc9sK2Lp0Qx7vB3n\nusername = acme-svc-user\n",
+         [keystone_authtoken]\nmemcache_secret_key = Mc9sK2Lp0Qx7vB3n\nusername = acme-svc-user\n\
+         [service_user]\nusername = cloud-ops\npassword = 73914826\nproject_name = storage-primary\n",
     );
+    std::fs::create_dir_all(root.join("3/lxd/6/etc/ssl/certs")).unwrap();
+    std::fs::write(root.join("3/lxd/6/etc/ssl/certs/vault.pem"), CERT).unwrap();
+    std::fs::create_dir_all(root.join("3/lxd/6/sos_commands/openstack")).unwrap();
+    std::fs::write(
+        root.join("3/lxd/6/sos_commands/openstack/openstack_server_list_--all-projects"),
+        "+--------------------------------------+----------------+--------+\n\
+         | ID                                   | Name           | Status |\n\
+         +--------------------------------------+----------------+--------+\n\
+         | 56ce6206-3659-495e-a6ea-f4d3d578cc96 | secure-storage | ACTIVE |\n\
+         +--------------------------------------+----------------+--------+\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(root.join("3/lxd/6/etc/ceph")).unwrap();
     std::fs::write(
         root.join("3/lxd/6/etc/ceph/ceph.client.nova.keyring"),
@@ -138,7 +180,7 @@ fn seeded_bundle() -> Vec<u8> {
     std::fs::write(&conf, nova).unwrap();
     std::fs::write(
         root.join("3/lxd/4/etc/hosts"),
-        "127.0.0.1 localhost\n172.27.100.150 rabbit-ctl7.acme.internal rabbit-ctl7\n",
+        "127.0.0.1 localhost\n172.27.100.150 rabbit-ctl7.acme.internal rabbit-ctl7\nfe80::1ff:fe23:4567:890a%ens3 backup-store\n",
     )
     .unwrap();
     let encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());

@@ -1,8 +1,11 @@
 #![no_main]
-//! Any text through the default-deny public step (share views and bundles). The input is
-//! host seeds before the first NUL byte, then the text. No panic; a line gives the same
-//! output again once the map knows its values; no seeded host name comes out as it is.
+//! Any text through the two passes of public redaction (share views and bundles): the
+//! first identifies what the text gives (`redact::identify`), the second is the
+//! default-deny public step. The input is host seeds before the first NUL byte, then the
+//! text. No panic; a line gives the same output again once the map knows its values; no
+//! seeded host name and no identified secret comes out as it is.
 use evacdoc::redact::PseudonymMap;
+use evacdoc::redact::identify::Identifier;
 use evacdoc::redact::names::{NameFinder, Seeds};
 use evacdoc::redact::public::{PublicStats, PublicText, Vocabulary};
 
@@ -13,6 +16,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     for name in seed_text.split_whitespace() {
         seeds.add_host(name);
     }
+    let mut identify = Identifier::default();
+    identify.file("fuzz/etc/hosts", body);
+    seeds.merge(identify.into_seeds());
     let names = NameFinder::new(seeds);
     let upload = vec!["upload.tar.gz".to_string(), "upload".to_string()];
     let mut map = PseudonymMap::with_key("00112233445566778899aabbccddeeff");
@@ -40,6 +46,19 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
                     !out.to_ascii_lowercase().contains(host.as_str()),
                     "{host} in {out:?}"
                 );
+            }
+        }
+    }
+    for secret in &names.seeds().secrets {
+        // Long enough not to be made by chance of the kept words, ids and pseudonyms.
+        let plain = secret.len() >= 12
+            && !secret.contains('*')
+            && secret.bytes().all(|b| b.is_ascii_alphanumeric())
+            && secret.bytes().any(|b| b.is_ascii_uppercase())
+            && secret.bytes().any(|b| b.is_ascii_digit());
+        if plain {
+            for out in &once {
+                assert!(!out.contains(secret.as_str()), "secret {secret} in {out:?}");
             }
         }
     }

@@ -1,5 +1,7 @@
-//! `evacdoc redact PATH... --out DIR|FILE.tar.gz [--map FILE]`: a copy of the bundle safe
-//! to post publicly, with consistent pseudonyms; the map stays private.
+//! `evacdoc redact PATH... --out DIR|FILE.tar.gz [--map FILE] [--public]`: a copy of the
+//! bundle safe to post publicly, with consistent pseudonyms; the map stays private.
+//! `--public` uses the engine of share links (default-deny), with its redaction report
+//! in the copy and beside it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,14 +21,39 @@ pub struct RedactArgs {
     /// same case get the same pseudonyms (default: `<out>.map.json` beside the output).
     #[arg(long)]
     map: Option<PathBuf>,
+    /// Default-deny, as share links do: a word is kept only when known to be safe
+    /// (OpenStack log vocabulary, ids, numbers), config values only for harmless options;
+    /// the redaction report is written in the copy and beside it
+    /// (`<out>.redaction-report.json`).
+    #[arg(long)]
+    public: bool,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
 }
 
 pub fn run(args: &RedactArgs) -> anyhow::Result<ExitCode> {
-    let options = RedactOptions::new(args.out.clone(), args.map.clone());
+    let mut options = RedactOptions::new(args.out.clone(), args.map.clone());
+    if args.public {
+        // The first input's own name (`sosreport-<host>-<company>-…`) reads `bundle`.
+        let upload = args.paths.first().and_then(|p| p.file_name());
+        options.public = Some(
+            upload
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+    }
     let report = redact_bundle(&args.paths, &options)?;
+    if args.public {
+        let mut name = args.out.file_name().unwrap_or_default().to_os_string();
+        name.push(".redaction-report.json");
+        let path = args.out.with_file_name(name);
+        std::fs::write(&path, serde_json::to_string_pretty(&report)?)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        if !args.json {
+            println!("redaction report: {}", path.display());
+        }
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(ExitCode::SUCCESS);

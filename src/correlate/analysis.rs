@@ -86,6 +86,10 @@ pub struct Analysis {
     pub clocks: Vec<HostClock>,
     /// Counts.
     pub stats: Stats,
+    /// The identifiers every file and record read gives (host names, users, projects,
+    /// secrets: the first pass of redaction, [`crate::redact::identify`]). Private: a
+    /// public view never shows it.
+    pub identified: crate::redact::names::Seeds,
 }
 
 impl Analysis {

@@ -180,6 +180,7 @@ struct DocumentRef<'a> {
     recoveries: &'a [Recovery],
     clocks: &'a [HostClock],
     stats: &'a Stats,
+    identified: &'a crate::redact::names::Seeds,
     events: &'a [Event],
 }
 
@@ -201,6 +202,9 @@ struct Document {
     recoveries: Vec<Recovery>,
     clocks: Vec<HostClock>,
     stats: Stats,
+    /// Absent from documents written before the first pass of redaction.
+    #[serde(default)]
+    identified: crate::redact::names::Seeds,
 }
 
 /// Why a document could not be read back.
@@ -276,6 +280,7 @@ impl Analysis {
             recoveries: doc.recoveries,
             clocks: doc.clocks,
             stats: doc.stats,
+            identified: doc.identified,
         })
     }
 }
@@ -300,6 +305,7 @@ impl Serialize for Analysis {
             recoveries: &self.recoveries,
             clocks: &self.clocks,
             stats: &self.stats,
+            identified: &self.identified,
             events: &self.events,
         }
         .serialize(s)

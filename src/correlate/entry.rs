@@ -118,6 +118,8 @@ pub fn correlate(
         skew,
         recoveries: Vec::new(),
         clocks,
+        // Filled by the caller that identified values while reading (`run`).
+        identified: Default::default(),
         stats,
     }
     .with_recoveries()

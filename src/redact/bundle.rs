@@ -20,7 +20,7 @@ use super::names::NameFinder;
 use super::options::{OptionClass, classify_option};
 use super::public::{PublicStats, PublicText, Vocabulary, upload_names};
 use super::secrets::HIDDEN;
-use super::seed::{add_etc_hosts, seeds_of};
+use super::seed::seeds_of;
 use crate::ingest::decompress::{Compression, open_decompressed};
 use crate::ingest::discover::{Found, FoundFile, discover_within};
 use crate::ingest::{IngestError, IngestLimits};
@@ -149,13 +149,9 @@ pub fn redact_bundle(
             source,
         })?;
     let found = discover_within(inputs, work.path(), &options.limits)?;
-    let mut seeds = seeds_of(&analysis);
+    // The first pass: what the analysis identified in every file and record.
+    let seeds = seeds_of(&analysis);
     drop(analysis);
-    for file in found.files.iter().filter(|f| f.rel.ends_with("etc/hosts")) {
-        if let Ok(text) = std::fs::read_to_string(&file.abs) {
-            add_etc_hosts(&mut seeds, &text);
-        }
-    }
     let names = NameFinder::new(seeds);
     let map = if options.map.exists() {
         PseudonymMap::load(&options.map)?

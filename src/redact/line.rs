@@ -29,6 +29,9 @@ impl<'a> LineRedactor<'a> {
         map: &mut dyn Pseudonyms,
     ) -> std::borrow::Cow<'l, str> {
         let mut out = std::borrow::Cow::Borrowed(line);
+        if let Some(s) = self.names.hide_secrets(&out) {
+            out = s.into();
+        }
         if let Some(s) = self.secrets.redact(&out) {
             out = s.into();
         }

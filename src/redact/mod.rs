@@ -9,6 +9,7 @@
 //! stay: a reader needs them to follow the failure.
 
 pub mod bundle;
+pub mod identify;
 pub mod line;
 pub mod map;
 pub mod names;
@@ -16,6 +17,7 @@ pub mod options;
 pub mod public;
 pub mod secrets;
 pub mod seed;
+pub mod templates;
 pub mod tokens;
 pub mod view;
 pub mod vocab;

@@ -5,7 +5,7 @@
 //! pseudonym too, and a name inside a longer one (`sosreport-ctl-1-2024-09-12-x`) is
 //! replaced in place.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
@@ -33,9 +33,30 @@ pub struct Seeds {
     pub hosts: BTreeSet<String>,
     /// Domains, lowercase (`maas`, `cloud.example.com`).
     pub domains: BTreeSet<String>,
+    /// Users, projects and other names the inputs give (`username = …`, context
+    /// brackets, a list's `Name` column), lowercase, with the kind of their pseudonym.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub names: BTreeMap<String, Kind>,
+    /// Secret values the inputs give (a config's password, a URL's credentials, a
+    /// private key's body): hidden wherever they appear.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub secrets: BTreeSet<String>,
 }
 
 impl Seeds {
+    /// Adds what `other` holds (a user or project kind wins over a plain name).
+    pub fn merge(&mut self, other: Seeds) {
+        self.hosts.extend(other.hosts);
+        self.domains.extend(other.domains);
+        self.secrets.extend(other.secrets);
+        for (name, kind) in other.names {
+            let entry = self.names.entry(name).or_insert(kind);
+            if *entry == Kind::Name {
+                *entry = kind;
+            }
+        }
+    }
+
     /// Adds a host name as the bundle gives it: short or fully qualified.
     pub fn add_host(&mut self, name: &str) {
         let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
@@ -73,8 +94,12 @@ impl Seeds {
 #[derive(Debug)]
 pub struct NameFinder {
     seeds: Seeds,
-    /// Every host and domain, longest first where they overlap.
+    /// Every host, domain and name, longest first where they overlap.
     automaton: Option<AhoCorasick>,
+    /// Every secret.
+    secrets: Option<AhoCorasick>,
+    /// The names, for one hash lookup per word (the public step asks for every word).
+    names: std::collections::HashMap<String, Kind>,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -83,15 +108,65 @@ fn is_name_byte(b: u8) -> bool {
 
 impl NameFinder {
     /// A finder of `seeds`.
-    pub fn new(seeds: Seeds) -> NameFinder {
-        let patterns: Vec<&String> = seeds.hosts.iter().chain(seeds.domains.iter()).collect();
+    pub fn new(mut seeds: Seeds) -> NameFinder {
+        // A host or domain keeps its own pseudonym wherever a key also called it a name.
+        let (hosts, domains) = (&seeds.hosts, &seeds.domains);
+        seeds.names.retain(|name, _| match name.split_once('.') {
+            Some((first, rest)) => !hosts.contains(first) && !domains.contains(rest),
+            None => !hosts.contains(name) && !domains.contains(name),
+        });
+        let patterns: Vec<&String> = seeds
+            .hosts
+            .iter()
+            .chain(seeds.domains.iter())
+            .chain(seeds.names.keys())
+            .collect();
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
             .ok()
             .filter(|_| !patterns.is_empty());
-        NameFinder { seeds, automaton }
+        let secrets = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&seeds.secrets)
+            .ok()
+            .filter(|_| !seeds.secrets.is_empty());
+        let names = seeds.names.iter().map(|(n, k)| (n.clone(), *k)).collect();
+        NameFinder {
+            seeds,
+            automaton,
+            secrets,
+            names,
+        }
+    }
+
+    /// The kind of pseudonym `word` gets as a name the inputs gave (any letter case).
+    pub fn identified(&self, word: &str) -> Option<Kind> {
+        if self.names.is_empty() {
+            return None;
+        }
+        if word.bytes().any(|b| b.is_ascii_uppercase()) {
+            return self.names.get(&word.to_ascii_lowercase()).copied();
+        }
+        self.names.get(word).copied()
+    }
+
+    /// `text` with every secret the inputs gave hidden; `None` when it holds none.
+    pub fn hide_secrets(&self, text: &str) -> Option<String> {
+        let ac = self.secrets.as_ref()?;
+        let mut out = String::new();
+        let mut copied = 0;
+        for m in ac.find_iter(text) {
+            out.push_str(&text[copied..m.start()]);
+            out.push_str(super::secrets::HIDDEN);
+            copied = m.end();
+        }
+        if copied == 0 {
+            return None;
+        }
+        out.push_str(&text[copied..]);
+        Some(out)
     }
 
     /// The seeds looked for.
@@ -149,6 +224,9 @@ impl NameFinder {
         if self.seeds.domains.contains(&lower) {
             return Some(map.pseudonym(Kind::Domain, &lower));
         }
+        if let Some(kind) = self.seeds.names.get(&lower) {
+            return Some(map.pseudonym(*kind, &lower));
+        }
         if let Some((first, rest)) = lower.split_once('.') {
             let known_host = self.seeds.hosts.contains(first);
             if let Some(domain) = self.domain_of(rest) {
@@ -196,8 +274,11 @@ impl NameFinder {
             }
             let kind = if self.seeds.hosts.contains(&lower) {
                 Kind::Host
-            } else {
+            } else if self.seeds.domains.contains(&lower) {
                 Kind::Domain
+            } else {
+                // A name (`web`) is replaced as a whole word only.
+                continue;
             };
             out.push_str(&token[copied..m.start()]);
             out.push_str(&map.pseudonym(kind, &lower));

@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use super::map::{Kind, Pseudonyms};
 use super::names::NameFinder;
 use super::secrets::{HIDDEN, SecretState};
+use super::templates::{Part, arg_keeps_words};
 use super::tokens::{SHAPES, Shape, replace_one};
 use super::vocab;
 
@@ -62,8 +63,13 @@ const EXAMPLES: usize = 5;
 pub struct PublicStats {
     /// Lines (and other texts) shown.
     pub lines: u64,
-    /// Lines with at least one word outside the vocabulary replaced.
+    /// Lines with at least one word outside the vocabulary replaced (outside a known
+    /// template's arguments).
     pub reduced_lines: u64,
+    /// Lines whose message matched a known Masakari or Nova format string: its constant
+    /// text kept, its arguments judged as values.
+    #[serde(default)]
+    pub templated: u64,
     /// Lines with a secret hidden.
     pub secrets: u64,
     /// Replacements by kind of value (`host`, `ipv4_net`, `name`, …, `hidden`).
@@ -77,6 +83,7 @@ impl PublicStats {
     pub fn merge(&mut self, other: PublicStats) {
         self.lines += other.lines;
         self.reduced_lines += other.reduced_lines;
+        self.templated += other.templated;
         self.secrets += other.secrets;
         for (kind, n) in other.replaced {
             *self.replaced.entry(kind).or_default() += n;
@@ -157,10 +164,16 @@ impl<'a> PublicText<'a> {
         map: &mut dyn Pseudonyms,
         stats: &mut PublicStats,
     ) -> String {
+        let known = self.names.hide_secrets(line);
+        let line = known.as_deref().unwrap_or(line);
         let line = match self.secrets.redact(line) {
             Some(hidden) => {
                 stats.secrets += 1;
                 Cow::Owned(hidden)
+            }
+            None if known.is_some() => {
+                stats.secrets += 1;
+                Cow::Borrowed(line)
             }
             None => Cow::Borrowed(line),
         };
@@ -175,21 +188,40 @@ impl<'a> PublicText<'a> {
             buf: String::new(),
         };
         let mut map = Counting { inner: map, stats };
-        let mut copied = 0;
-        for m in SHAPES.find_iter(&line) {
-            // A dashed address inside a word (`dhcp-10-0-0-5`): the word is judged whole.
-            if Shape::of(m.as_str()) == Shape::Dashed {
-                continue;
+        let parts = match vocabulary {
+            Vocabulary::Log => super::templates::find(&line),
+            Vocabulary::None => None,
+        };
+        match &parts {
+            Some(parts) => {
+                // The template's constant text as it is; each argument judged as a value
+                // (vocabulary only where its placeholder allows), not as a reduced line.
+                let start = parts.first().map_or(0, |p| p.range().start);
+                let end = parts.last().map_or(0, |p| p.range().end);
+                words.segment(&line[..start], &mut map);
+                for part in parts {
+                    words.key = None;
+                    match part {
+                        Part::Text(r) => words.out.push_str(&line[r.clone()]),
+                        Part::Arg(r, name) => {
+                            let reduced = words.reduced;
+                            words.vocabulary = if arg_keeps_words(name) {
+                                Vocabulary::Log
+                            } else {
+                                Vocabulary::None
+                            };
+                            words.segment(&line[r.clone()], &mut map);
+                            words.vocabulary = vocabulary;
+                            words.reduced = reduced;
+                        }
+                    }
+                }
+                words.key = None;
+                words.segment(&line[end..], &mut map);
+                map.stats.templated += 1;
             }
-            let Some(replaced) = replace_one(m.as_str(), &mut map) else {
-                continue;
-            };
-            words.text(&line[copied..m.start()], &mut map);
-            words.out.push_str(&replaced);
-            words.key = None;
-            copied = m.end();
+            None => words.segment(&line, &mut map),
         }
-        words.text(&line[copied..], &mut map);
         let stats = map.stats;
         stats.lines += 1;
         if words.reduced {
@@ -232,6 +264,25 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 impl Words<'_> {
+    /// A piece of a line: shaped values by their shapes, the words between them judged.
+    fn segment(&mut self, text: &str, map: &mut dyn Pseudonyms) {
+        let mut copied = 0;
+        for m in SHAPES.find_iter(text) {
+            // A dashed address inside a word (`dhcp-10-0-0-5`): the word is judged whole.
+            if Shape::of(m.as_str()) == Shape::Dashed {
+                continue;
+            }
+            let Some(replaced) = replace_one(m.as_str(), map) else {
+                continue;
+            };
+            self.text(&text[copied..m.start()], map);
+            self.out.push_str(&replaced);
+            self.key = None;
+            copied = m.end();
+        }
+        self.text(&text[copied..], map);
+    }
+
     fn text(&mut self, text: &str, map: &mut dyn Pseudonyms) {
         let b = text.as_bytes();
         let mut i = 0;
@@ -325,6 +376,13 @@ impl Words<'_> {
             self.out.push_str(&pseudo);
             return;
         }
+        // A user, project or name the inputs gave: its pseudonym even when it is made
+        // of vocabulary words (`storage-primary`), the same as where a key named it.
+        if let Some(kind) = self.names.identified(w) {
+            let pseudo = map.pseudonym(kind, &w.to_ascii_lowercase());
+            self.out.push_str(&pseudo);
+            return;
+        }
         let vocabulary = vocabulary && self.vocabulary == Vocabulary::Log;
         // A seeded host made of safe words (`compute-01`, `compute-01.log`) is still a host.
         if !self.is_seeded(w) && self.safe(w, vocabulary) {
@@ -363,7 +421,9 @@ impl Words<'_> {
     /// Whether a word may be shown as it is.
     fn safe(&mut self, w: &str, vocabulary: bool) -> bool {
         if !w.contains('.') {
-            return w.split(['-', '_']).all(|p| self.safe_piece(p, vocabulary));
+            // A vocabulary word with `_` (`sos_commands`), or one made of safe pieces.
+            return (vocabulary && w.contains(['_', '-']) && vocab::is_word(w, &mut self.buf))
+                || w.split(['-', '_']).all(|p| self.safe_piece(p, vocabulary));
         }
         let pieces = || w.split('.');
         // Versions: `2.95`, `v2.1`, `21.0.0`.

@@ -171,6 +171,10 @@ impl ViewRedactor {
 
     /// A stored analysis document redacted and read back.
     pub fn analysis(&mut self, mut document: Value) -> Result<Analysis, DocumentError> {
+        // The identifiers found by the first pass are the real values: never shown.
+        if let Value::Object(fields) = &mut document {
+            fields.remove("identified");
+        }
         if let Some(Value::Array(events)) = document.get_mut("events") {
             for slot in events.iter_mut() {
                 let mut event: Event = serde_json::from_value(slot.take())?;

@@ -17,12 +17,14 @@ use crate::ingest::layout::overall_layout;
 use crate::ingest::place::{Placed, Placement, place_all};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
-use crate::ingest::small_files::{read_small_files, zones_of_links};
+use crate::ingest::small_files::{identify_small_files, read_small_files, zones_of_links};
 use crate::ingest::timezone::{HostZone, UnknownZone};
 use crate::ingest::{IngestError, IngestLimits};
 use crate::memory::peak_rss_mb;
 use crate::model::inventory::Skipped;
 use crate::model::inventory::ZoneSource;
+use crate::redact::identify::IdentifySink;
+use crate::redact::names::Seeds;
 
 /// How to run an analysis.
 #[derive(Clone, Debug, Default)]
@@ -126,6 +128,7 @@ pub fn analyze_with(
             reason: reason.clone(),
         })
         .collect();
+    let identified = std::sync::Mutex::new(identify_small_files(&placed));
     let (mut small, logs) = read_small_files(placed, &mut skipped);
     zones_of_links(&found, &roots, &root_host, &mut small.zones);
     let small_files_ms = ms(stage);
@@ -141,7 +144,7 @@ pub fn analyze_with(
 
     let stage = Instant::now();
     let pool = KeptEvents::default();
-    let mut outcomes = read_all_logs(logs, &small.captures, options, extra, &pool);
+    let mut outcomes = read_all_logs(logs, &small.captures, options, extra, &pool, &identified);
     let kept_events = pool.into_events();
     let read_ms = ms(stage);
     rename_hosts(&mut hosts, &outcomes, &small.config);
@@ -169,6 +172,10 @@ pub fn analyze_with(
         zones: small.zones,
     };
     let mut analysis = correlate(inventory, outcomes, kept_events, tz_override.as_ref());
+    // The first pass of redaction: what was identified in every file and record read.
+    analysis.identified = identified
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(nothing) = NothingRead::check(
         &found,
         &tally,
@@ -219,6 +226,7 @@ fn read_all_logs(
     options: &Options,
     extra: Option<&dyn SinkFactory>,
     pool: &KeptEvents,
+    identified: &std::sync::Mutex<Seeds>,
 ) -> Vec<FileOutcome> {
     logs.sort_by_key(|p| (!is_masakari(p), std::cmp::Reverse(read_cost(p))));
     let split = logs.partition_point(is_masakari);
@@ -235,12 +243,23 @@ fn read_all_logs(
         let outcomes: Vec<FileOutcome> = read_logs(
             &logs[range.clone()],
             range.start as u32,
-            |ctx| (EventKeeper::pooled(watch, pool), extra.map(|f| f.sink(ctx))),
+            |ctx| {
+                (
+                    EventKeeper::pooled(watch, pool),
+                    (IdentifySink::default(), extra.map(|f| f.sink(ctx))),
+                )
+            },
             &progress,
             &options.limits,
         )
         .into_iter()
-        .map(|(read, (keeper, _))| keeper.into_outcome(read.info, read.skipped))
+        .map(|(read, (keeper, (identify, _)))| {
+            identified
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .merge(identify.into_seeds());
+            keeper.into_outcome(read.info, read.skipped)
+        })
         .collect();
         for o in &outcomes {
             tracing::debug!(

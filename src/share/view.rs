@@ -14,7 +14,7 @@ use crate::jobs::{AnalysisCache, LoadError, input_dir};
 use crate::redact::map::MapError;
 use crate::redact::names::Seeds;
 use crate::redact::public::PublicStats;
-use crate::redact::seed::{add_etc_hosts, seeds_of};
+use crate::redact::seed::seeds_of;
 use crate::redact::{PseudonymMap, RedactError, ViewRedactor};
 use crate::store::{DataPaths, Store, StoreError, create_private_dir, read_document};
 
@@ -125,7 +125,8 @@ impl RedactedView {
 
     /// Builds the view of analysis `id` from its stored document and loaded findings,
     /// with the case map (made on first use) and the seeds (gathered on first use from
-    /// the analysis and the bundle's `/etc/hosts` files). Blocking.
+    /// the analysis, which identified them in every file it read: `/etc/hosts`,
+    /// certificates, configs, captures, records). Blocking.
     pub fn build(
         store: &dyn Store,
         cache: &AnalysisCache,
@@ -142,8 +143,7 @@ impl RedactedView {
         let seeds = match std::fs::read(files.seeds()) {
             Ok(bytes) => serde_json::from_slice(&bytes)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let mut seeds = seeds_of(&loaded.analysis);
-                add_bundle_hosts(&mut seeds, &input_of(paths, id)?, &paths.tmp_dir())?;
+                let seeds = seeds_of(&loaded.analysis);
                 write_private(&files.seeds(), &serde_json::to_vec(&seeds)?)?;
                 seeds
             }
@@ -196,20 +196,6 @@ pub(crate) fn upload_name(paths: &DataPaths, id: &str) -> Result<String, ShareEr
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default())
-}
-
-/// Adds the names of every `etc/hosts` file of the bundle, unpacked in a scratch folder
-/// inside `within` (the data folder's `tmp/`: the service writes nowhere else).
-fn add_bundle_hosts(seeds: &mut Seeds, input: &Path, within: &Path) -> Result<(), ShareError> {
-    let work = crate::run::scratch_folder(Some(within))
-        .map_err(|e| ShareError::io(Path::new("work folder"), e))?;
-    let found = crate::ingest::discover::discover(&[input.to_path_buf()], work.path())?;
-    for file in found.files.iter().filter(|f| f.rel.ends_with("etc/hosts")) {
-        if let Ok(text) = std::fs::read_to_string(&file.abs) {
-            add_etc_hosts(seeds, &text);
-        }
-    }
-    Ok(())
 }
 
 /// Writes a file readable by its owner only, whole or not at all.

@@ -1,0 +1,763 @@
+//! The first of the two passes of redaction: every identifier the inputs give, found
+//! before any line is replaced, so that the second pass replaces it wherever it appears,
+//! even said plainly with no key before it and made of vocabulary words
+//! (`project_name = storage-primary`, then `… in storage-primary …`).
+//!
+//! Read: values of keys that name a user, project, domain, host or secret (configs, JSON
+//! and Python reprs, `--os-*` flags, `| field | value |` tables and the columns of CLI
+//! list tables), oslo context brackets, credentials in URLs, `/etc/hosts`, certificates
+//! (SAN, `CN=`, `O=`; PEM decoded), values hidden in base64 (`user_data`,
+//! `Authorization: Basic`) and in JSON-escaped JSON, and records wrapped over lines (a
+//! secret value or token continued, a private key's body). The analysis runs it over
+//! every log record and every other small file it finds, and keeps what it found in
+//! [`Analysis::identified`](crate::correlate::Analysis::identified).
+
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use regex::Regex;
+
+use super::map::Kind;
+use super::names::Seeds;
+use super::seed::add_etc_hosts;
+use super::tokens::is_service_account;
+use super::vocab;
+
+/// Words a key holding an identifier contains; lines without any are not scanned for keys.
+const HINTS: &[&str] = &[
+    "pass",
+    "secret",
+    "token",
+    "credential",
+    "key",
+    "user",
+    "name",
+    "project",
+    "tenant",
+    "domain",
+    "host",
+    "login",
+    "owner",
+    "://",
+    "[req-",
+    "gAAAAA",
+    "-----BEGIN",
+    "basic ",
+    "CN=",
+    "CN =",
+    "O=",
+    "O =",
+    "DNS:",
+];
+
+static HINT: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    // A constant list: a failure is a bug caught by every test.
+    #[allow(clippy::expect_used)]
+    AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostFirst)
+        .build(HINTS)
+        .expect("valid hints")
+});
+
+fn regex(pattern: &str) -> Regex {
+    // The patterns are constants: a failure is a bug caught by every test.
+    #[allow(clippy::expect_used)]
+    Regex::new(pattern).expect("valid identify pattern")
+}
+
+/// `user:password@host` (a URL's credentials, or a continued list of them).
+static CREDENTIAL: LazyLock<Regex> =
+    LazyLock::new(|| regex(r#"([A-Za-z0-9._%-]+):([^\s@/'",]+)@([A-Za-z0-9.-]+)"#));
+
+/// The host of a URL.
+static URL_HOST: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/@]*@)?([A-Za-z0-9.-]+)"));
+
+/// The user and project of an oslo context bracket.
+static CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    regex(r"\[(?:(?:req-[0-9a-f-]{36}|None) )?req-[0-9a-f-]{36} ([^\s\]]+) ([^\s\]]+)")
+});
+
+/// A certificate subject's fields in text (`openssl x509 -text`, `subject=`).
+static SUBJECT: LazyLock<Regex> =
+    LazyLock::new(|| regex(r"(?:^|[\s,/])(CN|O|OU)\s*=\s*([^,/=]+?)\s*(?:$|[,/])"));
+
+/// A SAN DNS name in text.
+static DNS: LazyLock<Regex> = LazyLock::new(|| regex(r"DNS:([A-Za-z0-9*.-]+)"));
+
+/// A Fernet token.
+static FERNET: LazyLock<Regex> = LazyLock::new(|| regex(r"gAAAAA[A-Za-z0-9_=-]{20,}"));
+
+/// What the value of a key is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Secret,
+    Host,
+    Named(Kind),
+    /// `name`: a user's, project's or domain's by the object it is in, else a name.
+    Name,
+}
+
+/// The class of a key (`password`, `--os-username`, `OS-EXT-SRV-ATTR:host`,
+/// `keystone_authtoken.project_name`), if it holds an identifier.
+fn class_of(key: &str) -> Option<Class> {
+    let last = key.rsplit(['.', ':']).next().unwrap_or(key);
+    let lower = last
+        .trim_start_matches('-')
+        .to_ascii_lowercase()
+        .replace(['-', ' '], "_");
+    let lower = lower.strip_prefix("os_").unwrap_or(&lower);
+    // Keys that name a secret's properties, not the secret.
+    let about = [
+        "_at", "_id", "_type", "_method", "_methods", "_file", "_path", "_dir",
+    ]
+    .iter()
+    .any(|s| lower.ends_with(s))
+        || lower.starts_with("ssl_")
+        || [
+            "key_manager",
+            "sort_key",
+            "primary_key",
+            "foreign_key",
+            "routing_key",
+            "partition_key",
+        ]
+        .contains(&lower);
+    let secret = [
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "credential",
+    ]
+    .iter()
+    .any(|s| lower.contains(s))
+        || lower == "key"
+        || lower.ends_with("_key")
+        || lower.ends_with("pass");
+    if secret {
+        return (!about).then_some(Class::Secret);
+    }
+    Some(match lower {
+        "user" | "username" | "user_name" | "login" | "admin_user" => Class::Named(Kind::User),
+        "project" | "project_name" | "tenant" | "tenant_name" | "admin_tenant_name" => {
+            Class::Named(Kind::Project)
+        }
+        "domain_name"
+        | "user_domain_name"
+        | "project_domain_name"
+        | "display_name"
+        | "instance_name" => Class::Named(Kind::Name),
+        "host"
+        | "hostname"
+        | "host_name"
+        | "nodename"
+        | "hypervisor_hostname"
+        | "my_hostname"
+        | "server_name" => Class::Host,
+        "name" => Class::Name,
+        _ => return None,
+    })
+}
+
+/// What a CLI table is: no table, its header next, or its rows under these headers.
+#[derive(Debug, Default)]
+enum Table {
+    #[default]
+    None,
+    Header,
+    Rows(Vec<Option<Class>>),
+}
+
+/// How many levels of base64 and escaped JSON are looked into.
+const DEPTH: u8 = 2;
+
+/// Gathers the identifiers of text given to it into [`Seeds`].
+#[derive(Debug, Default)]
+pub struct Identifier {
+    seeds: Seeds,
+    /// Inside a PEM block: whether it is a certificate, and its body so far.
+    pem: Option<(bool, String)>,
+    /// The last line's value ran to its end as a secret: an indented (or, in a record,
+    /// any) next line continues it.
+    secret_open: bool,
+    table: Table,
+    /// The object a `name` key is in (`"user": {"name": …}`).
+    parent: Option<Kind>,
+    depth: u8,
+}
+
+impl Identifier {
+    /// What was found.
+    pub fn into_seeds(self) -> Seeds {
+        self.seeds
+    }
+
+    /// A whole file: `rel` says what it is (`etc/hosts`).
+    pub fn file(&mut self, rel: &str, text: &str) {
+        if rel == "etc/hosts" || rel.ends_with("/etc/hosts") {
+            add_etc_hosts(&mut self.seeds, text);
+        }
+        self.reset();
+        for line in text.lines() {
+            self.line(line, false);
+        }
+        self.reset();
+    }
+
+    /// One log record: its first line and the lines continuing it.
+    pub fn record<'a>(&mut self, head: &str, rest: impl IntoIterator<Item = &'a str>) {
+        self.reset();
+        self.line(head, false);
+        for line in rest {
+            self.line(line, true);
+        }
+        self.reset();
+    }
+
+    fn reset(&mut self) {
+        self.pem = None;
+        self.secret_open = false;
+        self.table = Table::None;
+        self.parent = None;
+    }
+
+    /// One line; `continued` when it continues a record (its value may go on here).
+    pub fn line(&mut self, line: &str, continued: bool) {
+        if self.pem_line(line) {
+            return;
+        }
+        let trimmed = line.trim();
+        let indented = line.starts_with([' ', '\t']);
+        if self.secret_open && (indented || continued) && !trimmed.is_empty() {
+            // The value continues: its first word is the secret's next part.
+            if let Some(part) = trimmed.split([' ', ',']).next() {
+                self.secret(part.trim_matches(['"', '\'']));
+            }
+            self.credentials(line);
+            self.secret_open = trimmed.ends_with(',');
+            return;
+        }
+        self.secret_open = false;
+        if self.table_line(trimmed) {
+            return;
+        }
+        self.credentials(line);
+        if HINT.find(line).is_none() {
+            return;
+        }
+        for c in CONTEXT.captures_iter(line) {
+            if let (Some(user), Some(project)) = (c.get(1), c.get(2)) {
+                self.name(user.as_str(), Kind::User);
+                self.name(project.as_str(), Kind::Project);
+            }
+        }
+        for m in FERNET.find_iter(line) {
+            self.secret(m.as_str());
+            if line[m.end()..].trim().is_empty() {
+                self.secret_open = true;
+            }
+        }
+        if line.contains('=') {
+            for c in SUBJECT.captures_iter(line) {
+                self.subject(&c[1], &c[2]);
+            }
+        }
+        for c in DNS.captures_iter(line) {
+            self.host(&c[1]);
+        }
+        self.basic(line);
+        self.pairs(line);
+        if self.depth < DEPTH && line.contains("\\\"") {
+            let unescaped = line.replace("\\\\", "\\").replace("\\\"", "\"");
+            self.nested(&unescaped);
+        }
+    }
+
+    /// Text found inside a line (decoded or unescaped), read with its own state.
+    fn nested(&mut self, text: &str) {
+        let mut inner = Identifier {
+            depth: self.depth + 1,
+            ..Identifier::default()
+        };
+        for line in text.lines() {
+            inner.line(line, false);
+        }
+        self.seeds.merge(inner.seeds);
+    }
+
+    /// PEM blocks: a certificate's names, a private key's body as secrets. `true` when
+    /// the line belonged to a block.
+    fn pem_line(&mut self, line: &str) -> bool {
+        if let Some((cert, body)) = &mut self.pem {
+            match line.find("-----END ") {
+                Some(at) => {
+                    body.push_str(&line[..at]);
+                    let (cert, body) = (*cert, std::mem::take(body));
+                    self.pem = None;
+                    self.pem_body(cert, &body);
+                }
+                None => {
+                    if !*cert {
+                        let part = line.trim().to_string();
+                        self.secret(&part);
+                    }
+                    if let Some((_, body)) = &mut self.pem {
+                        body.push_str(line.trim());
+                    }
+                }
+            }
+            return true;
+        }
+        let Some(at) = line.find("-----BEGIN ") else {
+            return false;
+        };
+        let after = &line[at + 11..];
+        let Some(close) = after.find("-----") else {
+            return false;
+        };
+        let cert = after[..close].contains("CERTIFICATE");
+        if !cert && !after[..close].contains("PRIVATE KEY") {
+            return false;
+        }
+        let rest = &after[close + 5..];
+        // One line with `\n` escapes: the whole block is here.
+        let rest = rest.replace("\\n", "\n");
+        match rest.find("-----END ") {
+            Some(end) => {
+                let body: String = rest[..end].split_whitespace().collect();
+                if !cert {
+                    for part in rest[..end].split_whitespace() {
+                        self.secret(part);
+                    }
+                }
+                self.pem_body(cert, &body);
+            }
+            None => {
+                if !cert {
+                    for part in rest.split_whitespace() {
+                        self.secret(part);
+                    }
+                }
+                self.pem = Some((cert, rest.split_whitespace().collect()));
+            }
+        }
+        true
+    }
+
+    fn pem_body(&mut self, cert: bool, body: &str) {
+        if !cert {
+            return;
+        }
+        let der = decode_base64(body);
+        for (kind, value) in der_names(&der) {
+            self.subject(kind, &value);
+        }
+    }
+
+    /// A certificate's `CN`, `O`, `OU` or SAN (`DNS`) value.
+    fn subject(&mut self, kind: &str, value: &str) {
+        match kind {
+            "CN" | "DNS" if !value.contains(' ') => self.host(value.trim_start_matches("*.")),
+            _ => {
+                for word in value.split_whitespace() {
+                    self.name(word.trim_matches([',', '.']), Kind::Name);
+                }
+            }
+        }
+    }
+
+    /// `Authorization: Basic <base64 of user:password>`.
+    fn basic(&mut self, line: &str) {
+        let lower = line.to_ascii_lowercase();
+        let Some(at) = lower.find("basic ") else {
+            return;
+        };
+        let value = line[at + 6..].split([' ', '"', '\'']).next().unwrap_or("");
+        let decoded = decode_base64(value);
+        if let Ok(text) = std::str::from_utf8(&decoded)
+            && let Some((user, password)) = text.split_once(':')
+            && !text.contains(char::is_whitespace)
+        {
+            self.name(user, Kind::User);
+            self.secret(password);
+        }
+    }
+
+    fn credentials(&mut self, line: &str) {
+        if !line.contains('@') && !line.contains("://") {
+            return;
+        }
+        let mut any = false;
+        for c in CREDENTIAL.captures_iter(line) {
+            self.name(&c[1], Kind::User);
+            self.secret(&c[2]);
+            self.host(&c[3]);
+            any = true;
+        }
+        // `transport_url = rabbit://u:p@h1:5672,` wrapped: the list goes on next line.
+        if any && line.trim_end().ends_with(',') {
+            self.secret_open = true;
+        }
+        for c in URL_HOST.captures_iter(line) {
+            self.host(&c[1]);
+        }
+    }
+
+    /// A row of a CLI table: a list's cells by their column's header. `true` when the
+    /// line is part of a table.
+    fn table_line(&mut self, trimmed: &str) -> bool {
+        if trimmed.starts_with("+-") && trimmed.ends_with('+') {
+            self.table = match std::mem::take(&mut self.table) {
+                Table::None => Table::Header,
+                other => other,
+            };
+            return true;
+        }
+        if !(trimmed.starts_with('|') && trimmed.ends_with('|') && trimmed.len() > 1) {
+            self.table = Table::None;
+            return false;
+        }
+        let cells: Vec<&str> = trimmed[1..trimmed.len() - 1]
+            .split('|')
+            .map(str::trim)
+            .collect();
+        match &self.table {
+            Table::Header => {
+                let field_value = cells.len() == 2
+                    && cells[0].eq_ignore_ascii_case("field")
+                    && cells[1].eq_ignore_ascii_case("value");
+                self.table = Table::Rows(if field_value {
+                    Vec::new()
+                } else {
+                    cells.iter().map(|h| class_of(h)).collect()
+                });
+                true
+            }
+            Table::Rows(columns) if columns.is_empty() => {
+                // `| field | value |`
+                if let [key, value] = cells[..]
+                    && let Some(class) = class_of(key)
+                {
+                    self.value(class, value);
+                }
+                true
+            }
+            Table::Rows(columns) => {
+                let columns = columns.clone();
+                for (class, cell) in columns.iter().zip(&cells) {
+                    if let Some(class) = class {
+                        self.value(*class, cell);
+                    }
+                }
+                true
+            }
+            Table::None => false,
+        }
+    }
+
+    /// Every `key = value`, `key: value`, `"key": "value"`, `--key value` of a line.
+    fn pairs(&mut self, line: &str) {
+        let b = line.as_bytes();
+        let mut done = 0;
+        for m in HINT.find_iter(line) {
+            if m.start() < done {
+                continue;
+            }
+            let mut start = m.start();
+            while start > 0 && is_key_byte(b[start - 1]) {
+                start -= 1;
+            }
+            let mut end = m.end();
+            while end < b.len() && is_key_byte(b[end]) {
+                end += 1;
+            }
+            done = end;
+            if start == end || !is_key_byte(b[start]) {
+                continue;
+            }
+            let key = &line[start..end];
+            let flag = key.starts_with("--");
+            let class = class_of(key);
+            // The separator: blanks, quotes, backslashes, at most one `=`, `:` or `|`.
+            let mut at = end;
+            let mut assigned = false;
+            let mut quote = None;
+            while at < b.len() {
+                match b[at] {
+                    b' ' | b'\t' | b'\\' => {}
+                    b'"' | b'\'' => quote = Some(b[at]),
+                    b'=' | b':' | b'|' if !assigned => assigned = true,
+                    _ => break,
+                }
+                at += 1;
+            }
+            if !(assigned || flag && at > end) || at >= b.len() {
+                continue;
+            }
+            let value_end = match quote {
+                Some(q) => line[at..]
+                    .find(|c: char| c as u32 == u32::from(q) || c == '\\')
+                    .map_or(b.len(), |i| at + i),
+                None => line[at..]
+                    .find(|c: char| {
+                        c.is_whitespace()
+                            || matches!(
+                                c,
+                                ',' | ';' | '}' | ']' | ')' | '|' | '&' | '"' | '\'' | '\\'
+                            )
+                    })
+                    .map_or(b.len(), |i| at + i),
+            };
+            let value = &line[at..value_end];
+            done = done.max(value_end);
+            if b[at] == b'{' {
+                // An object: a `name` inside it is its user's, project's, domain's.
+                self.parent = match class {
+                    Some(Class::Named(kind)) => Some(kind),
+                    _ => match key.to_ascii_lowercase().as_str() {
+                        "user" => Some(Kind::User),
+                        "project" | "tenant" => Some(Kind::Project),
+                        _ => Some(Kind::Name),
+                    },
+                };
+                continue;
+            }
+            if let Some(class) = class {
+                self.value(class, value);
+                if class == Class::Secret && quote.is_none() && line[value_end..].trim().is_empty()
+                {
+                    self.secret_open = true;
+                }
+            }
+            if self.depth < DEPTH && value.len() >= 16 && is_base64(value) {
+                let decoded = decode_base64(value);
+                if let Ok(text) = std::str::from_utf8(&decoded)
+                    && text.chars().all(|c| !c.is_control() || c.is_whitespace())
+                {
+                    let text = text.to_string();
+                    self.nested(&text);
+                }
+            }
+        }
+    }
+
+    fn value(&mut self, class: Class, value: &str) {
+        let value = value.trim().trim_matches(['"', '\'']);
+        match class {
+            Class::Secret => self.secret(value),
+            Class::Host => self.host(value),
+            Class::Named(kind) => self.name(value, kind),
+            Class::Name => {
+                let kind = self.parent.unwrap_or(Kind::Name);
+                self.name(value, kind);
+            }
+        }
+    }
+
+    /// A secret value: hidden wherever it appears. Short values and words of the
+    /// vocabulary are not looked for (they would hide ordinary text).
+    fn secret(&mut self, value: &str) {
+        let v = value.trim_matches(['"', '\'', ',', ';']);
+        let mut buf = String::new();
+        let says_nothing = v.len() < 6
+            || v.bytes().all(|b| b == b'*')
+            || v.starts_with(['{', '[', '/', '<', '$'])
+            || is_literal(v)
+            || crate::model::Uuid::parse(v).is_some()
+            || vocab::is_word(v, &mut buf)
+            || vocab::is_module(v, &mut buf);
+        if !says_nothing && v.len() <= 4096 {
+            self.seeds.secrets.insert(v.to_string());
+        }
+    }
+
+    /// A host name: seeded; when its first label is a word of the vocabulary
+    /// (`keystone.prod.acme.io`), only its domain (else every `keystone` would read as a
+    /// host). A domain's parent is a domain too (`mail.acme.io` under `prod.acme.io`).
+    fn host(&mut self, value: &str) {
+        let v = value.trim().trim_end_matches('.').to_ascii_lowercase();
+        if v.parse::<std::net::IpAddr>().is_ok() || !v.bytes().any(|b| b.is_ascii_alphabetic()) {
+            return;
+        }
+        let mut buf = String::new();
+        let (first, domain) = match v.split_once('.') {
+            Some((first, domain)) => (first, Some(domain)),
+            None => (v.as_str(), None),
+        };
+        let word = vocab::is_word(first, &mut buf) || vocab::is_module(first, &mut buf);
+        if !word {
+            self.seeds.add_host(&v);
+        }
+        if let Some(domain) = domain
+            && domain.contains('.')
+        {
+            self.seeds.add_host(&format!("x.{domain}"));
+            self.seeds.hosts.remove("x");
+            if let Some((_, parent)) = domain.split_once('.')
+                && parent.contains('.')
+            {
+                self.seeds.domains.insert(parent.to_string());
+            }
+        }
+    }
+
+    /// A user, project or other name: replaced wherever it appears, with the pseudonym of
+    /// its kind. Service accounts, literals, ids, numbers and single words of the
+    /// vocabulary are not names.
+    fn name(&mut self, value: &str, kind: Kind) {
+        let v = value.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
+        if v.contains(char::is_whitespace) {
+            for word in v.split_whitespace() {
+                self.name(word, kind);
+            }
+            return;
+        }
+        let mut buf = String::new();
+        let not_a_name = v.len() < 3
+            || v.len() > 64
+            || v == "-"
+            || is_literal(&v)
+            || is_service_account(&v)
+            || v.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            || crate::model::Uuid::parse(&v).is_some()
+            || (v.len() == 32 && v.bytes().all(|b| b.is_ascii_hexdigit()))
+            || v.contains(['/', '@', ':', '=', '{', '[', '*', '<', '(', '%'])
+            || vocab::is_word(&v, &mut buf)
+            || vocab::is_module(&v, &mut buf);
+        if not_a_name {
+            return;
+        }
+        let entry = self.seeds.names.entry(v).or_insert(kind);
+        // A user or project is more than a name: the context bracket's kind wins.
+        if *entry == Kind::Name {
+            *entry = kind;
+        }
+    }
+}
+
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+fn is_literal(w: &str) -> bool {
+    [
+        "null", "none", "true", "false", "yes", "no", "nil", "unset", "default",
+    ]
+    .iter()
+    .any(|l| l.eq_ignore_ascii_case(w))
+}
+
+fn is_base64(v: &str) -> bool {
+    let v = v.trim_end_matches('=');
+    v.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
+        && !v.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Standard or URL-safe base64, padding and unknown bytes skipped.
+pub(crate) fn decode_base64(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => continue,
+        };
+        acc = (acc << 6 | u32::from(v)) & 0xff_ffff;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits & 0xff) as u8);
+        }
+    }
+    out
+}
+
+/// The `CN`, `O`, `OU` and SAN DNS names of a DER certificate, found by their object
+/// ids (no full parse: a damaged certificate still gives what it holds).
+fn der_names(der: &[u8]) -> Vec<(&'static str, String)> {
+    const FIELDS: &[(&[u8], &str)] = &[
+        (&[0x06, 0x03, 0x55, 0x04, 0x03], "CN"),
+        (&[0x06, 0x03, 0x55, 0x04, 0x0a], "O"),
+        (&[0x06, 0x03, 0x55, 0x04, 0x0b], "OU"),
+    ];
+    const SAN: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x11];
+    let mut out = Vec::new();
+    let text = |bytes: &[u8]| -> Option<String> {
+        let s = std::str::from_utf8(bytes).ok()?;
+        (!s.is_empty() && s.chars().all(|c| !c.is_control())).then(|| s.to_string())
+    };
+    for i in 0..der.len() {
+        for (oid, name) in FIELDS {
+            if der[i..].starts_with(oid) {
+                let at = i + oid.len();
+                if let (Some(&tag), Some(&len)) = (der.get(at), der.get(at + 1))
+                    && matches!(tag, 0x0c | 0x13 | 0x14 | 0x16)
+                    && len < 0x80
+                    && let Some(value) = der.get(at + 2..at + 2 + len as usize).and_then(text)
+                {
+                    out.push((*name, value));
+                }
+            }
+        }
+        if der[i..].starts_with(SAN) {
+            let end = (i + 512).min(der.len());
+            let mut j = i + SAN.len();
+            while j + 2 < end {
+                let len = der[j + 1] as usize;
+                if der[j] == 0x82
+                    && len > 0
+                    && len < 0x80
+                    && let Some(value) = der.get(j + 2..j + 2 + len).and_then(text)
+                    && value.contains('.')
+                    && value
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'*'))
+                {
+                    out.push(("DNS", value));
+                    j += 2 + len;
+                } else {
+                    j += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Identifies every record of one log as it is read (a sink of the analysis).
+#[derive(Debug, Default)]
+pub struct IdentifySink {
+    identify: Identifier,
+}
+
+impl IdentifySink {
+    /// What the records gave.
+    pub fn into_seeds(self) -> Seeds {
+        self.identify.into_seeds()
+    }
+}
+
+impl crate::ingest::sink::RecordSink for IdentifySink {
+    fn record(
+        &mut self,
+        _file: &crate::ingest::sink::FileCtx<'_>,
+        record: &evacdoc_parsers::Record<'_>,
+        _span: crate::ingest::sink::RecordSpan,
+    ) {
+        self.identify.record(
+            record.head.raw,
+            record.continuation.iter().chain(&record.traceback).copied(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;
