@@ -12,14 +12,26 @@ use std::path::Path;
 
 use serde_json::Value;
 
-/// Every entry under `root` (symlinks not followed): its kind and size, by path.
+/// Every entry under `root` (symlinks not followed): its kind and size, by path. The
+/// service may still be writing under it (an index built after its analysis ended,
+/// segment files merged away): an entry that vanishes during the walk is left out.
 pub fn snapshot(root: &Path) -> BTreeMap<String, String> {
+    let gone = |e: &std::io::Error| e.kind() == std::io::ErrorKind::NotFound;
     let mut tree = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if gone(&e) && dir != root => continue,
+            Err(e) => panic!("{}: {e}", dir.display()),
+        };
+        for entry in entries.flatten() {
             let path = entry.path();
-            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let meta = match std::fs::symlink_metadata(&path) {
+                Ok(meta) => meta,
+                Err(e) if gone(&e) => continue,
+                Err(e) => panic!("{}: {e}", path.display()),
+            };
             let rel = path
                 .strip_prefix(root)
                 .unwrap()
