@@ -56,6 +56,8 @@ impl AnalyzeArgs {
                 tz: self.tz.clone(),
                 progress,
                 limits: self.limits.limits(),
+                // `analyze` shows the bundle as it is and never redacts.
+                skip_identification: true,
                 ..Options::default()
             },
             detect: DetectOptions {

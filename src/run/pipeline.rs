@@ -43,6 +43,10 @@ pub struct Options {
     /// analysis ends. The system's temporary folder when `None` (the CLI); the
     /// service gives its data folder's `tmp/`, so that nothing is written outside it.
     pub work_dir: Option<PathBuf>,
+    /// Leave out the first pass of redaction (the identifiers shares and redacted copies
+    /// replace, `Analysis::identified`): for commands that never redact (`analyze`),
+    /// which then read several times faster.
+    pub skip_identification: bool,
 }
 
 /// Why an analysis could not run at all (problems with single files are reported in the
@@ -128,7 +132,11 @@ pub fn analyze_with(
             reason: reason.clone(),
         })
         .collect();
-    let identified = std::sync::Mutex::new(identify_small_files(&placed));
+    let identified = std::sync::Mutex::new(if options.skip_identification {
+        Seeds::default()
+    } else {
+        identify_small_files(&placed)
+    });
     let (mut small, logs) = read_small_files(placed, &mut skipped);
     zones_of_links(&found, &roots, &root_host, &mut small.zones);
     let small_files_ms = ms(stage);
@@ -246,7 +254,10 @@ fn read_all_logs(
             |ctx| {
                 (
                     EventKeeper::pooled(watch, pool),
-                    (IdentifySink::default(), extra.map(|f| f.sink(ctx))),
+                    (
+                        (!options.skip_identification).then(IdentifySink::default),
+                        extra.map(|f| f.sink(ctx)),
+                    ),
                 )
             },
             &progress,
@@ -254,10 +265,12 @@ fn read_all_logs(
         )
         .into_iter()
         .map(|(read, (keeper, (identify, _)))| {
-            identified
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .merge(identify.into_seeds());
+            if let Some(identify) = identify {
+                identified
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .merge(identify.into_seeds());
+            }
             keeper.into_outcome(read.info, read.skipped)
         })
         .collect();
