@@ -124,19 +124,7 @@ fn class_of(key: &str) -> Option<Class> {
             "partition_key",
         ]
         .contains(&lower);
-    let secret = [
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "token",
-        "credential",
-    ]
-    .iter()
-    .any(|s| lower.contains(s))
-        || lower == "key"
-        || lower.ends_with("_key")
-        || lower.ends_with("pass");
+    let secret = super::secrets::names_a_secret(lower) || lower.ends_with("pass");
     if secret {
         return (!about).then_some(Class::Secret);
     }

@@ -560,19 +560,7 @@ fn key_of(word: &str, flag: bool) -> Option<Key> {
     if lower == "bearer" || lower == "basic" {
         return Some(Key::Secret { flag: true });
     }
-    let secret = [
-        "password",
-        "passwd",
-        "passphrase",
-        "secret",
-        "token",
-        "credential",
-    ]
-    .iter()
-    .any(|s| lower.contains(s))
-        || lower == "key"
-        || lower.ends_with("_key")
-        || lower.ends_with("_pass");
+    let secret = super::secrets::names_a_secret(&lower) || lower.ends_with("_pass");
     if secret {
         return Some(Key::Secret { flag });
     }

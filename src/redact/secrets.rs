@@ -9,6 +9,23 @@ use regex::{Regex, RegexSet};
 /// What a secret is replaced with.
 pub const HIDDEN: &str = "********";
 
+/// Whether a lower-case option or key name names a secret by its words (`password`,
+/// `memcache_secret_key`, `auth_token`, `key`, `*_key`). Callers add their own suffixes.
+pub(crate) fn names_a_secret(lower: &str) -> bool {
+    [
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "credential",
+    ]
+    .iter()
+    .any(|s| lower.contains(s))
+        || lower == "key"
+        || lower.ends_with("_key")
+}
+
 /// `key = value` where the key names a secret (oslo.config files, `log_opt_values`).
 static KEY_EQUALS: LazyLock<Regex> = LazyLock::new(|| {
     regex(
