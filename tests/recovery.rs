@@ -747,7 +747,9 @@ async fn watch_finds_the_race_and_the_policy_remediates_it() {
     )
     .unwrap();
     let remediator = ExecutorRemediator {
-        data: Some(bench.dir.path().join("data")),
+        journal: Some(Arc::new(
+            SqliteStore::open(&bench.dir.path().join("data")).unwrap(),
+        )),
         options: bench.options(false),
         config_file: Some(bench.clouds_yaml()),
     };

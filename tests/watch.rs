@@ -551,6 +551,62 @@ impl Remediator for SlowPlanner {
     }
 }
 
+/// Issue 25/26: a remediation of a watched finding waits for Nova as long as the watched
+/// nova.conf says (`[DEFAULT] service_down_time`), not Nova's default 60 s: the value goes
+/// with the finding from the watcher to the executor's request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watched_nova_conf_gives_the_remediation_its_service_down_time() {
+    let scenario = samples().join(SCENARIO);
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let mut logs = Vec::new();
+    copy_small_files(&scenario, Path::new(""), &live, &mut logs);
+    let conf = live.join("ctl01/etc/kolla/nova-api/nova.conf");
+    let text = std::fs::read_to_string(&conf).unwrap();
+    assert!(text.contains("service_down_time = 60\n"), "{text}");
+    std::fs::write(
+        &conf,
+        text.replace("service_down_time = 60\n", "service_down_time = 75\n"),
+    )
+    .unwrap();
+
+    let watcher = Watcher::new(std::slice::from_ref(&live), fast_options()).unwrap();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (polling, mut rx) = evacdoc::watch::spawn_polling(watcher, stop.clone());
+    // The configuration alone gives the race-risk finding.
+    let handed = tokio::time::timeout(Duration::from_secs(20), rx.recv())
+        .await
+        .expect("a finding within 20 s")
+        .expect("the watcher runs");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(handed.finding.detector, "evacuation-race-risk");
+    let expected = (
+        Duration::from_secs(75),
+        "ctl01/etc/kolla/nova-api/nova.conf".to_owned(),
+    );
+    assert_eq!(handed.service_down_time, Some(expected.clone()));
+
+    let planner = Arc::new(SlowPlanner {
+        calls: Mutex::new(Vec::new()),
+    });
+    let rules = "[guards]\ncooldown_secs = 0\n\n[[rule]]\ndetector = \"evacuation-race-risk\"\n\
+                 action = \"remediate\"\ncloud = \"sim\"\n";
+    let trigger = Trigger::new(
+        policy(rules, "http://127.0.0.1:9/never"),
+        None,
+        Some(planner.clone()),
+        Arc::new(TriggerCounters::default()),
+    );
+    let decisions = trigger
+        .handle_from(&handed.finding, handed.service_down_time.clone())
+        .await;
+    assert_eq!(decisions.len(), 1, "{decisions:?}");
+    let calls = planner.calls.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1, "{decisions:?}");
+    assert_eq!(calls[0].1.service_down_time, Some(expected));
+    let _ = polling.await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn remediation_runs_one_per_host_is_unavailable_without_an_executor_and_dry_run_acts_not() {
     let url = "http://127.0.0.1:9/never";
@@ -608,6 +664,7 @@ async fn remediation_runs_one_per_host_is_unavailable_without_an_executor_and_dr
             apply: true,
             cloud: Some("sim".into()),
             host_fenced: false,
+            service_down_time: None,
         }
     );
     // Done: the host is free again.

@@ -4,17 +4,16 @@
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use evacdoc::recovery::apply::release_left_locks;
 use evacdoc::recovery::down_time::{self, DownTime};
 use evacdoc::recovery::openstack::{ConnectOptions, OpenStack};
-use evacdoc::recovery::plan::PlanError;
 use evacdoc::recovery::{
-    Observer, RecoveryOptions, RecoveryReport, RetryPolicy, Selection, apply, plan,
+    Observer, Plan, Ran, RecoveryOptions, RecoveryReport, RetryPolicy, RunError, Selection, Target,
+    run,
 };
 use evacdoc::store::{MoveStatus, RecoveryJournal, RecoveryStatus, SqliteStore};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -110,16 +109,7 @@ impl RecoveryArgs {
                 source: format!("{} [DEFAULT] service_down_time", path.display()),
             });
         }
-        Ok(match bundle {
-            Some((value, file)) => DownTime {
-                value,
-                source: format!("the bundle's {file} [DEFAULT] service_down_time"),
-            },
-            None => DownTime {
-                value: down_time::NOVA_DEFAULT,
-                source: "Nova's default".to_owned(),
-            },
-        })
+        Ok(down_time::bundle_or_default(bundle))
     }
 
     fn options(
@@ -162,7 +152,7 @@ pub fn recover(
     bundle_down_time: Option<(Duration, String)>,
 ) -> anyhow::Result<ExitCode> {
     let down = args.down_time(bundle_down_time)?;
-    let options = args.options(only_instances, &down)?;
+    let options = args.options(only_instances.clone(), &down)?;
     if !args.host_fenced {
         // The wait before refusing an unfenced host rests on it: say where it came from.
         eprintln!(
@@ -171,6 +161,11 @@ pub fn recover(
             down.source
         );
     }
+    let target = Target {
+        host: host.to_owned(),
+        only_instances,
+        source: source.to_owned(),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -188,44 +183,25 @@ pub fn recover(
                 .with_context(|| format!("{}: cannot open the store", args.data.display()))?;
             for id in store.repair_interrupted_recoveries()? {
                 eprintln!("evacdoc: recovery {id} had been interrupted; it is now marked failed");
-                // Its moves that were open may still hold evacdoc's lock.
-                let open: Vec<String> = store
-                    .recovery(id)?
-                    .map(|row| row.moves)
-                    .unwrap_or_default()
-                    .into_iter()
-                    .filter(|m| {
-                        m.message
-                            .as_deref()
-                            .is_some_and(|t| t.starts_with("interrupted"))
-                    })
-                    .map(|m| m.instance)
-                    .collect();
-                for instance in release_left_locks(&cloud, &open, &options.retry).await {
-                    eprintln!("evacdoc: released the lock recovery {id} left on {instance}");
-                }
             }
             Some(store)
         } else {
             None
         };
-        let planned = match plan(&cloud, host, &options).await {
-            Ok(planned) => planned,
-            Err(error) => {
-                if let Some(store) = &store {
-                    journal_plan_failure(store, host, source, &error)?;
-                }
+        let progress = Progress::default();
+        let ran = run(&target, &cloud, store.as_ref(), &options, &progress).await;
+        progress.finish();
+        let (planned, ended) = match ran {
+            Ok(Ran::Planned(planned)) => {
+                print(args.format, &RecoveryReport::planned(&planned, source))?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            Ok(Ran::Applied { plan, recovery }) => (plan, recovery),
+            Err(RunError::Plan { host, error }) => {
                 return Err(error).with_context(|| format!("cannot plan the recovery of {host}"));
             }
+            Err(RunError::Journal(error)) => return Err(error.into()),
         };
-        let Some(store) = store else {
-            print(args.format, &RecoveryReport::planned(&planned, source))?;
-            return Ok(ExitCode::SUCCESS);
-        };
-        let progress = Progress::new(planned.moves.len());
-        let ended = apply(&cloud, &store, &planned, &options, source, &progress).await;
-        progress.finish();
-        let ended = ended?;
         print(args.format, &RecoveryReport::ran(&planned.steps, &ended))?;
         Ok(if ended.status == RecoveryStatus::Finished {
             ExitCode::SUCCESS
@@ -233,18 +209,6 @@ pub fn recover(
             ExitCode::from(1)
         })
     })
-}
-
-/// A run that could not even plan is journaled `failed`, with the reason.
-fn journal_plan_failure(
-    store: &SqliteStore,
-    host: &str,
-    source: &str,
-    error: &PlanError,
-) -> anyhow::Result<()> {
-    let id = store.begin_recovery(host, source, &[])?;
-    store.end_recovery(id, false, Some(&format!("planning failed: {error}")))?;
-    Ok(())
 }
 
 fn print(format: RecoveryFormat, report: &RecoveryReport) -> anyhow::Result<()> {
@@ -255,51 +219,56 @@ fn print(format: RecoveryFormat, report: &RecoveryReport) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Progress on stderr: a bar on a terminal, a line per event otherwise.
+/// Progress on stderr: a bar on a terminal once a plan is applied, a line per event
+/// otherwise.
+#[derive(Default)]
 struct Progress {
-    bar: Option<ProgressBar>,
+    bar: OnceLock<ProgressBar>,
     done: Mutex<u64>,
 }
 
 impl Progress {
-    fn new(moves: usize) -> Progress {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new(moves as u64);
-            if let Ok(style) =
-                ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}")
-            {
-                bar.set_style(style);
-            }
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        });
-        Progress {
-            bar,
-            done: Mutex::new(0),
-        }
-    }
-
     fn line(&self, text: &str) {
-        match &self.bar {
+        match self.bar.get() {
             Some(bar) => bar.println(text),
             None => eprintln!("evacdoc: {text}"),
         }
     }
 
     fn finish(&self) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.get() {
             bar.finish_and_clear();
         }
     }
 }
 
 impl Observer for Progress {
+    fn applying(&self, plan: &Plan) {
+        if !std::io::stderr().is_terminal() {
+            return;
+        }
+        let bar = ProgressBar::new(plan.moves.len() as u64);
+        if let Ok(style) =
+            ProgressStyle::with_template("{spinner} [{elapsed}] {bar:30} {pos}/{len} {msg}")
+        {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(Duration::from_millis(200));
+        let _ = self.bar.set(bar);
+    }
+
+    fn lock_released(&self, recovery: i64, instance: &str) {
+        self.line(&format!(
+            "released the lock recovery {recovery} left on {instance}"
+        ));
+    }
+
     fn host_step(&self, message: &str) {
         self.line(message);
     }
 
     fn move_started(&self, _instance: &str, name: &str) {
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.get() {
             bar.set_message(format!("moving {name}"));
         }
     }
@@ -310,7 +279,7 @@ impl Observer for Progress {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         *done += 1;
-        if let Some(bar) = &self.bar {
+        if let Some(bar) = self.bar.get() {
             bar.set_position(*done);
         }
         self.line(&format!("{name} ({instance}) {status}: {message}"));

@@ -14,7 +14,7 @@ use clap::{Args, ValueEnum};
 use evacdoc::detect::{DetectOptions, Finding};
 use evacdoc::recovery::RecoveryOptions;
 use evacdoc::recovery::remediator::ExecutorRemediator;
-use evacdoc::store::{SqliteStore, Store};
+use evacdoc::store::{RecoveryJournal, SqliteStore, Store};
 use evacdoc::trigger::{Policy, Remediator, Trigger, TriggerCounters};
 use evacdoc::watch::{WatchOptions, Watcher};
 
@@ -57,14 +57,21 @@ enum WatchFormat {
 
 pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
     let policy = args.policy.as_deref().map(Policy::load).transpose()?;
-    let store: Option<Arc<dyn Store>> = match &args.data {
+    let sqlite = match &args.data {
         Some(dir) => {
-            Some(Arc::new(SqliteStore::open(dir).with_context(|| {
-                format!("cannot open the store in {}", dir.display())
-            })?))
+            let store = SqliteStore::open(dir)
+                .with_context(|| format!("cannot open the store in {}", dir.display()))?;
+            // As `recover` does at its start: what a killed run left is closed, and its
+            // locks are released by the next remediation.
+            for id in store.repair_interrupted_recoveries()? {
+                eprintln!("evacdoc: recovery {id} had been interrupted; it is now marked failed");
+            }
+            Some(Arc::new(store))
         }
         None => None,
     };
+    let store: Option<Arc<dyn Store>> = sqlite.clone().map(|s| s as Arc<dyn Store>);
+    let journal: Option<Arc<dyn RecoveryJournal>> = sqlite.map(|s| s as Arc<dyn RecoveryJournal>);
     let options = WatchOptions {
         poll: Duration::from_millis(args.poll_ms.max(10)),
         from_start: args.from_start,
@@ -80,9 +87,10 @@ pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    // Remediations run with the executor's default options; never as if fenced.
+    // Remediations run with the executor's default options, Nova's service_down_time
+    // from the watched nova.conf when it sets one; never as if fenced.
     let remediator: Arc<dyn Remediator> = Arc::new(ExecutorRemediator {
-        data: args.data.clone(),
+        journal,
         options: RecoveryOptions::default(),
         config_file: None,
     });
@@ -107,13 +115,16 @@ async fn follow(
     let mut actions = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
-            finding = rx.recv() => {
-                let Some(finding) = finding else { break };
-                print_finding(&finding, format)?;
+            handed = rx.recv() => {
+                let Some(handed) = handed else { break };
+                print_finding(&handed.finding, format)?;
                 if let Some(trigger) = &trigger {
                     let trigger = trigger.clone();
                     actions.spawn(async move {
-                        for d in trigger.handle(&finding).await {
+                        let decisions = trigger
+                            .handle_from(&handed.finding, handed.service_down_time)
+                            .await;
+                        for d in decisions {
                             eprintln!(
                                 "evacdoc: {} {}: {} ({})",
                                 d.action,

@@ -79,11 +79,14 @@ impl LiveWatch {
         let (_polling, mut rx) = crate::watch::spawn_polling(watcher, live.stop.clone());
         let hub = live.clone();
         tokio::spawn(async move {
-            while let Some(finding) = rx.recv().await {
-                hub.push("finding", serde_json::to_value(&finding));
+            while let Some(handed) = rx.recv().await {
+                hub.push("finding", serde_json::to_value(&handed.finding));
                 let (hub, trigger) = (hub.clone(), trigger.clone());
                 tokio::spawn(async move {
-                    for decision in trigger.handle(&finding).await {
+                    let decisions = trigger
+                        .handle_from(&handed.finding, handed.service_down_time)
+                        .await;
+                    for decision in decisions {
                         hub.push("decision", serde_json::to_value(&decision));
                     }
                 });

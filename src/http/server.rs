@@ -168,7 +168,7 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
     let cache = Arc::new(AnalysisCache::new(4));
     let jobs = JobRunner::start(store.clone(), cache.clone(), config.jobs.clone())?;
     let metrics = Arc::new(Metrics::default());
-    let trigger = service_trigger(&config, store.clone(), &metrics);
+    let trigger = service_trigger(&config, &sqlite, &metrics);
     let live = match config.watch.clone() {
         Some(watch) => Some(
             LiveWatch::start(watch, trigger.clone())
@@ -250,19 +250,24 @@ impl Service {
 }
 
 /// The service's trigger: the watcher's policy (notify only without one), decisions to
-/// the audit log and `/metrics`, remediations by the executor on the service's data
-/// folder. Its guards also hold the remediations asked for through the API.
-fn service_trigger(config: &ServeConfig, store: Arc<dyn Store>, metrics: &Metrics) -> Arc<Trigger> {
+/// the audit log and `/metrics`, remediations by the executor journaled in the service's
+/// store. Its guards also hold the remediations asked for through the API.
+fn service_trigger(
+    config: &ServeConfig,
+    sqlite: &Arc<SqliteStore>,
+    metrics: &Metrics,
+) -> Arc<Trigger> {
     let policy = config
         .watch
         .as_ref()
         .and_then(|w| w.policy.clone())
         .unwrap_or_default();
     let remediator: Arc<dyn Remediator> = Arc::new(ExecutorRemediator {
-        data: Some(config.data.clone()),
+        journal: Some(sqlite.clone()),
         options: config.remediation.options.clone(),
         config_file: config.remediation.config_file.clone(),
     });
+    let store: Arc<dyn Store> = sqlite.clone();
     Arc::new(Trigger::new(
         policy,
         Some(store),

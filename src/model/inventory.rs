@@ -100,6 +100,24 @@ pub struct ConfigValue {
     pub text: String,
 }
 
+/// Nova's `[DEFAULT] service_down_time` the configs set (the last nova file read that
+/// sets it), when it is a positive number of seconds, with its file: how long that cloud's
+/// Nova takes to see a dead host down (its API does not say).
+pub fn nova_service_down_time(config: &[ConfigValue]) -> Option<(std::time::Duration, String)> {
+    config
+        .iter()
+        .rev()
+        .filter(|c| c.service == "nova" && c.section == "DEFAULT")
+        .find(|c| c.option == "service_down_time")
+        .and_then(|c| positive_seconds(&c.value).map(|d| (d, c.file.clone())))
+}
+
+/// A positive, finite number of seconds written as text.
+pub fn positive_seconds(text: &str) -> Option<std::time::Duration> {
+    let v: f64 = text.trim().parse().ok()?;
+    (v.is_finite() && v > 0.0).then(|| std::time::Duration::from_secs_f64(v))
+}
+
 /// An OpenStack CLI capture found in the inputs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaptureFile {

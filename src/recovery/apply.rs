@@ -32,6 +32,11 @@ pub trait Observer: Send + Sync {
     fn call_started(&self, _call: &super::observed::Call) {}
     /// An API call answered: `error` is the failure, if it failed.
     fn call_ended(&self, _call: &super::observed::Call, _error: Option<&str>) {}
+    /// Before planning: the lock interrupted recovery `recovery` left on `instance` was
+    /// released.
+    fn lock_released(&self, _recovery: i64, _instance: &str) {}
+    /// A plan is about to be applied.
+    fn applying(&self, _plan: &Plan) {}
 }
 
 /// Watches nothing.
@@ -125,32 +130,6 @@ where
         Some(error) => Err(error.into()),
         None => Ok(ended),
     }
-}
-
-/// After a killed run: releases the locks evacdoc holds (its lock reason, 2.73+) on
-/// `instances`, wherever they are now. Returns the ones released; errors are logged.
-pub async fn release_left_locks<C: Cloud>(
-    cloud: &C,
-    instances: &[String],
-    retry: &super::retry::RetryPolicy,
-) -> Vec<String> {
-    let mut released = Vec::new();
-    for id in instances {
-        let ours = match retry.run("server", || cloud.server(id)).await {
-            Ok(server) => server.locked && server.locked_reason.as_deref() == Some(LOCK_REASON),
-            Err(error) => {
-                tracing::warn!(instance = %id, %error, "cannot read a server a killed run moved");
-                false
-            }
-        };
-        if ours {
-            match retry.run("unlock", || cloud.unlock(id)).await {
-                Ok(()) => released.push(id.clone()),
-                Err(error) => tracing::warn!(instance = %id, %error, "cannot release its lock"),
-            }
-        }
-    }
-    released
 }
 
 enum HostOutcome {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use evacdoc_parsers::ini::parse_ini;
 
-use crate::model::inventory::ConfigValue;
+use crate::model::inventory::{ConfigValue, nova_service_down_time, positive_seconds};
 
 /// Nova's default.
 pub const NOVA_DEFAULT: Duration = Duration::from_secs(60);
@@ -19,11 +19,6 @@ pub struct DownTime {
     pub source: String,
 }
 
-fn seconds(text: &str) -> Option<Duration> {
-    let v: f64 = text.trim().parse().ok()?;
-    (v.is_finite() && v > 0.0).then(|| Duration::from_secs_f64(v))
-}
-
 /// The last `[DEFAULT] service_down_time` of a nova.conf's text (oslo.config takes the
 /// last), when it is a positive number of seconds.
 pub fn from_nova_conf(text: &str) -> Option<Duration> {
@@ -32,17 +27,27 @@ pub fn from_nova_conf(text: &str) -> Option<Duration> {
         .iter()
         .rev()
         .find(|e| e.section == "DEFAULT" && e.key == "service_down_time")
-        .and_then(|e| seconds(&e.value))
+        .and_then(|e| positive_seconds(&e.value))
 }
 
 /// The value a bundle's nova configs give (the last file read that sets it), with its file.
 pub fn from_bundle(config: &[ConfigValue]) -> Option<(Duration, String)> {
-    config
-        .iter()
-        .rev()
-        .filter(|c| c.service == "nova" && c.section == "DEFAULT")
-        .find(|c| c.option == "service_down_time")
-        .and_then(|c| seconds(&c.value).map(|d| (d, c.file.clone())))
+    nova_service_down_time(config)
+}
+
+/// The value without a flag or a nova.conf given: the bundle's, else Nova's default; the
+/// last two steps of `recover`'s choice, and all of the trigger's and the service's.
+pub fn bundle_or_default(bundle: Option<(Duration, String)>) -> DownTime {
+    match bundle {
+        Some((value, file)) => DownTime {
+            value,
+            source: format!("the bundle's {file} [DEFAULT] service_down_time"),
+        },
+        None => DownTime {
+            value: NOVA_DEFAULT,
+            source: "Nova's default".to_owned(),
+        },
+    }
 }
 
 #[cfg(test)]

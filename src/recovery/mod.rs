@@ -12,6 +12,7 @@ pub mod remediation;
 pub mod remediator;
 pub mod report;
 pub mod retry;
+pub mod run;
 
 #[cfg(test)]
 mod test_cloud;
@@ -24,3 +25,4 @@ pub use options::{RecoveryOptions, Selection};
 pub use plan::{HostAction, Plan, PlanError, PlannedMove, Step, plan};
 pub use report::RecoveryReport;
 pub use retry::RetryPolicy;
+pub use run::{Ran, RunError, Target, run};

@@ -102,6 +102,34 @@ pub fn final_status(moves: &[MoveStatus]) -> RecoveryStatus {
     }
 }
 
+/// What an interrupted recovery left on one of its moves: the instance of a move that was
+/// open when evacdoc stopped may still hold evacdoc's lock, until a later run looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LeftLock {
+    /// The move was open when evacdoc stopped; no run has looked at its instance since.
+    MayBeHeld,
+    /// A later run found evacdoc's lock on the instance and released it.
+    Released,
+    /// A later run found no lock of evacdoc's on the instance.
+    NotHeld,
+    /// A later run could not read or unlock the instance (logged); it is not tried again.
+    Unknown,
+}
+
+named_statuses!(LeftLock {
+    MayBeHeld => "may-be-held",
+    Released => "released",
+    NotHeld => "not-held",
+    Unknown => "unknown",
+});
+
+/// A move of an interrupted recovery whose instance may still hold evacdoc's lock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftMove {
+    pub recovery: i64,
+    pub instance: String,
+}
+
 /// A recovery as the journal keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RecoveryRow {
@@ -169,8 +197,23 @@ pub trait RecoveryJournal: Send + Sync {
     /// The last `limit` recoveries, newest first.
     fn recoveries(&self, limit: usize) -> Result<Vec<RecoveryRow>, StoreError>;
     /// At start: every recovery left `running` (evacdoc was killed) becomes `failed`, its
-    /// open moves `failed`, with a message saying so. Returns their ids.
+    /// open moves `failed`, with a message saying so, and [`LeftLock::MayBeHeld`]. Returns
+    /// their ids.
     fn repair_interrupted_recoveries(&self) -> Result<Vec<i64>, StoreError>;
+    /// The moves an interruption left whose lock no run has looked at yet
+    /// ([`LeftLock::MayBeHeld`]), oldest recovery first.
+    fn left_locks(&self) -> Result<Vec<LeftMove>, StoreError>;
+    /// Records what a run found of a left move's lock.
+    fn lock_looked_at(&self, left: &LeftMove, found: LeftLock) -> Result<(), StoreError>;
+    /// A run that could not even plan: a recovery of `host` journaled `failed` at once,
+    /// with no move and `message` (not [`final_status`] of no moves, which is
+    /// `finished`). Returns its id.
+    fn record_plan_failure(
+        &self,
+        host: &str,
+        source: &str,
+        message: &str,
+    ) -> Result<i64, StoreError>;
 }
 
 #[cfg(test)]

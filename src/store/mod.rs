@@ -14,7 +14,8 @@ mod types;
 pub use document::{read_document, write_document, write_document_with};
 pub use error::StoreError;
 pub use journal::{
-    MoveRow, MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, RecoveryStatus, final_status,
+    LeftLock, LeftMove, MoveRow, MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow,
+    RecoveryStatus, final_status,
 };
 pub(crate) use paths::create_private_dir;
 pub use paths::{DataPaths, validate_id};

@@ -21,7 +21,7 @@ use rusqlite::Connection;
 
 use super::Store;
 use super::error::StoreError;
-use super::journal::{MoveUpdate, RecoveryJournal, RecoveryRow};
+use super::journal::{LeftLock, LeftMove, MoveUpdate, RecoveryJournal, RecoveryRow};
 use super::paths::{DataPaths, create_private_dir};
 use super::types::{
     AnalysisRow, AuditEntry, FindingRow, IndexProgress, Interrupted, JobStatus, NewAnalysis,
@@ -287,6 +287,23 @@ impl RecoveryJournal for SqliteStore {
 
     fn repair_interrupted_recoveries(&self) -> Result<Vec<i64>, StoreError> {
         self.write(recoveries::repair_interrupted)
+    }
+
+    fn left_locks(&self) -> Result<Vec<LeftMove>, StoreError> {
+        self.read(|connection| recoveries::left_locks(connection))
+    }
+
+    fn lock_looked_at(&self, left: &LeftMove, found: LeftLock) -> Result<(), StoreError> {
+        self.write(|connection| recoveries::lock_looked_at(connection, left, found))
+    }
+
+    fn record_plan_failure(
+        &self,
+        host: &str,
+        source: &str,
+        message: &str,
+    ) -> Result<i64, StoreError> {
+        self.write(|connection| recoveries::plan_failed(connection, host, source, message))
     }
 }
 

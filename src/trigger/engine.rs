@@ -152,6 +152,16 @@ impl Trigger {
 
     /// Decides and acts on `finding`; every decision is recorded and returned.
     pub async fn handle(&self, finding: &Finding) -> Vec<Decision> {
+        self.handle_from(finding, None).await
+    }
+
+    /// [`Trigger::handle`] of a finding whose inputs' nova.conf sets Nova's
+    /// `service_down_time` (with its file): a remediation waits for an unfenced host that long.
+    pub async fn handle_from(
+        &self,
+        finding: &Finding,
+        service_down_time: Option<(std::time::Duration, String)>,
+    ) -> Vec<Decision> {
         let rule = self.policy.rule_for(finding);
         let action = rule.action.as_str();
         let decisions = match rule.action {
@@ -167,6 +177,7 @@ impl Trigger {
                     apply: rule.apply,
                     cloud: rule.cloud.clone(),
                     host_fenced: rule.host_fenced,
+                    service_down_time,
                 };
                 vec![self.remediate(finding, &request).await]
             }

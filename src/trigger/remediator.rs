@@ -15,6 +15,9 @@ pub struct RemediationRequest {
     pub cloud: Option<String>,
     /// The policy states the failed host is fenced (see `Rule::host_fenced`).
     pub host_fenced: bool,
+    /// Nova's `[DEFAULT] service_down_time` the watched inputs' nova.conf sets, with its
+    /// file (else the executor's configured value: Nova's default unless set).
+    pub service_down_time: Option<(std::time::Duration, String)>,
 }
 
 /// What a remediation did.

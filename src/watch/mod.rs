@@ -14,5 +14,5 @@ mod watcher;
 mod window;
 
 pub use options::WatchOptions;
-pub use polling::spawn_polling;
+pub use polling::{Handed, spawn_polling};
 pub use watcher::{WatchError, WatchStats, Watcher};

@@ -125,6 +125,12 @@ impl Watcher {
         }
     }
 
+    /// Nova's `[DEFAULT] service_down_time` the watched configs set at the last scan
+    /// (the last nova file read that sets it), with its file.
+    pub fn service_down_time(&self) -> Option<(Duration, String)> {
+        crate::model::inventory::nova_service_down_time(&self.context.config)
+    }
+
     /// The poll interval.
     pub fn poll_interval(&self) -> Duration {
         self.options.poll

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use super::timeline::loaded;
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::remediation::{Asker, RunError};
+use crate::http::remediation::{Asker, BundleFacts, RunError};
 use crate::http::state::AppState;
+use crate::recovery::down_time;
 
 /// What to do with the finding.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -77,6 +78,10 @@ pub async fn remediate(
         .cloned()
         .ok_or_else(|| ApiError::not_found("finding"))?;
     let remediations = state.remediations.clone();
+    // The uploaded bundle's nova.conf says how long its Nova takes to see a host down.
+    let bundle = BundleFacts {
+        service_down_time: down_time::from_bundle(&loaded.analysis.config),
+    };
     let asker = Asker {
         actor: principal.actor().to_owned(),
         target: format!("{id}/{}", found.id),
@@ -103,7 +108,10 @@ pub async fn remediate(
         Err(error) => return refuse(run_error(error)).await,
     };
     if !body.apply {
-        return match remediations.plan(&found, &cloud, body.host_fenced).await {
+        return match remediations
+            .plan(&found, &cloud, body.host_fenced, &bundle)
+            .await
+        {
             Ok(report) => {
                 audit(
                     "remediation-plan",
@@ -143,6 +151,7 @@ pub async fn remediate(
             found.clone(),
             cloud.clone(),
             body.host_fenced,
+            &bundle,
             asker.clone(),
         )
         .await;

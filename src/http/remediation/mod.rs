@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 pub use feed::{Feed, FeedObserver, RecoveryEvent};
-pub use run::{Asker, RunError};
+pub use run::{Asker, BundleFacts, RunError};
 
 use crate::recovery::RecoveryOptions;
 use crate::store::SqliteStore;

@@ -13,10 +13,11 @@ use super::feed::{Feed, FeedObserver, RecoveryEvent};
 use crate::detect::Finding;
 use crate::recovery::observed::ObservedCloud;
 use crate::recovery::openstack::{ConnectOptions, OpenStack};
-use crate::recovery::remediation::{Remediation, remediation_for};
-use crate::recovery::{Observer, RecoveryOptions, RecoveryReport, apply, plan};
+use crate::recovery::remediation::Remediation;
+use crate::recovery::{self, Observer, Quiet, Ran, RecoveryOptions, RecoveryReport, Target};
 use crate::store::{
-    MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, RecoveryStatus, SqliteStore, StoreError,
+    LeftLock, LeftMove, MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, RecoveryStatus,
+    SqliteStore, StoreError,
 };
 use crate::trigger::Trigger;
 
@@ -55,8 +56,25 @@ impl RunError {
 }
 
 /// The recovery a finding asks for, or why there is none.
-pub(crate) fn recovery_of(finding: &Finding) -> Result<Remediation, RunError> {
-    remediation_for(finding).map_err(|e| RunError::NotRemediable(e.to_string()))
+fn target_of(finding: &Finding) -> Result<(Target, Remediation), RunError> {
+    Target::of_finding(finding).map_err(|e| RunError::NotRemediable(e.to_string()))
+}
+
+/// The executor's reasons as the service answers them: a plan that could not be made is
+/// a conflict with the cloud's state, a journal failure the service's own.
+fn run_error(error: recovery::RunError) -> RunError {
+    match error {
+        error @ recovery::RunError::Plan { .. } => RunError::Plan(error.to_string()),
+        error @ recovery::RunError::Journal(_) => RunError::Failed(error.to_string()),
+    }
+}
+
+/// What the finding's bundle says that a remediation uses.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BundleFacts {
+    /// Nova's `[DEFAULT] service_down_time` the bundle's nova.conf sets, with its file:
+    /// it replaces the configured value (Nova's default unless set).
+    pub service_down_time: Option<(std::time::Duration, String)>,
 }
 
 /// A host held for one run; released when dropped, however the run ends.
@@ -96,10 +114,12 @@ fn own_runtime() -> Result<tokio::runtime::Runtime, RunError> {
 }
 
 impl Remediations {
-    fn options_for(&self, remediation: &Remediation, host_fenced: bool) -> RecoveryOptions {
+    fn options_for(&self, host_fenced: bool, bundle: &BundleFacts) -> RecoveryOptions {
         let mut options = self.config.options.clone();
         options.host_fenced = host_fenced;
-        options.selection.only_instances = remediation.only_instances.clone();
+        if let Some((value, _)) = &bundle.service_down_time {
+            options.service_down_time = *value;
+        }
         options
     }
 
@@ -109,22 +129,24 @@ impl Remediations {
         finding: &Finding,
         cloud: &str,
         host_fenced: bool,
+        bundle: &BundleFacts,
     ) -> Result<RecoveryReport, RunError> {
-        let remediation = recovery_of(finding)?;
-        let options = self.options_for(&remediation, host_fenced);
-        let (this, cloud, source) = (self.clone_parts(), cloud.to_owned(), finding.id.clone());
+        let (target, _) = target_of(finding)?;
+        let options = self.options_for(host_fenced, bundle);
+        let (this, cloud) = (self.clone_parts(), cloud.to_owned());
         tokio::task::spawn_blocking(move || {
             own_runtime()?.block_on(async {
                 let openstack = this.connect(&cloud).await?;
-                let planned = plan(&openstack, &remediation.host, &options)
-                    .await
-                    .map_err(|e| {
-                        RunError::Plan(format!(
-                            "cannot plan the recovery of {}: {e}",
-                            remediation.host
-                        ))
-                    })?;
-                Ok(RecoveryReport::planned(&planned, &source))
+                let ran =
+                    recovery::run(&target, &openstack, None::<&SqliteStore>, &options, &Quiet)
+                        .await
+                        .map_err(run_error)?;
+                match ran {
+                    Ran::Planned(planned) => Ok(RecoveryReport::planned(&planned, &target.source)),
+                    Ran::Applied { .. } => {
+                        Err(RunError::Failed("applied without a journal".into()))
+                    }
+                }
             })
         })
         .await
@@ -139,11 +161,12 @@ impl Remediations {
         finding: Finding,
         cloud: String,
         host_fenced: bool,
+        bundle: &BundleFacts,
         asker: Asker,
     ) -> Result<i64, RunError> {
-        let remediation = recovery_of(&finding)?;
-        let claim = HostClaim::take(&self.trigger, &remediation.host)?;
-        let options = self.options_for(&remediation, host_fenced);
+        let (target, _) = target_of(&finding)?;
+        let claim = HostClaim::take(&self.trigger, &target.host)?;
+        let options = self.options_for(host_fenced, bundle);
         let (started, begun) = oneshot::channel();
         let this = self.clone();
         std::thread::Builder::new()
@@ -151,14 +174,9 @@ impl Remediations {
             .spawn(move || {
                 let _claim = claim;
                 match own_runtime() {
-                    Ok(runtime) => runtime.block_on(this.run(
-                        &finding,
-                        &remediation,
-                        &cloud,
-                        &options,
-                        started,
-                        &asker,
-                    )),
+                    Ok(runtime) => {
+                        runtime.block_on(this.run(&target, &cloud, &options, started, &asker))
+                    }
                     Err(error) => {
                         let _ = started.send(Err(error));
                     }
@@ -172,8 +190,7 @@ impl Remediations {
 
     async fn run(
         &self,
-        finding: &Finding,
-        remediation: &Remediation,
+        target: &Target,
         cloud: &str,
         options: &RecoveryOptions,
         started: oneshot::Sender<Result<i64, RunError>>,
@@ -188,16 +205,6 @@ impl Remediations {
                 return;
             }
         };
-        let planned = match plan(&openstack, &remediation.host, options).await {
-            Ok(planned) => planned,
-            Err(error) => {
-                let _ = started.send(Err(RunError::Plan(format!(
-                    "cannot plan the recovery of {}: {error}",
-                    remediation.host
-                ))));
-                return;
-            }
-        };
         let journal = Announcing {
             store: &self.store,
             remediations: self,
@@ -205,18 +212,18 @@ impl Remediations {
             started: Mutex::new(Some(started)),
             id: Mutex::new(None),
         };
-        let ended = apply(
+        let ran = recovery::run(
+            target,
             &openstack,
-            &journal,
-            &planned,
+            Some(&journal),
             options,
-            &finding.id,
             observer.as_ref(),
         )
         .await;
         let id = *journal.id.lock().unwrap_or_else(PoisonError::into_inner);
-        let (status, message) = match ended {
-            Ok(row) => (row.status, summary(&row)),
+        let (status, message) = match ran {
+            Ok(Ran::Applied { recovery, .. }) => (recovery.status, summary(&recovery)),
+            Ok(Ran::Planned(_)) => (RecoveryStatus::Failed, "planned only".to_owned()),
             Err(error) => {
                 let not_begun = journal
                     .started
@@ -224,7 +231,7 @@ impl Remediations {
                     .unwrap_or_else(PoisonError::into_inner)
                     .take();
                 if let Some(started) = not_begun {
-                    let _ = started.send(Err(RunError::Failed(error.to_string())));
+                    let _ = started.send(Err(run_error(error)));
                     return;
                 }
                 (RecoveryStatus::Failed, error.to_string())
@@ -346,5 +353,24 @@ impl RecoveryJournal for Announcing<'_> {
 
     fn repair_interrupted_recoveries(&self) -> Result<Vec<i64>, StoreError> {
         self.store.repair_interrupted_recoveries()
+    }
+
+    fn left_locks(&self) -> Result<Vec<LeftMove>, StoreError> {
+        self.store.left_locks()
+    }
+
+    fn lock_looked_at(&self, left: &LeftMove, found: LeftLock) -> Result<(), StoreError> {
+        self.store.lock_looked_at(left, found)
+    }
+
+    /// Journaled in the store without announcing: the caller learns of the failure as an
+    /// answer (a conflict), not as a recovery that began.
+    fn record_plan_failure(
+        &self,
+        host: &str,
+        source: &str,
+        message: &str,
+    ) -> Result<i64, StoreError> {
+        self.store.record_plan_failure(host, source, message)
     }
 }

@@ -9,7 +9,13 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 use crate::store::error::StoreError;
 
 /// The migrations, version 1 first.
-pub(super) const MIGRATIONS: &[&str] = &[V1_INITIAL, V2_SHARES, V3_RECOVERIES, V4_AUDIT_COUNTS];
+pub(super) const MIGRATIONS: &[&str] = &[
+    V1_INITIAL,
+    V2_SHARES,
+    V3_RECOVERIES,
+    V4_AUDIT_COUNTS,
+    V5_LEFT_LOCKS,
+];
 
 const V1_INITIAL: &str = "
 CREATE TABLE analyses (
@@ -173,3 +179,13 @@ pub(super) fn migrate(connection: &mut Connection) -> Result<Vec<i64>, StoreErro
     }
     Ok(applied)
 }
+
+/// Issue 26: what an interruption left on a move, as a state the next run reads (the
+/// lock its instance may still hold), not a prefix of the move's message. NULL: the move
+/// was not open when evacdoc stopped.
+const V5_LEFT_LOCKS: &str = "
+ALTER TABLE recovery_moves ADD COLUMN left_lock TEXT
+    CHECK (left_lock IN ('may-be-held', 'released', 'not-held', 'unknown'));
+CREATE INDEX recovery_moves_left_locks ON recovery_moves (left_lock)
+    WHERE left_lock = 'may-be-held';
+";

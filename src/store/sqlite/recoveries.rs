@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 use super::clock;
 use crate::store::error::StoreError;
 use crate::store::journal::{
-    MoveRow, MoveStatus, MoveUpdate, RecoveryRow, RecoveryStatus, final_status,
+    LeftLock, LeftMove, MoveRow, MoveStatus, MoveUpdate, RecoveryRow, RecoveryStatus, final_status,
 };
 
 /// What an interrupted recovery's open moves and itself are closed with.
@@ -55,6 +55,21 @@ pub(super) fn begin(
     }
     transaction.commit()?;
     Ok(id)
+}
+
+pub(super) fn plan_failed(
+    connection: &Connection,
+    host: &str,
+    source: &str,
+    message: &str,
+) -> Result<i64, StoreError> {
+    let at = now();
+    connection.execute(
+        "INSERT INTO recoveries (host, status, started, ended, message, source)
+         VALUES (?1, 'failed', ?2, ?2, ?3, ?4)",
+        params![host, at, message, source],
+    )?;
+    Ok(connection.last_insert_rowid())
 }
 
 fn status_of(connection: &Connection, recovery: i64) -> Result<RecoveryStatus, StoreError> {
@@ -251,6 +266,12 @@ pub(super) fn repair_interrupted(connection: &mut Connection) -> Result<Vec<i64>
     };
     let at = now();
     for id in &ids {
+        // Typed, before the open moves are failed: their instances may hold our lock.
+        transaction.execute(
+            "UPDATE recovery_moves SET left_lock = ?2
+             WHERE recovery_id = ?1 AND status IN ('pending', 'ongoing')",
+            params![id, LeftLock::MayBeHeld.as_str()],
+        )?;
         fail_open_moves(&transaction, *id, INTERRUPTED, &at)?;
         transaction.execute(
             "UPDATE recoveries SET status = 'failed', ended = ?2, message = ?3 WHERE id = ?1",
@@ -259,4 +280,30 @@ pub(super) fn repair_interrupted(connection: &mut Connection) -> Result<Vec<i64>
     }
     transaction.commit()?;
     Ok(ids)
+}
+
+pub(super) fn left_locks(connection: &Connection) -> Result<Vec<LeftMove>, StoreError> {
+    let mut statement = connection.prepare(
+        "SELECT recovery_id, instance FROM recovery_moves WHERE left_lock = ?1
+         ORDER BY recovery_id, position",
+    )?;
+    let rows = statement.query_map([LeftLock::MayBeHeld.as_str()], |row| {
+        Ok(LeftMove {
+            recovery: row.get(0)?,
+            instance: row.get(1)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub(super) fn lock_looked_at(
+    connection: &Connection,
+    left: &LeftMove,
+    found: LeftLock,
+) -> Result<(), StoreError> {
+    connection.execute(
+        "UPDATE recovery_moves SET left_lock = ?3 WHERE recovery_id = ?1 AND instance = ?2",
+        params![left.recovery, left.instance, found.as_str()],
+    )?;
+    Ok(())
 }

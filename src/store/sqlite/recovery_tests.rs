@@ -166,3 +166,70 @@ fn an_interrupted_recovery_is_failed_at_next_start_with_its_open_moves() {
     assert!(store.repair_interrupted_recoveries().unwrap().is_empty());
     assert_eq!(store.recoveries(10).unwrap()[0].id, id);
 }
+
+#[test]
+fn an_interruption_leaves_typed_lock_states_that_a_later_run_settles_once() {
+    use crate::store::{LeftLock, LeftMove};
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    let id = store.begin_recovery("compute-1", "cli", &moves()).unwrap();
+    store
+        .update_move(id, A, &update(MoveStatus::Ongoing, None, None))
+        .unwrap();
+    store
+        .update_move(
+            id,
+            A,
+            &update(MoveStatus::Succeeded, Some("compute-2"), None),
+        )
+        .unwrap();
+    store
+        .update_move(id, B, &update(MoveStatus::Ongoing, None, None))
+        .unwrap();
+    // Nothing is left while the recovery runs: only a repair says what a kill left.
+    assert!(store.left_locks().unwrap().is_empty());
+    drop(store);
+
+    let store = SqliteStore::open(root.path()).unwrap();
+    store.repair_interrupted_recoveries().unwrap();
+    // The move that had ended holds no lock of ours; the open one may.
+    let left = store.left_locks().unwrap();
+    let expected = LeftMove {
+        recovery: id,
+        instance: B.to_owned(),
+    };
+    assert_eq!(left, vec![expected.clone()]);
+    store.lock_looked_at(&expected, LeftLock::Released).unwrap();
+    assert!(store.left_locks().unwrap().is_empty(), "looked at once");
+    // The journal's rows as the API serves them are unchanged by the state.
+    let row = store.recovery(id).unwrap().unwrap();
+    assert_eq!(row.moves[1].status, MoveStatus::Failed);
+    assert!(
+        row.moves[1]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("interrupted")
+    );
+}
+
+#[test]
+fn a_planning_failure_is_a_failed_recovery_without_moves() {
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    let id = store
+        .record_plan_failure(
+            "compute-1",
+            "evacuate-400-race:n1",
+            "planning failed: no such host",
+        )
+        .unwrap();
+    let row = store.recovery(id).unwrap().unwrap();
+    assert_eq!(row.status, RecoveryStatus::Failed);
+    assert!(row.moves.is_empty());
+    assert_eq!(
+        row.message.as_deref(),
+        Some("planning failed: no such host")
+    );
+    assert!(row.ended.is_some());
+}
