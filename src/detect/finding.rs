@@ -1,12 +1,12 @@
 //! A finding: what a detector concluded, with everything an operator needs to act on it
 //! (the `findings[]` objects of the `evacdoc.analysis/v1` schema).
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::model::Uuid;
 
 /// How bad a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing.
@@ -29,7 +29,7 @@ impl Severity {
 }
 
 /// The time span a finding covers (RFC 3339, UTC).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Window {
     /// First event.
     pub start: String,
@@ -38,7 +38,7 @@ pub struct Window {
 }
 
 /// A line behind a finding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
     /// File, relative to the input root.
     pub path: String,
@@ -53,7 +53,7 @@ pub struct Evidence {
 }
 
 /// A configuration change that would prevent the failure.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConfigChange {
     /// The file where the option is (or would be) set.
     pub file: String,
@@ -70,7 +70,7 @@ pub struct ConfigChange {
 }
 
 /// A recovery action the executor can run (dry-run first).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "kebab-case")]
 pub enum Action {
     /// Evacuate an instance left on a failed host.
@@ -103,7 +103,7 @@ pub enum Action {
 }
 
 /// What to do about a finding.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Remediation {
     /// In a few sentences.
     pub summary: String,
@@ -114,7 +114,7 @@ pub struct Remediation {
 }
 
 /// A known bug a finding points to, and whether the installed packages carry its fix.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnownBugRef {
     /// `launchpad`, `storyboard`, ...
     pub tracker: String,
@@ -132,8 +132,10 @@ pub struct KnownBugRef {
 }
 
 /// What a detector measured or pointed at, for the finding's picture (not part of the
-/// JSON document: the evidence and the explanation say it in words there).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// JSON document: the evidence and the explanation say it in words there; the service's
+/// store keeps it beside the finding).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Highlight {
     /// One of the finding's lines, with what it shows (`evacuate → 400`).
     Line {
@@ -155,7 +157,8 @@ pub enum Highlight {
     },
 }
 
-/// One conclusion of a detector.
+/// One conclusion of a detector (read back by the service's store, see the
+/// `Deserialize` impl below).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// Stable id: detector and subject (`evacuate-400-race:<notification>`).
@@ -189,4 +192,55 @@ pub struct Finding {
     /// What the finding's picture highlights (measured spans, failing calls).
     #[serde(skip)]
     pub highlights: Vec<Highlight>,
+}
+
+/// A finding read back (the service's store): its detector id becomes the registry's
+/// own `&'static str` (an id no detector has is an error); its highlights are not in its
+/// JSON (the store keeps them beside it).
+impl<'de> Deserialize<'de> for Finding {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Finding, D::Error> {
+        /// The fields as written, the detector id owned.
+        #[derive(Deserialize)]
+        struct Written {
+            id: String,
+            detector: String,
+            severity: Severity,
+            title: String,
+            summary: String,
+            failed_host: Option<String>,
+            instance_uuids: Vec<String>,
+            notification_id: Option<String>,
+            request_ids: Vec<String>,
+            window: Option<Window>,
+            evidence: Vec<Evidence>,
+            explanation: String,
+            remediation: Remediation,
+            known_bugs: Vec<KnownBugRef>,
+        }
+        let w = Written::deserialize(d)?;
+        let detector = super::DETECTORS
+            .iter()
+            .map(|detector| detector.id())
+            .find(|known| *known == w.detector)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!("unknown detector {:?}", w.detector))
+            })?;
+        Ok(Finding {
+            id: w.id,
+            detector,
+            severity: w.severity,
+            title: w.title,
+            summary: w.summary,
+            failed_host: w.failed_host,
+            instance_uuids: w.instance_uuids,
+            notification_id: w.notification_id,
+            request_ids: w.request_ids,
+            window: w.window,
+            evidence: w.evidence,
+            explanation: w.explanation,
+            remediation: w.remediation,
+            known_bugs: w.known_bugs,
+            highlights: Vec::new(),
+        })
+    }
 }

@@ -1,16 +1,13 @@
 //! Finished analyses kept loaded for timelines and pages: the stored analysis document
-//! read back, its detectors run again (same findings: the document round-trips), the most
-//! recently used few kept in memory.
+//! read back with the findings the store holds (typed, the ones the API serves: never
+//! computed again), the most recently used few kept in memory.
 
 use std::sync::{Arc, Mutex};
 
 use crate::correlate::Analysis;
 use crate::correlate::document::DocumentError;
-use crate::detect::{DetectOptions, Finding};
-use crate::run::findings_with_bugs;
+use crate::detect::Finding;
 use crate::store::{Store, StoreError, read_document};
-use crate::triage::Catalog;
-use crate::triage::catalog::CatalogError;
 
 /// An analysis and its findings.
 #[derive(Debug)]
@@ -28,8 +25,6 @@ pub enum LoadError {
     Json(#[from] serde_json::Error),
     #[error(transparent)]
     Document(#[from] DocumentError),
-    #[error(transparent)]
-    Catalog(#[from] CatalogError),
 }
 
 /// The last few analyses used, most recent last.
@@ -85,8 +80,7 @@ impl AnalysisCache {
         };
         let value: serde_json::Value = serde_json::from_slice(&bytes)?;
         let analysis = Analysis::from_document(value)?;
-        let findings =
-            findings_with_bugs(&analysis, &DetectOptions::default(), &Catalog::shipped()?);
+        let findings = store.findings(id)?;
         let loaded = Arc::new(Loaded { analysis, findings });
         self.insert(id, loaded.clone());
         Ok(Some(loaded))

@@ -12,7 +12,7 @@ use super::runner::JobCounters;
 use crate::index::{IndexError, Indexer};
 use crate::run::{Options, RunOptions, analyze_inputs};
 use crate::store::{
-    AnalysisRow, DataPaths, FindingRow, IndexProgress, IndexState, Store, StoreError, StoredResult,
+    AnalysisRow, DataPaths, IndexProgress, IndexState, Store, StoreError, StoredResult,
     write_document_with,
 };
 use crate::triage::report::json_document;
@@ -151,38 +151,14 @@ fn index_failed(error: &IndexError) -> IndexProgress {
     }
 }
 
-/// The `analyze --format json` document and one row per finding (its JSON as in the
-/// document).
+/// The `analyze --format json` document and the findings, typed: the store keeps them as
+/// the API serves them and the pages show them.
 pub fn stored_result(
     analysis: &crate::correlate::Analysis,
     findings: &[crate::detect::Finding],
 ) -> StoredResult {
-    let document = json_document(analysis, findings);
-    let rows = document
-        .get("findings")
-        .and_then(|f| f.as_array())
-        .map(|list| {
-            list.iter()
-                .map(|f| FindingRow {
-                    id: text(f, "id"),
-                    detector: text(f, "detector"),
-                    severity: text(f, "severity"),
-                    title: text(f, "title"),
-                    json: f.to_string(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     StoredResult {
-        report_json: document.to_string(),
-        findings: rows,
+        report_json: json_document(analysis, findings).to_string(),
+        findings: findings.to_vec(),
     }
-}
-
-fn text(value: &serde_json::Value, key: &str) -> String {
-    value
-        .get(key)
-        .and_then(|v| v.as_str())
-        .unwrap_or_default()
-        .to_string()
 }

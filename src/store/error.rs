@@ -49,6 +49,14 @@ pub enum StoreError {
     MoveNotFound { recovery: i64, instance: String },
     #[error("the move of instance {instance} in recovery {recovery} has ended, it cannot change")]
     MoveEnded { recovery: i64, instance: String },
+    /// A stored finding that does not read back as a finding.
+    #[error("stored finding {finding} of analysis {analysis}: {source}")]
+    Finding {
+        analysis: String,
+        finding: String,
+        #[source]
+        source: serde_json::Error,
+    },
     /// A status read back from the database that this evacdoc does not know.
     #[error("database holds an unknown status: {0}")]
     UnknownStatus(#[from] super::types::UnknownStatus),

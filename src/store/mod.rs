@@ -5,6 +5,7 @@
 
 mod document;
 mod error;
+mod findings;
 mod journal;
 mod paths;
 mod sqlite;
@@ -22,8 +23,8 @@ pub use paths::{DataPaths, validate_id};
 pub use sqlite::SqliteStore;
 pub use token::{mark_token_used, read_token, token_used, write_token};
 pub use types::{
-    AnalysisRow, AuditEntry, FindingRow, IndexProgress, IndexState, Interrupted, JobStatus,
-    NewAnalysis, NewShare, Progress, Session, ShareRow, StoredResult, UnknownStatus,
+    AnalysisRow, AuditEntry, IndexProgress, IndexState, Interrupted, JobStatus, NewAnalysis,
+    NewShare, Progress, Session, ShareRow, StoredResult, UnknownStatus,
 };
 
 /// Everything the service keeps, behind methods that each do one whole thing. Synchronous:
@@ -56,9 +57,13 @@ pub trait Store: Send + Sync {
     /// is failed (nothing would build it again).
     fn recover_interrupted(&self, max_attempts: u32) -> Result<Interrupted, StoreError>;
     fn result_json(&self, id: &str) -> Result<Option<String>, StoreError>;
-    /// The findings in the order they were stored.
-    fn findings(&self, id: &str) -> Result<Vec<FindingRow>, StoreError>;
-    fn finding(&self, id: &str, finding_id: &str) -> Result<Option<FindingRow>, StoreError>;
+    /// The findings in the order they were stored, read back typed.
+    fn findings(&self, id: &str) -> Result<Vec<crate::detect::Finding>, StoreError>;
+    fn finding(
+        &self,
+        id: &str,
+        finding_id: &str,
+    ) -> Result<Option<crate::detect::Finding>, StoreError>;
     /// Removes the rows and the analysis's folder (upload, document, index). Ok(false) if unknown.
     fn delete_analysis(&self, id: &str) -> Result<bool, StoreError>;
     /// Stores a session (times in RFC 3339; `expires_at` is kept normalized to UTC seconds).

@@ -24,8 +24,8 @@ use super::error::StoreError;
 use super::journal::{LeftLock, LeftMove, MoveUpdate, RecoveryJournal, RecoveryRow};
 use super::paths::{DataPaths, create_private_dir};
 use super::types::{
-    AnalysisRow, AuditEntry, FindingRow, IndexProgress, Interrupted, JobStatus, NewAnalysis,
-    NewShare, Progress, Session, ShareRow, StoredResult,
+    AnalysisRow, AuditEntry, IndexProgress, Interrupted, JobStatus, NewAnalysis, NewShare,
+    Progress, Session, ShareRow, StoredResult,
 };
 
 /// How long a statement waits for another writer (another process) before giving up.
@@ -170,11 +170,15 @@ impl Store for SqliteStore {
         self.read(|connection| analyses::result_json(connection, id))
     }
 
-    fn findings(&self, id: &str) -> Result<Vec<FindingRow>, StoreError> {
+    fn findings(&self, id: &str) -> Result<Vec<crate::detect::Finding>, StoreError> {
         self.read(|connection| analyses::findings(connection, id))
     }
 
-    fn finding(&self, id: &str, finding_id: &str) -> Result<Option<FindingRow>, StoreError> {
+    fn finding(
+        &self,
+        id: &str,
+        finding_id: &str,
+    ) -> Result<Option<crate::detect::Finding>, StoreError> {
         self.read(|connection| analyses::finding(connection, id, finding_id))
     }
 

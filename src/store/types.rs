@@ -172,21 +172,12 @@ pub struct AnalysisRow {
     pub critical_count: u32,
 }
 
-/// One finding of a finished analysis; `json` is the finding as analysis/v1 JSON.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FindingRow {
-    pub id: String,
-    pub detector: String,
-    pub severity: String,
-    pub title: String,
-    pub json: String,
-}
-
 /// What a finished analysis leaves: the whole `analyze --format json` output and its findings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredResult {
     pub report_json: String,
-    pub findings: Vec<FindingRow>,
+    /// The findings as the API serves them and the pages show them.
+    pub findings: Vec<crate::detect::Finding>,
 }
 
 /// A browser session: the hash of its cookie, its CSRF token and its lifetime (RFC 3339).

@@ -24,12 +24,13 @@ pub async fn list(
     if row.status != JobStatus::Done {
         return Ok(Json(Vec::new()));
     }
-    let rows = blocking(&state, move |store| store.findings(&row.id)).await?;
-    Ok(Json(
-        rows.iter()
-            .filter_map(|f| serde_json::from_str(&f.json).ok())
-            .collect(),
-    ))
+    let findings = blocking(&state, move |store| store.findings(&row.id)).await?;
+    findings
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()
+        .map(Json)
+        .map_err(ApiError::internal)
 }
 
 /// One finding.
@@ -45,7 +46,7 @@ pub async fn show(
     let found = blocking(&state, move |store| store.finding(&row.id, &finding))
         .await?
         .ok_or_else(|| ApiError::not_found("finding"))?;
-    serde_json::from_str(&found.json)
+    serde_json::to_value(&found)
         .map(Json)
         .map_err(ApiError::internal)
 }

@@ -4,11 +4,12 @@ use rusqlite::{Connection, OptionalExtension, Row, TransactionBehavior, params};
 
 use super::clock;
 use super::convert::{count, parsed, signed, unsigned, unsigned32};
+use crate::detect::{Finding, Severity};
 use crate::store::error::StoreError;
+use crate::store::findings;
 use crate::store::paths::validate_id;
 use crate::store::types::{
-    AnalysisRow, FindingRow, IndexProgress, Interrupted, JobStatus, NewAnalysis, Progress,
-    StoredResult,
+    AnalysisRow, IndexProgress, Interrupted, JobStatus, NewAnalysis, Progress, StoredResult,
 };
 
 /// The columns [`analysis_from_row`] reads, in its order.
@@ -44,13 +45,12 @@ fn analysis_from_row(row: &Row<'_>) -> rusqlite::Result<AnalysisRow> {
     })
 }
 
-fn finding_from_row(row: &Row<'_>) -> rusqlite::Result<FindingRow> {
-    Ok(FindingRow {
-        id: row.get(0)?,
-        detector: row.get(1)?,
-        severity: row.get(2)?,
-        title: row.get(3)?,
-        json: row.get(4)?,
+/// A stored finding read back typed.
+fn finding_of(analysis: &str, finding_id: String, json: &str) -> Result<Finding, StoreError> {
+    findings::from_json(json).map_err(|source| StoreError::Finding {
+        analysis: analysis.to_owned(),
+        finding: finding_id,
+        source,
     })
 }
 
@@ -187,21 +187,26 @@ pub(super) fn finish_done(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         )?;
         for (position, finding) in result.findings.iter().enumerate() {
+            let json = findings::to_json(finding).map_err(|source| StoreError::Finding {
+                analysis: id.to_owned(),
+                finding: finding.id.clone(),
+                source,
+            })?;
             insert.execute(params![
                 id,
                 finding.id,
                 count(position),
                 finding.detector,
-                finding.severity,
+                finding.severity.as_str(),
                 finding.title,
-                finding.json
+                json
             ])?;
         }
     }
     let critical = result
         .findings
         .iter()
-        .filter(|finding| finding.severity.eq_ignore_ascii_case("critical"))
+        .filter(|finding| finding.severity == Severity::Critical)
         .count();
     transaction.execute(
         "UPDATE analyses SET status = 'done', finished_at = ?2, error = NULL,
@@ -327,30 +332,35 @@ pub(super) fn result_json(connection: &Connection, id: &str) -> Result<Option<St
         .optional()?)
 }
 
-pub(super) fn findings(connection: &Connection, id: &str) -> Result<Vec<FindingRow>, StoreError> {
+pub(super) fn findings(connection: &Connection, id: &str) -> Result<Vec<Finding>, StoreError> {
     validate_id(id)?;
     let mut statement = connection.prepare(
-        "SELECT finding_id, detector, severity, title, json FROM findings
-         WHERE analysis_id = ?1 ORDER BY position",
+        "SELECT finding_id, json FROM findings WHERE analysis_id = ?1 ORDER BY position",
     )?;
-    let rows = statement.query_map([id], finding_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let rows = statement.query_map([id], |row| Ok((row.get(0)?, row.get::<_, String>(1)?)))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (finding_id, json) = row?;
+        out.push(finding_of(id, finding_id, &json)?);
+    }
+    Ok(out)
 }
 
 pub(super) fn finding(
     connection: &Connection,
     id: &str,
     finding_id: &str,
-) -> Result<Option<FindingRow>, StoreError> {
+) -> Result<Option<Finding>, StoreError> {
     validate_id(id)?;
-    Ok(connection
+    let json: Option<String> = connection
         .query_row(
-            "SELECT finding_id, detector, severity, title, json FROM findings
-             WHERE analysis_id = ?1 AND finding_id = ?2",
+            "SELECT json FROM findings WHERE analysis_id = ?1 AND finding_id = ?2",
             [id, finding_id],
-            finding_from_row,
+            |row| row.get(0),
         )
-        .optional()?)
+        .optional()?;
+    json.map(|json| finding_of(id, finding_id.to_owned(), &json))
+        .transpose()
 }
 
 /// Removes the analysis's rows (results and findings follow by cascade); false if unknown.

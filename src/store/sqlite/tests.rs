@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::*;
+use crate::detect::finding::{Evidence, Highlight, Remediation};
+use crate::detect::{Finding, Severity};
 use crate::store::{IndexState, Interrupted, read_document, write_document};
 
 fn new_analysis(name: &str) -> NewAnalysis {
@@ -16,19 +18,37 @@ fn new_analysis(name: &str) -> NewAnalysis {
     }
 }
 
-fn finding(id: &str, detector: &str, severity: &str) -> FindingRow {
-    FindingRow {
+fn finding(id: &str, detector: &'static str, severity: Severity) -> Finding {
+    Finding {
         id: id.to_owned(),
-        detector: detector.to_owned(),
-        severity: severity.to_owned(),
+        detector,
+        severity,
         title: format!("{detector} on cmp1"),
-        json: format!(
-            r#"{{"id":"{id}","detector":"{detector}","severity":"{severity}","evidence":[{{"file":"ctl1/var/log/masakari/masakari-engine.log","line":1042}}]}}"#
-        ),
+        summary: String::new(),
+        failed_host: Some("cmp1".to_owned()),
+        instance_uuids: Vec::new(),
+        notification_id: None,
+        request_ids: Vec::new(),
+        window: None,
+        evidence: vec![Evidence {
+            path: "ctl1/var/log/masakari/masakari-engine.log".to_owned(),
+            line: 1042,
+            host: "ctl1".to_owned(),
+            timestamp: None,
+            text: String::new(),
+        }],
+        explanation: String::new(),
+        remediation: Remediation::default(),
+        known_bugs: Vec::new(),
+        highlights: vec![Highlight::Line {
+            path: "ctl1/var/log/masakari/masakari-engine.log".to_owned(),
+            line: 1042,
+            label: "evacuate → 400".to_owned(),
+        }],
     }
 }
 
-fn result_with(findings: Vec<FindingRow>) -> StoredResult {
+fn result_with(findings: Vec<Finding>) -> StoredResult {
     StoredResult {
         report_json: r#"{"schema":"analysis/v1","findings":[]}"#.to_owned(),
         findings,
@@ -281,9 +301,9 @@ fn finish_done_stores_the_result_and_findings_together() {
     let store = SqliteStore::open(root.path()).unwrap();
     let id = store.create_analysis(&new_analysis("a")).unwrap().id;
     let result = result_with(vec![
-        finding("f1", "evacuate-400-race", "critical"),
-        finding("f2", "pending-after-finished", "critical"),
-        finding("f3", "bfv-evacuation-delay", "warning"),
+        finding("f1", "evacuate-400-race", Severity::Critical),
+        finding("f2", "pending-after-finished", Severity::Critical),
+        finding("f3", "bfv-evacuation-delay", Severity::Warning),
     ]);
 
     // Not running yet: refused, nothing stored.
@@ -331,8 +351,8 @@ fn a_failed_finish_done_leaves_nothing_behind() {
     store.claim_next().unwrap();
     // Two findings with one id: the second insert fails, the whole transaction rolls back.
     let broken = result_with(vec![
-        finding("f1", "evacuate-400-race", "critical"),
-        finding("f1", "evacuate-400-race", "critical"),
+        finding("f1", "evacuate-400-race", Severity::Critical),
+        finding("f1", "evacuate-400-race", Severity::Critical),
     ]);
     assert!(store.finish_done(&id, &broken).is_err());
     assert_eq!(
@@ -345,7 +365,7 @@ fn a_failed_finish_done_leaves_nothing_behind() {
     store
         .finish_done(
             &id,
-            &result_with(vec![finding("f1", "evacuate-400-race", "critical")]),
+            &result_with(vec![finding("f1", "evacuate-400-race", Severity::Critical)]),
         )
         .unwrap();
     assert_eq!(store.findings(&id).unwrap().len(), 1);
@@ -454,7 +474,7 @@ fn delete_removes_the_rows_and_the_folder() {
     store
         .finish_done(
             &id,
-            &result_with(vec![finding("f1", "evacuate-400-race", "critical")]),
+            &result_with(vec![finding("f1", "evacuate-400-race", Severity::Critical)]),
         )
         .unwrap();
     let paths = store.paths();
@@ -627,18 +647,7 @@ fn a_real_analysis_round_trips_through_the_store() {
         crate::run::analyze_inputs(&[scenario], &crate::run::RunOptions::default()).unwrap();
     assert!(!report.findings.is_empty(), "the scenario has findings");
     let document = crate::triage::report::json_document(&report.analysis, &report.findings);
-    let findings: Vec<FindingRow> = document["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|json| FindingRow {
-            id: json["id"].as_str().unwrap().to_owned(),
-            detector: json["detector"].as_str().unwrap().to_owned(),
-            severity: json["severity"].as_str().unwrap().to_owned(),
-            title: json["title"].as_str().unwrap().to_owned(),
-            json: json.to_string(),
-        })
-        .collect();
+    let findings = report.findings.clone();
     let critical = report
         .findings
         .iter()
