@@ -23,6 +23,80 @@ pub type FileId = u32;
 /// Index of an event in `Analysis::events`.
 pub type EventId = u32;
 
+/// A finding's stable id: its detector and subject (`evacuate-400-race:<notification>`).
+/// Written in JSON as the plain string.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct FindingId(String);
+
+impl FindingId {
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for FindingId {
+    fn from(id: String) -> FindingId {
+        FindingId(id)
+    }
+}
+
+impl From<&str> for FindingId {
+    fn from(id: &str) -> FindingId {
+        FindingId(id.to_owned())
+    }
+}
+
+impl fmt::Display for FindingId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::ops::Deref for FindingId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for FindingId {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for FindingId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for FindingId {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for FindingId {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl PartialEq<FindingId> for String {
+    fn eq(&self, other: &FindingId) -> bool {
+        *self == other.0
+    }
+}
+
+impl PartialEq<FindingId> for &str {
+    fn eq(&self, other: &FindingId) -> bool {
+        *self == other.0
+    }
+}
+
 /// A UUID stored as a number; printed in the canonical 8-4-4-4-12 form.
 ///
 /// Kept as two `u64` (high, low) rather than a `u128`: the same order, but 8-byte

@@ -162,7 +162,8 @@ mod tests {
         assert!(stats.kept >= stats.events && stats.events > 0, "{stats:?}");
         assert!(stats.elapsed_ms >= stats.stages.read_ms);
         // The extra sink changes nothing of the analysis.
-        let ids = |r: &Report| -> Vec<String> { r.findings.iter().map(|f| f.id.clone()).collect() };
+        let ids =
+            |r: &Report| -> Vec<String> { r.findings.iter().map(|f| f.id.to_string()).collect() };
         assert!(!ids(&report).is_empty());
         assert_eq!(ids(&report), ids(&plain));
         assert_eq!(report.analysis.events.len(), plain.analysis.events.len());

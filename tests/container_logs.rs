@@ -186,7 +186,7 @@ fn a_pending_after_finished_recovery_is_found_in_kubectl_logs() {
     assert_eq!(paths(&a), paths(&original), "{:?}", a.skipped);
     let findings: Vec<String> = evacdoc::detect::detect(&a, &Default::default())
         .into_iter()
-        .map(|f| f.id)
+        .map(|f| f.id.to_string())
         .collect();
     assert!(
         findings
@@ -196,7 +196,7 @@ fn a_pending_after_finished_recovery_is_found_in_kubectl_logs() {
     // The same findings as the unprefixed scenario.
     let mut expected: Vec<String> = evacdoc::detect::detect(&original, &Default::default())
         .into_iter()
-        .map(|f| f.id)
+        .map(|f| f.id.to_string())
         .collect();
     let mut found = findings.clone();
     expected.sort();

@@ -208,7 +208,7 @@ fn analyze_dir(dir: &tempfile::TempDir) -> Analysis {
 fn finding_ids(a: &Analysis) -> BTreeSet<String> {
     detect(a, &DetectOptions::default())
         .into_iter()
-        .map(|f| f.id)
+        .map(|f| f.id.to_string())
         .collect()
 }
 

@@ -87,7 +87,7 @@ fn poll_until_quiet(watcher: &mut Watcher, into: &mut Vec<Finding>) {
 }
 
 fn ids(findings: &[Finding]) -> Vec<String> {
-    let mut ids: Vec<String> = findings.iter().map(|f| f.id.clone()).collect();
+    let mut ids: Vec<String> = findings.iter().map(|f| f.id.to_string()).collect();
     ids.sort();
     ids
 }
@@ -155,7 +155,7 @@ fn appended_lines_with_a_rotation_and_a_truncation_give_the_batch_findings_once(
         ids(&batch.findings),
         "exactly the batch findings"
     );
-    let unique: BTreeSet<String> = found.iter().map(|f| f.id.clone()).collect();
+    let unique: BTreeSet<String> = found.iter().map(|f| f.id.to_string()).collect();
     assert_eq!(
         unique.len(),
         found.len(),
@@ -458,7 +458,7 @@ fn burst(n: usize, hosts: usize) -> Vec<Finding> {
     (0..n)
         .map(|i| {
             let mut f = base.clone();
-            f.id = format!("evacuate-400-race:00000000-0000-4000-8000-{i:012}");
+            f.id = format!("evacuate-400-race:00000000-0000-4000-8000-{i:012}").into();
             f.notification_id = Some(format!("00000000-0000-4000-8000-{i:012}"));
             f.failed_host = Some(format!("cmp{:02}", i % hosts));
             f
@@ -542,7 +542,7 @@ impl Remediator for SlowPlanner {
             self.calls
                 .lock()
                 .unwrap()
-                .push((finding.id.clone(), request.clone()));
+                .push((finding.id.to_string(), request.clone()));
             Ok(RemediationOutcome {
                 applied: request.apply,
                 summary: format!("{} actions planned", finding.remediation.actions.len()),

@@ -351,7 +351,7 @@ impl BfvEvacuationDelay {
                 end: utc(*hi),
             });
         Some(Finding {
-            id: format!("{}:{}", self.id(), recovery.notification),
+            id: format!("{}:{}", self.id(), recovery.notification).into(),
             detector: self.id(),
             severity: if reported_early {
                 Severity::Critical

@@ -318,7 +318,7 @@ fn unowned_findings(
             let name = host.clone().unwrap_or_else(|| "the failed host".into());
             let calls: Vec<EventId> = of_host.iter().map(|c| c.call.unwrap_or(c.warning)).collect();
             Finding {
-                id: format!("{id}:host:{name}"),
+                id: format!("{id}:host:{name}").into(),
                 detector: id,
                 severity: Severity::Critical,
                 title: format!("Evacuation from {name} raced Nova's failure detection: HTTP 400"),
@@ -579,7 +579,7 @@ impl Evacuate400Race {
         let all_ids: Vec<EventId> = refusals.iter().map(|(_, r)| r.call).collect();
         let highlights = highlights(ctx, recovery, &refusals);
         Some(Finding {
-            id: format!("{}:{}", self.id(), recovery.notification),
+            id: format!("{}:{}", self.id(), recovery.notification).into(),
             detector: self.id(),
             severity: if recovered {
                 Severity::Warning

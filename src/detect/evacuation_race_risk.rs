@@ -89,7 +89,8 @@ impl Detector for EvacuationRaceRisk {
                 "{}:{}",
                 self.id(),
                 wait.map_or(masakari_file, |w| w.file.as_str())
-            ),
+            )
+            .into(),
             detector: self.id(),
             severity: Severity::Warning,
             title: format!(

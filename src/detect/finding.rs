@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::model::Uuid;
+use crate::model::{FindingId, Uuid};
 
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -162,7 +162,7 @@ pub enum Highlight {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// Stable id: detector and subject (`evacuate-400-race:<notification>`).
-    pub id: String,
+    pub id: FindingId,
     /// The detector's id.
     pub detector: &'static str,
     /// How bad.
@@ -202,7 +202,7 @@ impl<'de> Deserialize<'de> for Finding {
         /// The fields as written, the detector id owned.
         #[derive(Deserialize)]
         struct Written {
-            id: String,
+            id: FindingId,
             detector: String,
             severity: Severity,
             title: String,

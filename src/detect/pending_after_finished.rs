@@ -213,7 +213,7 @@ impl PendingAfterFinished {
             .map(|a| highlights(analysis, a, &instances))
             .unwrap_or_default();
         Some(Finding {
-            id: format!("{}:{}", self.id(), recovery.notification),
+            id: format!("{}:{}", self.id(), recovery.notification).into(),
             detector: self.id(),
             severity: Severity::Critical,
             title: format!(

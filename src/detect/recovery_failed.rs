@@ -230,7 +230,7 @@ impl RecoveryFailed {
             Severity::Critical
         };
         Some(Finding {
-            id: format!("{}:{}", self.id(), recovery.notification),
+            id: format!("{}:{}", self.id(), recovery.notification).into(),
             detector: self.id(),
             severity,
             title: match &failed_host {

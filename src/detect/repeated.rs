@@ -121,7 +121,8 @@ fn merged(mut group: Vec<Finding>) -> Finding {
             "{}:repeated:{}",
             first.detector,
             first.id.rsplit(':').next().unwrap_or("")
-        ),
+        )
+        .into(),
         detector: first.detector,
         severity: first.severity,
         title: format!("{} ({count} times)", generic.replace("<host>", &where_)),
@@ -219,7 +220,7 @@ mod tests {
 
     fn warning(detector: &'static str, host: &str, n: u32) -> crate::detect::Finding {
         crate::detect::Finding {
-            id: format!("{detector}:{n}"),
+            id: format!("{detector}:{n}").into(),
             detector,
             severity: Severity::Warning,
             title: format!("Evacuation from {host} raced Nova's failure detection: HTTP 400"),

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use crate::detect::Finding;
+use crate::model::FindingId;
 
 /// A recovery a finding asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,11 +25,11 @@ pub struct Remediation {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RemediationError {
     #[error("finding {id} ({detector}) has no recovery evacdoc can run")]
-    NotRemediable { id: String, detector: String },
+    NotRemediable { id: FindingId, detector: String },
     #[error("finding {0} does not name the failed host")]
-    NoHost(String),
+    NoHost(FindingId),
     #[error("finding {0} names no instance to move")]
-    NoInstances(String),
+    NoInstances(FindingId),
 }
 
 /// The recovery that answers `finding`.
@@ -88,7 +89,7 @@ mod tests {
 
     fn finding(detector: &'static str, host: Option<&str>, instances: &[&str]) -> Finding {
         Finding {
-            id: format!("{detector}:2b0c7ab6-3d1e-4c8f-9a8e-6f1d2c3b4a59"),
+            id: format!("{detector}:2b0c7ab6-3d1e-4c8f-9a8e-6f1d2c3b4a59").into(),
             detector,
             severity: Severity::Critical,
             title: String::new(),

@@ -31,7 +31,7 @@ impl Target {
         let target = Target {
             host: remediation.host.clone(),
             only_instances: remediation.only_instances.clone(),
-            source: finding.id.clone(),
+            source: finding.id.to_string(),
         };
         Ok((target, remediation))
     }

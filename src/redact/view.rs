@@ -283,7 +283,7 @@ impl ViewRedactor {
     /// and request ids, times and the known bugs (public trackers) stay.
     pub fn finding(&mut self, f: &Finding) -> Finding {
         let mut g = f.clone();
-        g.id = self.text(&f.id);
+        g.id = self.text(&f.id).into();
         g.title = self.text(&f.title);
         g.summary = self.text(&f.summary);
         g.failed_host = f.failed_host.as_deref().map(|h| self.text(h));

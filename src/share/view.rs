@@ -11,6 +11,7 @@ use crate::correlate::document::DocumentError;
 use crate::detect::Finding;
 use crate::ingest::IngestError;
 use crate::jobs::{AnalysisCache, LoadError, input_dir};
+use crate::model::FindingId;
 use crate::redact::map::MapError;
 use crate::redact::names::Seeds;
 use crate::redact::public::PublicStats;
@@ -97,7 +98,7 @@ pub struct RedactedView {
     /// The redacted analysis (indexes built from the pseudonymous names).
     pub analysis: Analysis,
     /// The findings, redacted, each with its real id (what a share's scope names).
-    pub findings: Vec<(String, Finding)>,
+    pub findings: Vec<(FindingId, Finding)>,
     /// What the public step did to the whole analysis.
     pub stats: PublicStats,
     /// Per event: whether a word of it was reduced to the vocabulary.

@@ -103,7 +103,7 @@ impl Triage {
             findings: findings
                 .iter()
                 .map(|f| FindingBrief {
-                    id: f.id.clone(),
+                    id: f.id.to_string(),
                     detector: f.detector.to_string(),
                     severity: f.severity.as_str().to_string(),
                     title: f.title.clone(),

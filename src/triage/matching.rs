@@ -205,7 +205,7 @@ fn match_bug(bug: &KnownBug, findings: &[Finding], analysis: &Analysis) -> Optio
         url: bug.url.clone(),
         score,
         confidence: Confidence::of(score),
-        findings: pointing.iter().map(|f| f.id.clone()).collect(),
+        findings: pointing.iter().map(|f| f.id.to_string()).collect(),
         reasons,
         fix_status: fix.to_string(),
     })

@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::detect::Finding;
+use crate::model::FindingId;
 use crate::store::Store;
 use crate::trigger::counters::TriggerCounters;
 use crate::trigger::guards::GuardState;
@@ -56,7 +57,7 @@ impl Outcome {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Decision {
     /// The finding's id.
-    pub finding: String,
+    pub finding: FindingId,
     /// The action the policy chose.
     pub action: &'static str,
     /// How it ended.
@@ -95,7 +96,7 @@ fn subject(finding: &Finding) -> String {
         .failed_host
         .clone()
         .or_else(|| finding.notification_id.clone())
-        .unwrap_or_else(|| finding.id.clone())
+        .unwrap_or_else(|| finding.id.to_string())
 }
 
 impl Trigger {

@@ -129,7 +129,7 @@ pub async fn page(
             row.id,
             encode_component(&found.id)
         ),
-        finding: found.id.clone(),
+        finding: found.id.to_string(),
         summary: r.summary,
         clouds: state.remediations.config.clouds.clone(),
     });

@@ -189,12 +189,12 @@ pub(super) fn finish_done(
         for (position, finding) in result.findings.iter().enumerate() {
             let json = findings::to_json(finding).map_err(|source| StoreError::Finding {
                 analysis: id.to_owned(),
-                finding: finding.id.clone(),
+                finding: finding.id.to_string(),
                 source,
             })?;
             insert.execute(params![
                 id,
-                finding.id,
+                finding.id.as_str(),
                 count(position),
                 finding.detector,
                 finding.severity.as_str(),

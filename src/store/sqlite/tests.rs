@@ -20,7 +20,7 @@ fn new_analysis(name: &str) -> NewAnalysis {
 
 fn finding(id: &str, detector: &'static str, severity: Severity) -> Finding {
     Finding {
-        id: id.to_owned(),
+        id: id.into(),
         detector,
         severity,
         title: format!("{detector} on cmp1"),
