@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::IngestError;
 use super::decompress::{Compression, open_decompressed, read_head};
+use super::limits::{LimitKind, LimitUnit};
 use sink::Sink;
 
 /// The container format of an archive; its compression is separate.
@@ -180,7 +181,7 @@ pub fn extract_partial(
     match outcome {
         Ok(damage) => Ok(sink.finish(damage)),
         Err(IngestError::LimitExceeded {
-            what: "archive content",
+            what: LimitKind::ArchiveContent,
             limit,
             ..
         }) if by_ratio < limits.max_total_bytes => {
@@ -229,9 +230,9 @@ fn seekable(
     if copied > limits.max_total_bytes {
         return Err(IngestError::LimitExceeded {
             path: path.to_path_buf(),
-            what: "archive content",
+            what: LimitKind::ArchiveContent,
             limit: limits.max_total_bytes,
-            unit: "bytes",
+            unit: LimitUnit::Bytes,
         });
     }
     spool

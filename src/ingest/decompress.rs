@@ -6,6 +6,7 @@ use std::io::{BufReader, Read};
 use std::path::Path;
 
 use super::IngestError;
+use super::limits::{LimitKind, LimitUnit};
 
 /// How a file is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -106,9 +107,9 @@ pub fn read_decompressed(path: &Path, limit: u64) -> Result<Decompressed, Ingest
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
         return Err(IngestError::LimitExceeded {
             path: path.to_path_buf(),
-            what: "decompressed content",
+            what: LimitKind::DecompressedContent,
             limit,
-            unit: "bytes",
+            unit: LimitUnit::Bytes,
         });
     }
     let damage = result.err().map(|err| damaged(path, None, &err));

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use super::IngestError;
 use super::IngestLimits;
 use super::archive::{detect_archive, extract_partial};
+use super::limits::{LimitKind, LimitUnit};
 
 /// A file found in an input.
 #[derive(Clone, Debug)]
@@ -262,22 +263,22 @@ impl Unpacker<'_> {
     fn budget_error(&self, archive: &Path, stop: IngestError) -> IngestError {
         let (limit, unit) = match stop {
             IngestError::LimitExceeded {
-                what: "archive content",
+                what: LimitKind::ArchiveContent,
                 limit,
                 ..
             } if limit < self.limits.max_expanded_bytes => {
-                (self.limits.max_expanded_bytes, "bytes")
+                (self.limits.max_expanded_bytes, LimitUnit::Bytes)
             }
             IngestError::LimitExceeded {
-                what: "archive entries",
+                what: LimitKind::ArchiveEntries,
                 limit,
                 ..
-            } if limit < self.limits.max_entries => (self.limits.max_entries, "entries"),
+            } if limit < self.limits.max_entries => (self.limits.max_entries, LimitUnit::Entries),
             other => return other,
         };
         IngestError::LimitExceeded {
             path: archive.to_path_buf(),
-            what: "the archives of the analysis together",
+            what: LimitKind::AllArchives,
             limit,
             unit,
         }

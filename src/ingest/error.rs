@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use super::limits::{LimitKind, LimitUnit};
+
 /// An input that could not be read.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -47,16 +49,16 @@ pub enum IngestError {
         path: PathBuf,
     },
     /// Decompressing or extracting went past a limit; usually a decompression bomb.
-    #[error("{}: {what} over the limit of {limit} {unit}", path.display())]
+    #[error("{}: {} over the limit of {limit} {}", path.display(), what.what(), unit.as_str())]
     LimitExceeded {
         /// The file.
         path: PathBuf,
-        /// What was counted, such as "decompressed content".
-        what: &'static str,
+        /// What was counted.
+        what: LimitKind,
         /// The limit.
         limit: u64,
-        /// Its unit, "bytes" or "entries".
-        unit: &'static str,
+        /// Its unit.
+        unit: LimitUnit,
     },
     /// An error whose paths were named by their place in the bundle (the work folder
     /// the service or the CLI unpacked into never shows).

@@ -3,6 +3,49 @@
 
 use super::archive::ExtractLimits;
 
+/// Which bound an input met: carried from where it is counted to the message and to
+/// the callers that tell one from another (the ratio, the budget of all archives).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitKind {
+    /// The bytes one archive unpacks (written or passed over).
+    ArchiveContent,
+    /// The entries of one archive.
+    ArchiveEntries,
+    /// The bytes a compressed file decompresses to.
+    DecompressedContent,
+    /// The bytes or entries of every archive of the analysis together.
+    AllArchives,
+}
+
+impl LimitKind {
+    /// What was counted, as the message says it.
+    pub fn what(self) -> &'static str {
+        match self {
+            LimitKind::ArchiveContent => "archive content",
+            LimitKind::ArchiveEntries => "archive entries",
+            LimitKind::DecompressedContent => "decompressed content",
+            LimitKind::AllArchives => "the archives of the analysis together",
+        }
+    }
+}
+
+/// The unit of a limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitUnit {
+    Bytes,
+    Entries,
+}
+
+impl LimitUnit {
+    /// As the message says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LimitUnit::Bytes => "bytes",
+            LimitUnit::Entries => "entries",
+        }
+    }
+}
+
 /// Bounds on one analysis (`--max-expanded`, `--max-entries`, `--max-depth`,
 /// `--max-ratio` of `analyze` and `serve`). Past one, what was unpacked or read
 /// before it is analysed and the rest is listed as skipped with the limit named.

@@ -23,5 +23,5 @@ pub mod timezone;
 
 pub use error::IngestError;
 pub use input_name::input_name;
-pub use limits::IngestLimits;
+pub use limits::{IngestLimits, LimitKind, LimitUnit};
 pub use read::read_file;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::{ExtractLimits, ExtractReport, SkippedEntry};
 use crate::ingest::IngestError;
+use crate::ingest::limits::{LimitKind, LimitUnit};
 
 /// What became of a regular-file entry.
 #[derive(Debug)]
@@ -97,7 +98,11 @@ impl<'a> Sink<'a> {
     pub(super) fn entry(&mut self) -> Result<(), IngestError> {
         self.entries += 1;
         if self.entries > self.limits.max_entries {
-            return Err(self.over("archive entries", self.limits.max_entries, "entries"));
+            return Err(self.over(
+                LimitKind::ArchiveEntries,
+                self.limits.max_entries,
+                LimitUnit::Entries,
+            ));
         }
         Ok(())
     }
@@ -281,7 +286,7 @@ impl<'a> Sink<'a> {
         }
     }
 
-    fn over(&self, what: &'static str, limit: u64, unit: &'static str) -> IngestError {
+    fn over(&self, what: LimitKind, limit: u64, unit: LimitUnit) -> IngestError {
         IngestError::LimitExceeded {
             path: self.archive.to_path_buf(),
             what,
@@ -291,7 +296,11 @@ impl<'a> Sink<'a> {
     }
 
     fn total_exceeded(&self) -> IngestError {
-        self.over("archive content", self.limits.max_total_bytes, "bytes")
+        self.over(
+            LimitKind::ArchiveContent,
+            self.limits.max_total_bytes,
+            LimitUnit::Bytes,
+        )
     }
 
     /// Makes every folder of `rel` under the destination. Returns why not when one is

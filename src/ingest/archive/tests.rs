@@ -436,7 +436,7 @@ fn a_bomb_stops_at_the_total_limit() {
     assert!(matches!(
         err,
         IngestError::LimitExceeded {
-            what: "archive content",
+            what: crate::ingest::limits::LimitKind::ArchiveContent,
             ..
         }
     ));
