@@ -1,5 +1,5 @@
 //! The executor behind the trigger (`evacdoc watch --policy`, `serve --watch`): a finding
-//! is planned and, when the policy says `apply = true`, run by [`super::run`] and
+//! is planned and, when the policy says `apply = true`, run by [`super::run()`] and
 //! journaled in the store the executor is given, with the same rules as `evacdoc
 //! remediate`. The host counts as fenced only where the policy's rule says so; otherwise
 //! a host Nova still sees up is waited for (the watched nova.conf's service_down_time),

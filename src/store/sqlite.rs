@@ -294,7 +294,7 @@ impl RecoveryJournal for SqliteStore {
     }
 
     fn left_locks(&self) -> Result<Vec<LeftMove>, StoreError> {
-        self.read(|connection| recoveries::left_locks(connection))
+        self.read(recoveries::left_locks)
     }
 
     fn lock_looked_at(&self, left: &LeftMove, found: LeftLock) -> Result<(), StoreError> {
