@@ -11,6 +11,7 @@ mod evidence;
 pub mod finding;
 #[cfg(test)]
 mod interleaved_tests;
+mod notification_stuck;
 mod pending_after_finished;
 mod picture;
 mod race_story;
@@ -40,6 +41,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &pending_after_finished::PendingAfterFinished,
     &bfv_evacuation_delay::BfvEvacuationDelay,
     &evacuation_race_risk::EvacuationRaceRisk,
+    &notification_stuck::NotificationStuckRunning,
     &recovery_failed::RecoveryFailed,
 ];
 

@@ -1,0 +1,60 @@
+//! The instance-HA failure classes beyond the first three (issue 29): each scenario gives
+//! its finding with the host and the evidence lines its mechanism names, and its healthy
+//! look-alike (the same logs without the failure) gives none.
+
+use evacdoc::detect::{DetectOptions, Finding, detect};
+use evacdoc::run::{Options, analyze};
+
+use crate::util::samples;
+
+fn findings(name: &str) -> Vec<Finding> {
+    let analysis = analyze(
+        &[samples().join("scenarios").join(name)],
+        &Options::default(),
+    )
+    .unwrap();
+    detect(&analysis, &DetectOptions::default())
+}
+
+/// The one finding of `detector` in `name`, and no other finding of the new classes.
+fn only(name: &str, detector: &str) -> Finding {
+    let all = findings(name);
+    let mut of: Vec<Finding> = all
+        .iter()
+        .filter(|f| f.detector == detector)
+        .cloned()
+        .collect();
+    assert_eq!(of.len(), 1, "{name}: {all:#?}");
+    of.remove(0)
+}
+
+/// Whether some evidence line of `f` contains `text`.
+fn cites(f: &Finding, text: &str) -> bool {
+    f.evidence.iter().any(|e| e.text.contains(text))
+}
+
+#[test]
+fn stuck_running_names_the_notification_host_and_its_three_lines() {
+    let f = only(
+        "2022-sosreport-notification-stuck-running",
+        "notification-stuck-running",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("c4e81f2a-7b3d-4a95-8e6c-1d2f3a4b5c6d")
+    );
+    assert_eq!(f.evidence.len(), 3, "{:#?}", f.evidence);
+    assert!(cites(&f, "Processing notification c4e81f2a"));
+    assert!(cites(&f, "Exception during message handling"));
+    assert!(cites(&f, "is expired."));
+    assert!(
+        f.explanation
+            .contains("novaclient.exceptions.ClientException")
+    );
+}
+
+#[test]
+fn a_recovered_vm_notification_is_not_stuck() {
+    assert!(findings("2022-sosreport-instance-recovery-healthy").is_empty());
+}
