@@ -58,3 +58,32 @@ fn stuck_running_names_the_notification_host_and_its_three_lines() {
 fn a_recovered_vm_notification_is_not_stuck() {
     assert!(findings("2022-sosreport-instance-recovery-healthy").is_empty());
 }
+
+#[test]
+fn join_epochs_name_the_dead_host_and_the_withheld_notification() {
+    let f = only(
+        "2025-kolla-hostmonitor-join-epoch",
+        "hostmonitor-join-epoch",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02"));
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert!(cites(
+        &f,
+        "'cmp02' is '1750146131' (current: '1750146131')."
+    ));
+    assert!(cites(&f, "'cmp02' is '0' (current: '0')."));
+    assert!(cites(
+        &f,
+        "Since host status is '0', hostmonitor doesn't send a notification."
+    ));
+    assert!(
+        f.evidence
+            .iter()
+            .all(|e| e.path == "cmp01/var/log/kolla/masakari/masakari-hostmonitor.log")
+    );
+}
+
+#[test]
+fn a_monitor_reading_online_and_offline_is_not_an_epoch_reader() {
+    assert!(findings("2025-kolla-healthy-recovery").is_empty());
+}

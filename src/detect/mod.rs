@@ -9,8 +9,10 @@ pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
 pub mod finding;
+mod hostmonitor_join_epoch;
 #[cfg(test)]
 mod interleaved_tests;
+mod monitor_lines;
 mod notification_stuck;
 mod pending_after_finished;
 mod picture;
@@ -42,6 +44,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &bfv_evacuation_delay::BfvEvacuationDelay,
     &evacuation_race_risk::EvacuationRaceRisk,
     &notification_stuck::NotificationStuckRunning,
+    &hostmonitor_join_epoch::HostmonitorJoinEpoch,
     &recovery_failed::RecoveryFailed,
 ];
 
