@@ -87,3 +87,19 @@ fn join_epochs_name_the_dead_host_and_the_withheld_notification() {
 fn a_monitor_reading_online_and_offline_is_not_an_epoch_reader() {
     assert!(findings("2025-kolla-healthy-recovery").is_empty());
 }
+
+#[test]
+fn a_monitor_without_quorum_stood_down_and_notified_late() {
+    let f = only("2023-juju-hostmonitor-no-quorum", "hostmonitor-stood-down");
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert!(f.title.contains("compute-0") && f.title.contains("22 skipped cycles"));
+    assert!(cites(&f, "Pacemaker cluster doesn't have quorum."));
+    assert!(cites(&f, "hostmonitor skips monitoring hosts."));
+    assert!(cites(&f, "Send a notification."));
+}
+
+#[test]
+fn a_quorate_monitor_that_notifies_at_once_is_not_found() {
+    assert!(findings("2023-juju-hostmonitor-quorate").is_empty());
+}

@@ -10,6 +10,7 @@ mod evacuation_race_risk;
 mod evidence;
 pub mod finding;
 mod hostmonitor_join_epoch;
+mod hostmonitor_stood_down;
 #[cfg(test)]
 mod interleaved_tests;
 mod monitor_lines;
@@ -45,6 +46,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &evacuation_race_risk::EvacuationRaceRisk,
     &notification_stuck::NotificationStuckRunning,
     &hostmonitor_join_epoch::HostmonitorJoinEpoch,
+    &hostmonitor_stood_down::HostmonitorStoodDown,
     &recovery_failed::RecoveryFailed,
 ];
 
