@@ -103,3 +103,30 @@ fn a_monitor_without_quorum_stood_down_and_notified_late() {
 fn a_quorate_monitor_that_notifies_at_once_is_not_found() {
     assert!(findings("2023-juju-hostmonitor-quorate").is_empty());
 }
+
+#[test]
+fn a_refused_host_name_names_the_host_and_both_sides_of_the_refusal() {
+    let f = only(
+        "2025-kolla-notification-host-not-found",
+        "notification-rejected",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02.cloud.example.com"));
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert!(cites(&f, "'hostname': 'cmp02.cloud.example.com'"));
+    assert!(cites(
+        &f,
+        "HTTP exception thrown: Host with name cmp02.cloud.example.com could not be found."
+    ));
+    assert!(cites(&f, "BadRequestException: 400"));
+}
+
+#[test]
+fn a_duplicate_refused_while_the_first_notification_recovers_is_not_a_rejection() {
+    // node02's monitor notified node03's failure after node01's had gone through and
+    // set node03 on maintenance: 409, expected.
+    assert!(
+        findings("2024-no-reserved-host")
+            .iter()
+            .all(|f| f.detector != "notification-rejected")
+    );
+}

@@ -14,6 +14,7 @@ mod hostmonitor_stood_down;
 #[cfg(test)]
 mod interleaved_tests;
 mod monitor_lines;
+mod notification_rejected;
 mod notification_stuck;
 mod pending_after_finished;
 mod picture;
@@ -47,6 +48,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &notification_stuck::NotificationStuckRunning,
     &hostmonitor_join_epoch::HostmonitorJoinEpoch,
     &hostmonitor_stood_down::HostmonitorStoodDown,
+    &notification_rejected::NotificationRejected,
     &recovery_failed::RecoveryFailed,
 ];
 
