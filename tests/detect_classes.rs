@@ -130,3 +130,35 @@ fn a_duplicate_refused_while_the_first_notification_recovers_is_not_a_rejection(
             .all(|f| f.detector != "notification-rejected")
     );
 }
+
+#[test]
+fn two_flows_for_one_host_name_both_notifications_and_novas_refusals() {
+    let f = only("2022-juju-two-flows-one-host", "duplicate-host-flows");
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("a8e52c1f-6d9b-4a37-b0e4-3f1c7a9d5e26")
+    );
+    assert!(cites(
+        &f,
+        "Processing notification 71d3a9e2-4c8b-4f15-9e60-2b7a5d1c3f84"
+    ));
+    assert!(cites(
+        &f,
+        "Processing notification a8e52c1f-6d9b-4a37-b0e4-3f1c7a9d5e26"
+    ));
+    let refusals = f
+        .evidence
+        .iter()
+        .filter(|e| e.text.contains("while it is in task_state rebuilding"))
+        .count();
+    assert_eq!(refusals, 2);
+    assert_eq!(f.instance_uuids.len(), 2);
+    // The second notification's own failure is explained here, not again as generic.
+    assert!(findings("2022-juju-two-flows-one-host").len() == 1);
+}
+
+#[test]
+fn one_flow_for_a_failed_host_is_not_a_duplicate() {
+    assert!(findings("2022-juju-one-flow-one-host").is_empty());
+}

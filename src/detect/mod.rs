@@ -4,6 +4,7 @@
 mod bfv_evacuation_delay;
 mod bfv_gaps;
 pub(crate) mod context;
+mod duplicate_host_flows;
 mod evacuate_400_chain;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
@@ -49,6 +50,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &hostmonitor_join_epoch::HostmonitorJoinEpoch,
     &hostmonitor_stood_down::HostmonitorStoodDown,
     &notification_rejected::NotificationRejected,
+    &duplicate_host_flows::DuplicateHostFlows,
     &recovery_failed::RecoveryFailed,
 ];
 
