@@ -162,3 +162,24 @@ fn two_flows_for_one_host_name_both_notifications_and_novas_refusals() {
 fn one_flow_for_a_failed_host_is_not_a_duplicate() {
     assert!(findings("2022-juju-one-flow-one-host").is_empty());
 }
+
+#[test]
+fn a_compute_refusing_to_start_after_its_recovery_is_named_with_its_refusals() {
+    let f = only(
+        "2025-kolla-compute-refuses-to-start",
+        "compute-refuses-to-start",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("9c1f4e2a-6b7d-4e3f-a8c5-2d1b0e9f7a63")
+    );
+    assert_eq!(f.evidence.len(), 2);
+    assert!(
+        f.evidence
+            .iter()
+            .all(|e| e.path == "cmp02/var/log/kolla/nova/nova-compute.log"
+                && e.text.contains("No local node identity found"))
+    );
+    assert!(f.title.contains("3 tries"));
+}

@@ -3,6 +3,7 @@
 
 mod bfv_evacuation_delay;
 mod bfv_gaps;
+mod compute_refuses_to_start;
 pub(crate) mod context;
 mod duplicate_host_flows;
 mod evacuate_400_chain;
@@ -51,6 +52,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &hostmonitor_stood_down::HostmonitorStoodDown,
     &notification_rejected::NotificationRejected,
     &duplicate_host_flows::DuplicateHostFlows,
+    &compute_refuses_to_start::ComputeRefusesToStart,
     &recovery_failed::RecoveryFailed,
 ];
 
