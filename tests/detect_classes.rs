@@ -183,3 +183,23 @@ fn a_compute_refusing_to_start_after_its_recovery_is_named_with_its_refusals() {
     );
     assert!(f.title.contains("3 tries"));
 }
+
+#[test]
+fn a_refused_force_up_names_the_host_the_refusal_and_its_request() {
+    let f = only("2024-sosreport-force-up-refused", "force-up-refused");
+    assert_eq!(f.failed_host.as_deref(), Some("compute-3"));
+    assert!(cites(
+        &f,
+        "Unable to force up host compute-3 as `done` evacuation migration records remain"
+    ));
+    assert!(cites(
+        &f,
+        "PUT /v2.1/os-services/2c7e9a41-5b3d-4f86-a0e2-9d1c4b7f3e58\" status: 400"
+    ));
+    assert_eq!(f.evidence.len(), 2);
+}
+
+#[test]
+fn a_force_up_after_the_compute_restarted_is_not_found() {
+    assert!(findings("2024-sosreport-force-up-after-restart").is_empty());
+}

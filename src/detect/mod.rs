@@ -11,6 +11,7 @@ pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
 pub mod finding;
+mod force_up_refused;
 mod hostmonitor_join_epoch;
 mod hostmonitor_stood_down;
 #[cfg(test)]
@@ -53,6 +54,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &notification_rejected::NotificationRejected,
     &duplicate_host_flows::DuplicateHostFlows,
     &compute_refuses_to_start::ComputeRefusesToStart,
+    &force_up_refused::ForceUpRefused,
     &recovery_failed::RecoveryFailed,
 ];
 
