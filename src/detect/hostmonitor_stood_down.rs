@@ -145,6 +145,42 @@ impl Detector for HostmonitorStoodDown {
     }
 }
 
+/// The reasons a stand-down logged, quoted, in words.
+fn reasons_text(ctx: &DetectContext<'_>, s: &StandDown) -> String {
+    let analysis = ctx.analysis;
+    let reasons: Vec<String> = s
+        .reasons
+        .iter()
+        .filter_map(|&r| analysis.events.get(r as usize))
+        .map(|e| format!("`{}`", e.message().trim_end_matches('.')))
+        .collect();
+    if reasons.is_empty() {
+        "no reason logged".to_string()
+    } else {
+        reasons.join(", ")
+    }
+}
+
+/// What the stand-down cost, from what followed it.
+fn consequence(s: &StandDown) -> String {
+    match (&s.late, s.to_the_end) {
+        (Some((_, host)), _) => format!(
+            "As soon as it resumed it notified the failure of {host}: that failure waited for the \
+                 cluster, not for the monitor's interval, and its instances stayed down meanwhile."
+        ),
+        (None, true) => {
+            "It was still standing down at its last line: no host failure can be notified \
+                             until the cluster is whole again."
+                .to_string()
+        }
+        (None, false) => {
+            "No failure was notified right after it resumed; a host that failed during it \
+                              and came back would not have been recovered."
+                .to_string()
+        }
+    }
+}
+
 impl HostmonitorStoodDown {
     fn tell(&self, ctx: &DetectContext<'_>, s: &StandDown) -> Finding {
         let analysis = ctx.analysis;
@@ -152,39 +188,14 @@ impl HostmonitorStoodDown {
         let mut ids: Vec<EventId> = s.reasons.clone();
         ids.extend([first, last]);
         ids.extend(s.late.as_ref().map(|(id, _)| *id));
-        let reasons: Vec<String> = s
-            .reasons
-            .iter()
-            .filter_map(|&r| analysis.events.get(r as usize))
-            .map(|e| format!("`{}`", e.message().trim_end_matches('.')))
-            .collect();
-        let reasons = if reasons.is_empty() {
-            "no reason logged".to_string()
-        } else {
-            reasons.join(", ")
-        };
+        let reasons = reasons_text(ctx, s);
         let severity = if s.late.is_some() || s.to_the_end {
             Severity::Critical
         } else {
             Severity::Warning
         };
         let lasted = duration(s.lasted);
-        let consequence = match (&s.late, s.to_the_end) {
-            (Some((_, host)), _) => format!(
-                "As soon as it resumed it notified the failure of {host}: that failure waited for the \
-                 cluster, not for the monitor's interval, and its instances stayed down meanwhile."
-            ),
-            (None, true) => {
-                "It was still standing down at its last line: no host failure can be notified \
-                             until the cluster is whole again."
-                    .to_string()
-            }
-            (None, false) => {
-                "No failure was notified right after it resumed; a host that failed during it \
-                              and came back would not have been recovered."
-                    .to_string()
-            }
-        };
+        let consequence = consequence(s);
         let highlights = [(first, last)]
             .iter()
             .filter_map(|&(a, b)| {

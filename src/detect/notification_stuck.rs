@@ -88,7 +88,8 @@ fn escaped_in(ctx: &DetectContext<'_>, attempt: &Attempt, start: EventId) -> Opt
         })
 }
 
-/// The last line of a record's traceback, where Python names the exception.
+/// The last line of a record's traceback that names an exception (Python names the one
+/// raised there).
 fn exception_line(ctx: &DetectContext<'_>, id: EventId) -> Option<String> {
     let event = ctx.analysis.events.get(id as usize)?;
     event
@@ -103,8 +104,7 @@ fn exception_line(ctx: &DetectContext<'_>, id: EventId) -> Option<String> {
             (!text.is_empty() && !text.starts_with("File ") && !text.starts_with('^'))
                 .then(|| text.to_string())
         })
-        .filter(|text| names_exception(text))
-        .last()
+        .rfind(|text| names_exception(text))
 }
 
 /// Whether a traceback line names its exception (`novaclient.exceptions.X: …`); a
