@@ -15,6 +15,8 @@ mod container_logs;
 mod control_characters;
 /// Detectors over every scenario: expected findings, evidence, golden JSON.
 mod detect;
+/// The failure classes beyond the first three: finding, host, evidence; none on look-alikes.
+mod detect_classes;
 /// The analysis document: serialized, read back, detected again.
 mod document;
 /// Hostile archives and files, through the CLI and the service; the service under faults.

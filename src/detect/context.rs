@@ -109,10 +109,12 @@ impl<'a> DetectContext<'a> {
 
 /// Detectors that explain a recovery's failure: when one of them fires for a
 /// notification, `recovery-failed` says nothing more about it.
-pub const FAILURE_CLASSES: [&str; 3] = [
+pub const FAILURE_CLASSES: [&str; 5] = [
     "evacuate-400-race",
     "pending-after-finished",
     "bfv-evacuation-delay",
+    "notification-stuck-running",
+    "duplicate-host-flows",
 ];
 
 /// Runs every registered detector.

@@ -3,14 +3,22 @@
 
 mod bfv_evacuation_delay;
 mod bfv_gaps;
+mod compute_refuses_to_start;
 pub(crate) mod context;
+mod duplicate_host_flows;
 mod evacuate_400_chain;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
 pub mod finding;
+mod force_up_refused;
+mod hostmonitor_join_epoch;
+mod hostmonitor_stood_down;
 #[cfg(test)]
 mod interleaved_tests;
+mod monitor_lines;
+mod notification_rejected;
+mod notification_stuck;
 mod pending_after_finished;
 mod picture;
 mod race_story;
@@ -40,6 +48,13 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &pending_after_finished::PendingAfterFinished,
     &bfv_evacuation_delay::BfvEvacuationDelay,
     &evacuation_race_risk::EvacuationRaceRisk,
+    &notification_stuck::NotificationStuckRunning,
+    &hostmonitor_join_epoch::HostmonitorJoinEpoch,
+    &hostmonitor_stood_down::HostmonitorStoodDown,
+    &notification_rejected::NotificationRejected,
+    &duplicate_host_flows::DuplicateHostFlows,
+    &compute_refuses_to_start::ComputeRefusesToStart,
+    &force_up_refused::ForceUpRefused,
     &recovery_failed::RecoveryFailed,
 ];
 

@@ -11,8 +11,9 @@ use crate::detect::Finding;
 use crate::watch::snapshot::{Snapshot, ended};
 
 /// Detectors whose finding is complete when first reported: it says a wait has
-/// already lasted past its threshold.
-const GAP_DETECTORS: [&str; 1] = ["bfv-evacuation-delay"];
+/// already lasted past its threshold, or a run that will never end (no final status
+/// comes to wait for).
+const GAP_DETECTORS: [&str; 2] = ["bfv-evacuation-delay", "notification-stuck-running"];
 
 /// Whether `finding`'s evidence is complete in `snapshot`.
 pub(crate) fn complete(finding: &Finding, snapshot: &Snapshot) -> bool {

@@ -1,0 +1,295 @@
+//! `hostmonitor-stood-down`: masakari-hostmonitor stopped watching hosts for several
+//! cycles in a row (`hostmonitor skips monitoring hosts.`) because it judged its own
+//! cluster unfit: `Pacemaker cluster doesn't have quorum.`, `Corosync communication is
+//! failed.`, `Neither pacemaker nor pacemaker-remote is running.`, `'<host>' is unstable
+//! state on cluster.`. The same event that breaks the cluster (a switch, a rack, a power
+//! feed) often takes compute hosts down with it: their failures are noticed only when
+//! the monitor resumes, or never.
+//!
+//! Inputs: masakari-hostmonitor logs.
+//!
+//! Logic (measuring): per monitor log, runs of consecutive skip lines with no host
+//! reading between them, the reasons logged in the run, and the first notification sent
+//! soon after the run ended (a failure noticed late). Telling: a run of at least
+//! [`MIN_SKIPS`] cycles is a finding; critical when a host failure was notified right
+//! after it, or when the monitor was still standing down at its last line.
+
+use std::collections::BTreeMap;
+
+use crate::detect::evidence::{self, duration, host_name, of_events};
+use crate::detect::finding::{Finding, Highlight, Remediation, Severity};
+use crate::detect::monitor_lines::{hostmonitor_events, reading, sent};
+use crate::detect::{DetectContext, Detector};
+use crate::model::EventId;
+
+/// The detector.
+#[derive(Debug)]
+pub struct HostmonitorStoodDown;
+
+/// Fewer skipped cycles in a row are a blip, not a stand-down.
+pub const MIN_SKIPS: usize = 3;
+
+/// A notification sent this soon after the monitor resumed was held back by the run.
+const LATE_WINDOW_NS: i64 = 180 * 1_000_000_000;
+
+/// Why the monitor stands down: the texts of handle_host.py that precede a skip.
+const REASONS: [&str; 5] = [
+    "doesn't have quorum",
+    "Corosync communication is failed",
+    "Neither pacemaker nor pacemaker-remote is running",
+    "is unstable state on cluster",
+    "command output stderr",
+];
+
+/// One run of skipped monitoring cycles.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StandDown {
+    /// The host the monitor runs on.
+    pub monitor: String,
+    /// The skip lines.
+    pub skips: Vec<EventId>,
+    /// The first line of each reason logged in the run.
+    pub reasons: Vec<EventId>,
+    /// From the first skip to the last (UTC nanoseconds).
+    pub lasted: i64,
+    /// The run lasts to the monitor's last line.
+    pub to_the_end: bool,
+    /// A notification sent just after the run (the line, the host).
+    pub late: Option<(EventId, String)>,
+}
+
+#[derive(Default)]
+struct Run {
+    skips: Vec<EventId>,
+    reasons: Vec<EventId>,
+}
+
+/// Measures every monitor's runs of skipped cycles of at least [`MIN_SKIPS`].
+pub fn measure(ctx: &DetectContext<'_>) -> Vec<StandDown> {
+    let analysis = ctx.analysis;
+    let mut runs: BTreeMap<u32, Vec<Run>> = BTreeMap::new();
+    let mut last_line: BTreeMap<u32, EventId> = BTreeMap::new();
+    for (id, event) in hostmonitor_events(analysis) {
+        let message = event.message();
+        let file_runs = runs.entry(event.file).or_default();
+        last_line.insert(event.file, id);
+        if reading(&message).is_some() || sent(&message).is_some() {
+            file_runs.push(Run::default());
+            continue;
+        }
+        if file_runs.is_empty() {
+            file_runs.push(Run::default());
+        }
+        let Some(run) = file_runs.last_mut() else {
+            continue;
+        };
+        if message.starts_with("hostmonitor skips monitoring hosts") {
+            run.skips.push(id);
+        } else if REASONS.iter().any(|r| message.contains(r))
+            && !run.reasons.iter().any(|&r| same_reason(ctx, r, &message))
+        {
+            run.reasons.push(id);
+        }
+    }
+    let mut out = Vec::new();
+    for (file, file_runs) in runs {
+        for run in file_runs.into_iter().filter(|r| r.skips.len() >= MIN_SKIPS) {
+            if let Some(s) = stand_down(ctx, run, last_line.get(&file).copied()) {
+                out.push(s);
+            }
+        }
+    }
+    out
+}
+
+fn same_reason(ctx: &DetectContext<'_>, seen: EventId, message: &str) -> bool {
+    ctx.analysis.events.get(seen as usize).is_some_and(|e| {
+        REASONS
+            .iter()
+            .any(|r| e.message().contains(r) && message.contains(r))
+    })
+}
+
+fn stand_down(ctx: &DetectContext<'_>, run: Run, last: Option<EventId>) -> Option<StandDown> {
+    let analysis = ctx.analysis;
+    let first = analysis.events.get(*run.skips.first()? as usize)?;
+    let end_id = *run.skips.last()?;
+    let end = analysis.events.get(end_id as usize)?;
+    let late = hostmonitor_events(analysis)
+        .filter(|(_, e)| {
+            e.file == end.file && e.time > end.time && e.time - end.time <= LATE_WINDOW_NS
+        })
+        .find_map(|(id, e)| Some((id, sent(&e.message())?.host)));
+    Some(StandDown {
+        monitor: host_name(analysis, first),
+        lasted: end.time - first.time,
+        to_the_end: last == Some(end_id),
+        late,
+        skips: run.skips,
+        reasons: run.reasons,
+    })
+}
+
+impl Detector for HostmonitorStoodDown {
+    fn id(&self) -> &'static str {
+        "hostmonitor-stood-down"
+    }
+
+    fn doc(&self) -> &'static str {
+        "masakari-hostmonitor skipped monitoring for several cycles (no quorum, corosync failed, \
+         pacemaker not running, unstable cluster): host failures in that time were notified late or never."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        measure(ctx).iter().map(|s| self.tell(ctx, s)).collect()
+    }
+}
+
+/// The reasons a stand-down logged, quoted, in words.
+fn reasons_text(ctx: &DetectContext<'_>, s: &StandDown) -> String {
+    let analysis = ctx.analysis;
+    let reasons: Vec<String> = s
+        .reasons
+        .iter()
+        .filter_map(|&r| analysis.events.get(r as usize))
+        .map(|e| format!("`{}`", e.message().trim_end_matches('.')))
+        .collect();
+    if reasons.is_empty() {
+        "no reason logged".to_string()
+    } else {
+        reasons.join(", ")
+    }
+}
+
+/// What the stand-down cost, from what followed it.
+fn consequence(s: &StandDown) -> String {
+    match (&s.late, s.to_the_end) {
+        (Some((_, host)), _) => format!(
+            "As soon as it resumed it notified the failure of {host}: that failure waited for the \
+                 cluster, not for the monitor's interval, and its instances stayed down meanwhile."
+        ),
+        (None, true) => {
+            "It was still standing down at its last line: no host failure can be notified \
+                             until the cluster is whole again."
+                .to_string()
+        }
+        (None, false) => {
+            "No failure was notified right after it resumed; a host that failed during it \
+                              and came back would not have been recovered."
+                .to_string()
+        }
+    }
+}
+
+impl HostmonitorStoodDown {
+    fn tell(&self, ctx: &DetectContext<'_>, s: &StandDown) -> Finding {
+        let analysis = ctx.analysis;
+        let (first, last) = (s.skips[0], s.skips[s.skips.len() - 1]);
+        let mut ids: Vec<EventId> = s.reasons.clone();
+        ids.extend([first, last]);
+        ids.extend(s.late.as_ref().map(|(id, _)| *id));
+        let reasons = reasons_text(ctx, s);
+        let severity = if s.late.is_some() || s.to_the_end {
+            Severity::Critical
+        } else {
+            Severity::Warning
+        };
+        let lasted = duration(s.lasted);
+        let consequence = consequence(s);
+        let highlights = [(first, last)]
+            .iter()
+            .filter_map(|&(a, b)| {
+                Some(Highlight::Span {
+                    from: analysis.events.get(a as usize)?.time,
+                    to: analysis.events.get(b as usize)?.time,
+                    label: format!("not monitoring, {lasted}"),
+                })
+            })
+            .collect();
+        Finding {
+            id: format!(
+                "{}:{}:{}",
+                self.id(),
+                s.monitor,
+                analysis.events.get(first as usize).map_or(0, |e| e.line)
+            ),
+            detector: self.id(),
+            severity,
+            title: format!(
+                "Host monitor on {} stood down for {lasted} ({} skipped cycles)",
+                s.monitor,
+                s.skips.len()
+            ),
+            summary: format!(
+                "masakari-hostmonitor on {} logged `hostmonitor skips monitoring hosts.` {} times in a row ({reasons}).",
+                s.monitor,
+                s.skips.len()
+            ),
+            failed_host: s.late.as_ref().map(|(_, h)| h.clone()),
+            instance_uuids: Vec::new(),
+            notification_id: None,
+            request_ids: Vec::new(),
+            window: evidence::window(analysis, &ids),
+            evidence: of_events(analysis, ids.iter().copied()),
+            explanation: format!(
+                "The host monitor checks its own cluster before it looks at other hosts, and stands down when \
+                 the cluster cannot be trusted ({reasons}): it does not watch hosts, so it cannot notify a \
+                 failure. On {} it stood down for {lasted}. {consequence}",
+                s.monitor
+            ),
+            remediation: Remediation {
+                summary: "Restore the cluster's quorum and corosync rings (pcs status, corosync-cfgtool -s, \
+                          crm_mon -1 on the monitor's host), then check every compute host: evacuate the \
+                          instances of any that failed meanwhile, after fencing it. Spread quorum votes so that \
+                          one switch or rack cannot take both the computes and the cluster's quorum."
+                    .into(),
+                config_changes: Vec::new(),
+                actions: Vec::new(),
+            },
+            known_bugs: Vec::new(),
+            highlights,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::Severity;
+    use crate::detect::context::testing::findings;
+
+    const LOG: &str = "0/baremetal/var/log/masakarimonitors/masakari-hostmonitor.log";
+
+    fn cycles(skips: usize, reason: &str) -> String {
+        let mut log = String::new();
+        for i in 0..skips {
+            let t = format!("2023-05-09 21:{:02}:19.402", 48 + i);
+            log += &format!(
+                "{t} 2941 WARNING masakarimonitors.hostmonitor.host_handler.handle_host [-] {reason}\n"
+            );
+            log += &format!(
+                "{t} 2941 WARNING masakarimonitors.hostmonitor.host_handler.handle_host [-] hostmonitor skips monitoring hosts.\n"
+            );
+        }
+        log + "2023-05-09 21:59:19.402 2941 INFO masakarimonitors.hostmonitor.host_handler.handle_host [-] 'compute-2' is 'online' (current: 'online').\n"
+    }
+
+    #[test]
+    fn a_blip_of_two_cycles_is_not_a_stand_down() {
+        let log = cycles(2, "Pacemaker cluster doesn't have quorum.");
+        assert!(findings("hostmonitor-stood-down", &[(LOG, &log)]).is_empty());
+    }
+
+    #[test]
+    fn a_run_of_skips_is_a_warning_naming_its_reason() {
+        let log = cycles(4, "Corosync communication is failed.");
+        let found = findings("hostmonitor-stood-down", &[(LOG, &log)]);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert!(
+            found[0]
+                .summary
+                .contains("Corosync communication is failed")
+        );
+        assert_eq!(found[0].evidence.len(), 3);
+    }
+}

@@ -1,0 +1,205 @@
+//! The instance-HA failure classes beyond the first three (issue 29): each scenario gives
+//! its finding with the host and the evidence lines its mechanism names, and its healthy
+//! look-alike (the same logs without the failure) gives none.
+
+use evacdoc::detect::{DetectOptions, Finding, detect};
+use evacdoc::run::{Options, analyze};
+
+use crate::util::samples;
+
+fn findings(name: &str) -> Vec<Finding> {
+    let analysis = analyze(
+        &[samples().join("scenarios").join(name)],
+        &Options::default(),
+    )
+    .unwrap();
+    detect(&analysis, &DetectOptions::default())
+}
+
+/// The one finding of `detector` in `name`, and no other finding of the new classes.
+fn only(name: &str, detector: &str) -> Finding {
+    let all = findings(name);
+    let mut of: Vec<Finding> = all
+        .iter()
+        .filter(|f| f.detector == detector)
+        .cloned()
+        .collect();
+    assert_eq!(of.len(), 1, "{name}: {all:#?}");
+    of.remove(0)
+}
+
+/// Whether some evidence line of `f` contains `text`.
+fn cites(f: &Finding, text: &str) -> bool {
+    f.evidence.iter().any(|e| e.text.contains(text))
+}
+
+#[test]
+fn stuck_running_names_the_notification_host_and_its_three_lines() {
+    let f = only(
+        "2022-sosreport-notification-stuck-running",
+        "notification-stuck-running",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("c4e81f2a-7b3d-4a95-8e6c-1d2f3a4b5c6d")
+    );
+    assert_eq!(f.evidence.len(), 3, "{:#?}", f.evidence);
+    assert!(cites(&f, "Processing notification c4e81f2a"));
+    assert!(cites(&f, "Exception during message handling"));
+    assert!(cites(&f, "is expired."));
+    assert!(
+        f.explanation
+            .contains("novaclient.exceptions.ClientException")
+    );
+}
+
+#[test]
+fn a_recovered_vm_notification_is_not_stuck() {
+    assert!(findings("2022-sosreport-instance-recovery-healthy").is_empty());
+}
+
+#[test]
+fn join_epochs_name_the_dead_host_and_the_withheld_notification() {
+    let f = only(
+        "2025-kolla-hostmonitor-join-epoch",
+        "hostmonitor-join-epoch",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02"));
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert!(cites(
+        &f,
+        "'cmp02' is '1750146131' (current: '1750146131')."
+    ));
+    assert!(cites(&f, "'cmp02' is '0' (current: '0')."));
+    assert!(cites(
+        &f,
+        "Since host status is '0', hostmonitor doesn't send a notification."
+    ));
+    assert!(
+        f.evidence
+            .iter()
+            .all(|e| e.path == "cmp01/var/log/kolla/masakari/masakari-hostmonitor.log")
+    );
+}
+
+#[test]
+fn a_monitor_reading_online_and_offline_is_not_an_epoch_reader() {
+    assert!(findings("2025-kolla-healthy-recovery").is_empty());
+}
+
+#[test]
+fn a_monitor_without_quorum_stood_down_and_notified_late() {
+    let f = only("2023-juju-hostmonitor-no-quorum", "hostmonitor-stood-down");
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert!(f.title.contains("compute-0") && f.title.contains("22 skipped cycles"));
+    assert!(cites(&f, "Pacemaker cluster doesn't have quorum."));
+    assert!(cites(&f, "hostmonitor skips monitoring hosts."));
+    assert!(cites(&f, "Send a notification."));
+}
+
+#[test]
+fn a_quorate_monitor_that_notifies_at_once_is_not_found() {
+    assert!(findings("2023-juju-hostmonitor-quorate").is_empty());
+}
+
+#[test]
+fn a_refused_host_name_names_the_host_and_both_sides_of_the_refusal() {
+    let f = only(
+        "2025-kolla-notification-host-not-found",
+        "notification-rejected",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02.cloud.example.com"));
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert!(cites(&f, "'hostname': 'cmp02.cloud.example.com'"));
+    assert!(cites(
+        &f,
+        "HTTP exception thrown: Host with name cmp02.cloud.example.com could not be found."
+    ));
+    assert!(cites(&f, "BadRequestException: 400"));
+}
+
+#[test]
+fn a_duplicate_refused_while_the_first_notification_recovers_is_not_a_rejection() {
+    // node02's monitor notified node03's failure after node01's had gone through and
+    // set node03 on maintenance: 409, expected.
+    assert!(
+        findings("2024-no-reserved-host")
+            .iter()
+            .all(|f| f.detector != "notification-rejected")
+    );
+}
+
+#[test]
+fn two_flows_for_one_host_name_both_notifications_and_novas_refusals() {
+    let f = only("2022-juju-two-flows-one-host", "duplicate-host-flows");
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("a8e52c1f-6d9b-4a37-b0e4-3f1c7a9d5e26")
+    );
+    assert!(cites(
+        &f,
+        "Processing notification 71d3a9e2-4c8b-4f15-9e60-2b7a5d1c3f84"
+    ));
+    assert!(cites(
+        &f,
+        "Processing notification a8e52c1f-6d9b-4a37-b0e4-3f1c7a9d5e26"
+    ));
+    let refusals = f
+        .evidence
+        .iter()
+        .filter(|e| e.text.contains("while it is in task_state rebuilding"))
+        .count();
+    assert_eq!(refusals, 2);
+    assert_eq!(f.instance_uuids.len(), 2);
+    // The second notification's own failure is explained here, not again as generic.
+    assert!(findings("2022-juju-two-flows-one-host").len() == 1);
+}
+
+#[test]
+fn one_flow_for_a_failed_host_is_not_a_duplicate() {
+    assert!(findings("2022-juju-one-flow-one-host").is_empty());
+}
+
+#[test]
+fn a_compute_refusing_to_start_after_its_recovery_is_named_with_its_refusals() {
+    let f = only(
+        "2025-kolla-compute-refuses-to-start",
+        "compute-refuses-to-start",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("9c1f4e2a-6b7d-4e3f-a8c5-2d1b0e9f7a63")
+    );
+    assert_eq!(f.evidence.len(), 2);
+    assert!(
+        f.evidence
+            .iter()
+            .all(|e| e.path == "cmp02/var/log/kolla/nova/nova-compute.log"
+                && e.text.contains("No local node identity found"))
+    );
+    assert!(f.title.contains("3 tries"));
+}
+
+#[test]
+fn a_refused_force_up_names_the_host_the_refusal_and_its_request() {
+    let f = only("2024-sosreport-force-up-refused", "force-up-refused");
+    assert_eq!(f.failed_host.as_deref(), Some("compute-3"));
+    assert!(cites(
+        &f,
+        "Unable to force up host compute-3 as `done` evacuation migration records remain"
+    ));
+    assert!(cites(
+        &f,
+        "PUT /v2.1/os-services/2c7e9a41-5b3d-4f86-a0e2-9d1c4b7f3e58\" status: 400"
+    ));
+    assert_eq!(f.evidence.len(), 2);
+}
+
+#[test]
+fn a_force_up_after_the_compute_restarted_is_not_found() {
+    assert!(findings("2024-sosreport-force-up-after-restart").is_empty());
+}
