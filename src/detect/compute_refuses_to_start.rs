@@ -185,7 +185,7 @@ impl ComputeRefusesToStart {
             None => String::new(),
         };
         Finding {
-            id: format!("{}:{host}", self.id()),
+            id: format!("{}:{host}", self.id()).into(),
             detector: self.id(),
             severity: Severity::Critical,
             title: format!(

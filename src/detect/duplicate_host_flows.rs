@@ -186,7 +186,7 @@ impl DuplicateHostFlows {
             }],
         };
         Finding {
-            id: format!("{}:{}:{}", self.id(), o.first.0, o.second.0),
+            id: format!("{}:{}:{}", self.id(), o.first.0, o.second.0).into(),
             detector: self.id(),
             severity,
             title: format!("Two recovery flows ran at once for {}", o.host),

@@ -111,7 +111,7 @@ impl ForceUpRefused {
             (same && http.status == 400 && http.method == "PUT").then_some(i as EventId)
         }));
         Finding {
-            id: format!("{}:{host}", self.id()),
+            id: format!("{}:{host}", self.id()).into(),
             detector: self.id(),
             severity: Severity::Warning,
             title: format!("Nova refused to force {host} up: `done` evacuation records remain"),

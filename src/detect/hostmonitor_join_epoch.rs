@@ -147,7 +147,7 @@ impl HostmonitorJoinEpoch {
         ids.extend(withheld.iter().flat_map(|w| [w.reading, w.line]));
         let names: Vec<&str> = monitors.iter().map(|m| m.monitor.as_str()).collect();
         Finding {
-            id: format!("{}:{host}", self.id()),
+            id: format!("{}:{host}", self.id()).into(),
             detector: self.id(),
             severity: Severity::Critical,
             title: format!(
@@ -194,7 +194,7 @@ impl HostmonitorJoinEpoch {
         ids.extend(monitors.iter().flat_map(|m| &m.withheld).map(|w| w.line));
         let names: Vec<&str> = monitors.iter().map(|m| m.monitor.as_str()).collect();
         Finding {
-            id: format!("{}:latent", self.id()),
+            id: format!("{}:latent", self.id()).into(),
             detector: self.id(),
             severity: Severity::Warning,
             title: "Host monitors read Pacemaker join epochs as host statuses: a host failure will not be notified".into(),

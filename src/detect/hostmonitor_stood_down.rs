@@ -212,7 +212,7 @@ impl HostmonitorStoodDown {
                 self.id(),
                 s.monitor,
                 analysis.events.get(first as usize).map_or(0, |e| e.line)
-            ),
+            ).into(),
             detector: self.id(),
             severity,
             title: format!(

@@ -238,7 +238,7 @@ impl NotificationRejected {
             ),
         };
         Finding {
-            id: format!("{}:{host}:{:?}", self.id(), r.refusal),
+            id: format!("{}:{host}:{:?}", self.id(), r.refusal).into(),
             detector: self.id(),
             severity,
             summary: format!(

@@ -243,7 +243,7 @@ impl NotificationStuckRunning {
             });
         }
         Finding {
-            id: format!("{}:{}", self.id(), run.notification),
+            id: format!("{}:{}", self.id(), run.notification).into(),
             detector: self.id(),
             severity: Severity::Critical,
             title: format!("Notification {} ({kind}) stuck `running`: never finished", run.notification),
