@@ -96,7 +96,13 @@ impl PublicStats {
     }
 
     fn count(&mut self, kind: &str) {
-        *self.replaced.entry(kind.to_string()).or_default() += 1;
+        // No key allocated per replacement: a kind is counted once it is in the map.
+        match self.replaced.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.replaced.insert(kind.to_string(), 1);
+            }
+        }
     }
 }
 
@@ -350,7 +356,7 @@ impl Words<'_> {
             _ => self.judged(core, true, map),
         }
         if self.key.is_none() {
-            self.key = key_of(core, flag);
+            self.key = key_of(core, flag, &mut self.buf);
         }
         self.punctuation(tail);
     }
@@ -401,7 +407,8 @@ impl Words<'_> {
 
     /// Whether `w`, or a `.`-separated part of it, is a seeded host or domain.
     fn is_seeded(&mut self, w: &str) -> bool {
-        let seeds = self.names.seeds();
+        let names = self.names;
+        let seeds = names.seeds();
         if seeds.hosts.is_empty() && seeds.domains.is_empty() {
             return false;
         }
@@ -409,9 +416,9 @@ impl Words<'_> {
         self.buf.push_str(w);
         self.buf.make_ascii_lowercase();
         let lower = self.buf.as_str();
-        seeds.hosts.contains(lower)
-            || seeds.domains.contains(lower)
-            || (lower.contains('.') && lower.split('.').any(|p| seeds.hosts.contains(p)))
+        names.is_host(lower)
+            || names.is_domain(lower)
+            || (lower.contains('.') && lower.split('.').any(|p| names.is_host(p)))
     }
 
     fn is_upload(&self, w: &str) -> bool {
@@ -461,11 +468,11 @@ impl Words<'_> {
     /// else one pseudonym for the whole word, case folded.
     fn denied(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) -> String {
         let lower = w.to_ascii_lowercase();
-        let seeds = self.names.seeds();
-        if seeds.hosts.contains(&lower) {
+        let names = self.names;
+        if names.is_host(&lower) {
             return map.pseudonym(Kind::Host, &lower);
         }
-        if seeds.domains.contains(&lower) {
+        if names.is_domain(&lower) {
             return map.pseudonym(Kind::Domain, &lower);
         }
         if !lower.contains('.') {
@@ -477,7 +484,7 @@ impl Words<'_> {
         let mut at = 0;
         while let Some(dot) = lower[at..].find('.') {
             let rest = &lower[at + dot + 1..];
-            if seeds.domains.contains(rest) {
+            if names.is_domain(rest) {
                 domain_at = Some(at + dot);
                 break;
             }
@@ -491,7 +498,7 @@ impl Words<'_> {
         for (n, piece) in head.split('.').enumerate() {
             let part = if piece.is_empty() {
                 String::new()
-            } else if seeds.hosts.contains(piece) || (n == 0 && domain.is_some()) {
+            } else if names.is_host(piece) || (n == 0 && domain.is_some()) {
                 map.pseudonym(Kind::Host, piece)
             } else if piece
                 .split(['-', '_'])
@@ -552,15 +559,25 @@ fn is_auth_scheme(w: &str) -> bool {
 }
 
 /// Words whose next value is a secret or a name (options, JSON keys, CLI flags).
-fn key_of(word: &str, flag: bool) -> Option<Key> {
-    let lower = word.to_ascii_lowercase().replace('-', "_");
+/// `buf` is scratch space (this runs for every word: no allocation).
+fn key_of(word: &str, flag: bool, buf: &mut String) -> Option<Key> {
+    // Every key is at least `key` long.
+    if word.len() < 3 {
+        return None;
+    }
+    buf.clear();
+    buf.extend(word.chars().map(|c| match c {
+        '-' => '_',
+        c => c.to_ascii_lowercase(),
+    }));
+    let lower = buf.as_str();
     if lower == "authorization" || lower == "proxy_authorization" {
         return Some(Key::Authorization);
     }
     if lower == "bearer" || lower == "basic" {
         return Some(Key::Secret { flag: true });
     }
-    let secret = super::secrets::names_a_secret(&lower) || lower.ends_with("_pass");
+    let secret = super::secrets::names_a_secret(lower) || lower.ends_with("_pass");
     if secret {
         return Some(Key::Secret { flag });
     }
@@ -590,7 +607,7 @@ fn key_of(word: &str, flag: bool) -> Option<Key> {
         "owner",
         "login",
     ]
-    .contains(&lower.as_str());
+    .contains(&lower);
     name.then_some(Key::Name { flag })
 }
 
