@@ -70,6 +70,11 @@ pub struct PublicStats {
     /// text kept, its arguments judged as values.
     #[serde(default)]
     pub templated: u64,
+    /// Lines of log text with no known template: every word judged by the vocabulary.
+    /// (`lines - templated - vocabulary_lines` are config values not on the allow-list,
+    /// read with no vocabulary at all.)
+    #[serde(default)]
+    pub vocabulary_lines: u64,
     /// Lines with a secret hidden.
     pub secrets: u64,
     /// Replacements by kind of value (`host`, `ipv4_net`, `name`, …, `hidden`).
@@ -84,6 +89,7 @@ impl PublicStats {
         self.lines += other.lines;
         self.reduced_lines += other.reduced_lines;
         self.templated += other.templated;
+        self.vocabulary_lines += other.vocabulary_lines;
         self.secrets += other.secrets;
         for (kind, n) in other.replaced {
             *self.replaced.entry(kind).or_default() += n;
@@ -125,6 +131,36 @@ pub struct PublicText<'a> {
     names: &'a NameFinder,
     upload: &'a [String],
     secrets: SecretState,
+    kept: KeptWords,
+    /// Scratch space for lowercase copies, kept across lines.
+    buf: String,
+}
+
+/// Words already judged safe to show as they are, by whether vocabulary words were
+/// allowed: the text of a file repeats its words, and judging one takes several
+/// lookups (ids, names, seeds, vocabulary pieces). Only words kept verbatim are
+/// remembered (a replaced word counts in the report each time). The standard keyed
+/// hash, not the Fx hash of the fixed word sets: these sets grow from the input, which must not be able to
+/// pick colliding words.
+#[derive(Debug, Default)]
+struct KeptWords {
+    sets: [std::collections::HashSet<Box<str>>; 2],
+}
+
+/// Words remembered per [`KeptWords`] set: a bound on memory whatever the input.
+const KEPT_WORDS: usize = 1 << 14;
+
+impl KeptWords {
+    fn contains(&self, w: &str, vocabulary: bool) -> bool {
+        self.sets[usize::from(vocabulary)].contains(w)
+    }
+
+    fn insert(&mut self, w: &str, vocabulary: bool) {
+        let set = &mut self.sets[usize::from(vocabulary)];
+        if set.len() < KEPT_WORDS {
+            set.insert(w.into());
+        }
+    }
 }
 
 impl<'a> PublicText<'a> {
@@ -135,6 +171,8 @@ impl<'a> PublicText<'a> {
             names,
             upload,
             secrets: SecretState::default(),
+            kept: KeptWords::default(),
+            buf: String::new(),
         }
     }
 
@@ -191,7 +229,8 @@ impl<'a> PublicText<'a> {
             reduced: false,
             key: None,
             assigned: false,
-            buf: String::new(),
+            buf: std::mem::take(&mut self.buf),
+            kept: &mut self.kept,
         };
         let mut map = Counting { inner: map, stats };
         let parts = match vocabulary {
@@ -226,7 +265,12 @@ impl<'a> PublicText<'a> {
                 words.segment(&line[end..], &mut map);
                 map.stats.templated += 1;
             }
-            None => words.segment(&line, &mut map),
+            None => {
+                words.segment(&line, &mut map);
+                if vocabulary == Vocabulary::Log {
+                    map.stats.vocabulary_lines += 1;
+                }
+            }
         }
         let stats = map.stats;
         stats.lines += 1;
@@ -236,6 +280,7 @@ impl<'a> PublicText<'a> {
                 stats.examples.push(words.out.clone());
             }
         }
+        self.buf = words.buf;
         words.out
     }
 }
@@ -251,7 +296,7 @@ enum Key {
     Name { flag: bool },
 }
 
-struct Words<'a> {
+struct Words<'a, 'k> {
     names: &'a NameFinder,
     upload: &'a [String],
     vocabulary: Vocabulary,
@@ -263,13 +308,14 @@ struct Words<'a> {
     /// An `=` or `:` came after the key.
     assigned: bool,
     buf: String,
+    kept: &'k mut KeptWords,
 }
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') || b >= 0x80
 }
 
-impl Words<'_> {
+impl Words<'_, '_> {
     /// A piece of a line: shaped values by their shapes, the words between them judged.
     fn segment(&mut self, text: &str, map: &mut dyn Pseudonyms) {
         let mut copied = 0;
@@ -363,6 +409,14 @@ impl Words<'_> {
 
     /// One word: kept when safe (`vocabulary` allowing), else its pseudonym.
     fn judged(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) {
+        // Judged safe before, with the same vocabulary: nothing below depends on more.
+        if self
+            .kept
+            .contains(w, vocabulary && self.vocabulary == Vocabulary::Log)
+        {
+            self.out.push_str(w);
+            return;
+        }
         if is_uuid(w) || w.strip_prefix("req-").is_some_and(is_uuid) || is_literal(w) {
             self.out.push_str(w);
             return;
@@ -392,6 +446,7 @@ impl Words<'_> {
         let vocabulary = vocabulary && self.vocabulary == Vocabulary::Log;
         // A seeded host made of safe words (`compute-01`, `compute-01.log`) is still a host.
         if !self.is_seeded(w) && self.safe(w, vocabulary) {
+            self.kept.insert(w, vocabulary);
             self.out.push_str(w);
             return;
         }

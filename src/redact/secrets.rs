@@ -272,6 +272,34 @@ mod tests {
         );
     }
 
+    /// The pre-check lets through every line a pattern matches (any letter case, and
+    /// the non-ASCII folds `(?i)` knows).
+    #[test]
+    fn the_pre_check_misses_no_line_a_pattern_matches() {
+        let lines = [
+            "password = x",
+            "PassWd: y",
+            "db_passphrase=z",
+            "memcache_SECRET_key = k",
+            "'auth_token': 'abc'",
+            "\"Credential\": \"c\"",
+            "private_key = /k",
+            "transport_url = rabbit://u:p@h:5672/",
+            "connection = mysql://u:p@h/db",
+            "api_key = q",
+            "x-auth-key-auth_key = r",
+            "X-Subject-Token: abc",
+            "mysql+pymysql://nova:pw@db/nova",
+            "gAAAAABfz3Yx8kL2mN4pQ6rS8tU0vW2x",
+            "pa\u{17f}sword = x",
+            "private_\u{212a}ey = x",
+            "nothing to see here",
+        ];
+        for line in lines {
+            assert_eq!(may_hold_secret(line), ANY.is_match(line), "{line}");
+        }
+    }
+
     #[test]
     fn private_keys_and_continued_values() {
         let mut s = SecretState::default();
