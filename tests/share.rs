@@ -725,7 +725,11 @@ async fn the_report_counts_lines_of_a_known_template_and_lines_reduced_to_the_vo
     // reduced to the vocabulary, and the known ones are the lines whose message a
     // template matches, counted here from the unredacted analysis.
     let report = preview_report(&server, &id, json!({"kind": "analysis"})).await;
-    let count = |key: &str| report[key].as_u64().unwrap_or_else(|| panic!("{key}: {report}"));
+    let count = |key: &str| {
+        report[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {report}"))
+    };
     let analysis = evacdoc::run::analyze(
         &[scenario("2020-juju-evacuate-race")],
         &evacdoc::run::Options::default(),
@@ -743,7 +747,10 @@ async fn the_report_counts_lines_of_a_known_template_and_lines_reduced_to_the_vo
         count("lines"),
         "{report}"
     );
-    assert!(count("templated") > 0 && count("vocabulary_lines") > 0, "{report}");
+    assert!(
+        count("templated") > 0 && count("vocabulary_lines") > 0,
+        "{report}"
+    );
     assert!(count("reduced_lines") <= count("lines"), "{report}");
 
     // A finding's link: its lines only, split the same way.
@@ -763,9 +770,17 @@ async fn the_report_counts_lines_of_a_known_template_and_lines_reduced_to_the_vo
         json!({"kind": "finding", "finding": race["id"]}),
     )
     .await;
-    let n = |key: &str| finding[key].as_u64().unwrap_or_else(|| panic!("{key}: {finding}"));
+    let n = |key: &str| {
+        finding[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {finding}"))
+    };
     assert!(n("lines") > 0 && n("lines") < count("lines"), "{finding}");
-    assert_eq!(n("templated") + n("vocabulary_lines"), n("lines"), "{finding}");
+    assert_eq!(
+        n("templated") + n("vocabulary_lines"),
+        n("lines"),
+        "{finding}"
+    );
     // The race's story is told by known messages (`Call evacuate command for instance
     // …`, `Compute service of … is still in use.`).
     assert!(n("templated") > 0, "{finding}");

@@ -13,12 +13,10 @@ pub const HIDDEN: &str = "********";
 /// Whether a lower-case option or key name names a secret by its words (`password`,
 /// `memcache_secret_key`, `auth_token`, `key`, `*_key`). Callers add their own suffixes.
 pub(crate) fn names_a_secret(lower: &str) -> bool {
-    SECRET_WORDS
-        .as_ref()
-        .map_or_else(|| SECRET_WORD_LIST.iter().any(|s| lower.contains(s)), |ac| {
-            ac.is_match(lower)
-        })
-        || lower == "key"
+    SECRET_WORDS.as_ref().map_or_else(
+        || SECRET_WORD_LIST.iter().any(|s| lower.contains(s)),
+        |ac| ac.is_match(lower),
+    ) || lower == "key"
         || lower.ends_with("_key")
 }
 
