@@ -361,6 +361,14 @@ fn the_cli_public_copy_is_default_deny_with_its_report_beside_it() {
         report["public"]["secrets"].as_u64().unwrap() > 0,
         "{report}"
     );
+    // Lines of a known Masakari or Nova message, and lines reduced to the vocabulary.
+    let public = |key: &str| report["public"][key].as_u64().unwrap();
+    assert!(public("templated") > 0, "{report}");
+    assert!(public("vocabulary_lines") > 0, "{report}");
+    assert!(
+        public("templated") + public("vocabulary_lines") <= public("lines"),
+        "{report}"
+    );
     let beside = tmp.path().join("public.redaction-report.json");
     let written: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&beside).unwrap()).unwrap();

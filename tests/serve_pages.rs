@@ -459,6 +459,24 @@ async fn a_finding_is_previewed_shared_once_and_revoked_from_the_pages() {
     // The redaction report beside the button: lines shown and replacements by kind.
     let report = between(&preview.body, "id=\"redaction-report\"", "</div>");
     assert!(report.contains("lines shown"), "{report}");
+    // How many lines are of a known message and how many were reduced to the
+    // vocabulary, adding up to the lines shown.
+    let number = |id: &str| -> u64 {
+        between(report, &format!("id=\"{id}\">"), "<")
+            .trim()
+            .parse()
+            .unwrap()
+    };
+    let shown: u64 = between(report, "id=\"redaction-lines\">", " lines shown")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(number("redaction-templated") > 0, "{report}");
+    assert_eq!(
+        number("redaction-templated") + number("redaction-vocabulary"),
+        shown,
+        "{report}"
+    );
     assert!(report.contains("<code>host</code>"), "{report}");
     assert!(
         preview.body.find("Make the link") < preview.body.find("id=\"redaction-report\""),

@@ -67,6 +67,19 @@ pub fn run(args: &RedactArgs) -> anyhow::Result<ExitCode> {
         report.lines,
         report.seeded_names
     );
+    if let Some(public) = &report.public {
+        println!(
+            "public: {} lines: {} matched a known template, {} reduced to the vocabulary ({} with words replaced), {} config values with no vocabulary; {} with a secret hidden",
+            public.lines,
+            public.templated,
+            public.vocabulary_lines,
+            public.reduced_lines,
+            public
+                .lines
+                .saturating_sub(public.templated + public.vocabulary_lines),
+            public.secrets
+        );
+    }
     for (path, why) in &report.skipped {
         println!("  not copied: {path}: {why}");
     }

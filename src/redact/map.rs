@@ -228,7 +228,8 @@ impl Pseudonyms for PseudonymMap {
 #[derive(Debug)]
 pub struct SharedMap<'a> {
     shared: &'a std::sync::Mutex<PseudonymMap>,
-    cache: HashMap<(Kind, String), String>,
+    /// Per kind, real → pseudonym (looked up by `&str`: no key allocated per word).
+    cache: HashMap<Kind, HashMap<String, String>>,
 }
 
 impl<'a> SharedMap<'a> {
@@ -243,14 +244,17 @@ impl<'a> SharedMap<'a> {
 
 impl Pseudonyms for SharedMap<'_> {
     fn pseudonym(&mut self, kind: Kind, real: &str) -> String {
-        if let Some(p) = self.cache.get(&(kind, real.to_string())) {
+        if let Some(p) = self.cache.get(&kind).and_then(|m| m.get(real)) {
             return p.clone();
         }
         let p = match self.shared.lock() {
             Ok(mut map) => map.pseudonym(kind, real),
             Err(poisoned) => poisoned.into_inner().pseudonym(kind, real),
         };
-        self.cache.insert((kind, real.to_string()), p.clone());
+        self.cache
+            .entry(kind)
+            .or_default()
+            .insert(real.to_string(), p.clone());
         p
     }
 }

@@ -9,6 +9,7 @@
 //! stay: a reader needs them to follow the failure.
 
 pub mod bundle;
+mod fasthash;
 pub mod identify;
 pub mod line;
 pub mod map;

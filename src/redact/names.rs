@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use super::fasthash::{FxHashMap, FxHashSet};
+
 #[cfg(test)]
 use super::map::PseudonymMap;
 use super::map::{Kind, Pseudonyms};
@@ -99,7 +101,10 @@ pub struct NameFinder {
     /// Every secret.
     secrets: Option<AhoCorasick>,
     /// The names, for one hash lookup per word (the public step asks for every word).
-    names: std::collections::HashMap<String, Kind>,
+    names: FxHashMap<String, Kind>,
+    /// The hosts and the domains again, for one hash lookup per word.
+    hosts: FxHashSet<String>,
+    domains: FxHashSet<String>,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -134,6 +139,8 @@ impl NameFinder {
             .filter(|_| !seeds.secrets.is_empty());
         let names = seeds.names.iter().map(|(n, k)| (n.clone(), *k)).collect();
         NameFinder {
+            hosts: seeds.hosts.iter().cloned().collect(),
+            domains: seeds.domains.iter().cloned().collect(),
             seeds,
             automaton,
             secrets,
@@ -167,6 +174,16 @@ impl NameFinder {
         }
         out.push_str(&text[copied..]);
         Some(out)
+    }
+
+    /// Whether `lower` (lowercase) is a seeded host name.
+    pub fn is_host(&self, lower: &str) -> bool {
+        self.hosts.contains(lower)
+    }
+
+    /// Whether `lower` (lowercase) is a seeded domain.
+    pub fn is_domain(&self, lower: &str) -> bool {
+        self.domains.contains(lower)
     }
 
     /// The seeds looked for.

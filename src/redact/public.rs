@@ -70,6 +70,11 @@ pub struct PublicStats {
     /// text kept, its arguments judged as values.
     #[serde(default)]
     pub templated: u64,
+    /// Lines of log text with no known template: every word judged by the vocabulary.
+    /// (`lines - templated - vocabulary_lines` are config values not on the allow-list,
+    /// read with no vocabulary at all.)
+    #[serde(default)]
+    pub vocabulary_lines: u64,
     /// Lines with a secret hidden.
     pub secrets: u64,
     /// Replacements by kind of value (`host`, `ipv4_net`, `name`, …, `hidden`).
@@ -84,6 +89,7 @@ impl PublicStats {
         self.lines += other.lines;
         self.reduced_lines += other.reduced_lines;
         self.templated += other.templated;
+        self.vocabulary_lines += other.vocabulary_lines;
         self.secrets += other.secrets;
         for (kind, n) in other.replaced {
             *self.replaced.entry(kind).or_default() += n;
@@ -96,7 +102,13 @@ impl PublicStats {
     }
 
     fn count(&mut self, kind: &str) {
-        *self.replaced.entry(kind.to_string()).or_default() += 1;
+        // No key allocated per replacement: a kind is counted once it is in the map.
+        match self.replaced.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.replaced.insert(kind.to_string(), 1);
+            }
+        }
     }
 }
 
@@ -119,6 +131,36 @@ pub struct PublicText<'a> {
     names: &'a NameFinder,
     upload: &'a [String],
     secrets: SecretState,
+    kept: KeptWords,
+    /// Scratch space for lowercase copies, kept across lines.
+    buf: String,
+}
+
+/// Words already judged safe to show as they are, by whether vocabulary words were
+/// allowed: the text of a file repeats its words, and judging one takes several
+/// lookups (ids, names, seeds, vocabulary pieces). Only words kept verbatim are
+/// remembered (a replaced word counts in the report each time). The standard keyed
+/// hash, not the Fx hash of the fixed word sets: these sets grow from the input, which must not be able to
+/// pick colliding words.
+#[derive(Debug, Default)]
+struct KeptWords {
+    sets: [std::collections::HashSet<Box<str>>; 2],
+}
+
+/// Words remembered per [`KeptWords`] set: a bound on memory whatever the input.
+const KEPT_WORDS: usize = 1 << 14;
+
+impl KeptWords {
+    fn contains(&self, w: &str, vocabulary: bool) -> bool {
+        self.sets[usize::from(vocabulary)].contains(w)
+    }
+
+    fn insert(&mut self, w: &str, vocabulary: bool) {
+        let set = &mut self.sets[usize::from(vocabulary)];
+        if set.len() < KEPT_WORDS {
+            set.insert(w.into());
+        }
+    }
 }
 
 impl<'a> PublicText<'a> {
@@ -129,6 +171,8 @@ impl<'a> PublicText<'a> {
             names,
             upload,
             secrets: SecretState::default(),
+            kept: KeptWords::default(),
+            buf: String::new(),
         }
     }
 
@@ -185,7 +229,8 @@ impl<'a> PublicText<'a> {
             reduced: false,
             key: None,
             assigned: false,
-            buf: String::new(),
+            buf: std::mem::take(&mut self.buf),
+            kept: &mut self.kept,
         };
         let mut map = Counting { inner: map, stats };
         let parts = match vocabulary {
@@ -220,7 +265,12 @@ impl<'a> PublicText<'a> {
                 words.segment(&line[end..], &mut map);
                 map.stats.templated += 1;
             }
-            None => words.segment(&line, &mut map),
+            None => {
+                words.segment(&line, &mut map);
+                if vocabulary == Vocabulary::Log {
+                    map.stats.vocabulary_lines += 1;
+                }
+            }
         }
         let stats = map.stats;
         stats.lines += 1;
@@ -230,6 +280,7 @@ impl<'a> PublicText<'a> {
                 stats.examples.push(words.out.clone());
             }
         }
+        self.buf = words.buf;
         words.out
     }
 }
@@ -245,7 +296,7 @@ enum Key {
     Name { flag: bool },
 }
 
-struct Words<'a> {
+struct Words<'a, 'k> {
     names: &'a NameFinder,
     upload: &'a [String],
     vocabulary: Vocabulary,
@@ -257,13 +308,14 @@ struct Words<'a> {
     /// An `=` or `:` came after the key.
     assigned: bool,
     buf: String,
+    kept: &'k mut KeptWords,
 }
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') || b >= 0x80
 }
 
-impl Words<'_> {
+impl Words<'_, '_> {
     /// A piece of a line: shaped values by their shapes, the words between them judged.
     fn segment(&mut self, text: &str, map: &mut dyn Pseudonyms) {
         let mut copied = 0;
@@ -350,13 +402,21 @@ impl Words<'_> {
             _ => self.judged(core, true, map),
         }
         if self.key.is_none() {
-            self.key = key_of(core, flag);
+            self.key = key_of(core, flag, &mut self.buf);
         }
         self.punctuation(tail);
     }
 
     /// One word: kept when safe (`vocabulary` allowing), else its pseudonym.
     fn judged(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) {
+        // Judged safe before, with the same vocabulary: nothing below depends on more.
+        if self
+            .kept
+            .contains(w, vocabulary && self.vocabulary == Vocabulary::Log)
+        {
+            self.out.push_str(w);
+            return;
+        }
         if is_uuid(w) || w.strip_prefix("req-").is_some_and(is_uuid) || is_literal(w) {
             self.out.push_str(w);
             return;
@@ -386,6 +446,7 @@ impl Words<'_> {
         let vocabulary = vocabulary && self.vocabulary == Vocabulary::Log;
         // A seeded host made of safe words (`compute-01`, `compute-01.log`) is still a host.
         if !self.is_seeded(w) && self.safe(w, vocabulary) {
+            self.kept.insert(w, vocabulary);
             self.out.push_str(w);
             return;
         }
@@ -401,7 +462,8 @@ impl Words<'_> {
 
     /// Whether `w`, or a `.`-separated part of it, is a seeded host or domain.
     fn is_seeded(&mut self, w: &str) -> bool {
-        let seeds = self.names.seeds();
+        let names = self.names;
+        let seeds = names.seeds();
         if seeds.hosts.is_empty() && seeds.domains.is_empty() {
             return false;
         }
@@ -409,9 +471,9 @@ impl Words<'_> {
         self.buf.push_str(w);
         self.buf.make_ascii_lowercase();
         let lower = self.buf.as_str();
-        seeds.hosts.contains(lower)
-            || seeds.domains.contains(lower)
-            || (lower.contains('.') && lower.split('.').any(|p| seeds.hosts.contains(p)))
+        names.is_host(lower)
+            || names.is_domain(lower)
+            || (lower.contains('.') && lower.split('.').any(|p| names.is_host(p)))
     }
 
     fn is_upload(&self, w: &str) -> bool {
@@ -461,11 +523,11 @@ impl Words<'_> {
     /// else one pseudonym for the whole word, case folded.
     fn denied(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) -> String {
         let lower = w.to_ascii_lowercase();
-        let seeds = self.names.seeds();
-        if seeds.hosts.contains(&lower) {
+        let names = self.names;
+        if names.is_host(&lower) {
             return map.pseudonym(Kind::Host, &lower);
         }
-        if seeds.domains.contains(&lower) {
+        if names.is_domain(&lower) {
             return map.pseudonym(Kind::Domain, &lower);
         }
         if !lower.contains('.') {
@@ -477,7 +539,7 @@ impl Words<'_> {
         let mut at = 0;
         while let Some(dot) = lower[at..].find('.') {
             let rest = &lower[at + dot + 1..];
-            if seeds.domains.contains(rest) {
+            if names.is_domain(rest) {
                 domain_at = Some(at + dot);
                 break;
             }
@@ -491,7 +553,7 @@ impl Words<'_> {
         for (n, piece) in head.split('.').enumerate() {
             let part = if piece.is_empty() {
                 String::new()
-            } else if seeds.hosts.contains(piece) || (n == 0 && domain.is_some()) {
+            } else if names.is_host(piece) || (n == 0 && domain.is_some()) {
                 map.pseudonym(Kind::Host, piece)
             } else if piece
                 .split(['-', '_'])
@@ -552,15 +614,25 @@ fn is_auth_scheme(w: &str) -> bool {
 }
 
 /// Words whose next value is a secret or a name (options, JSON keys, CLI flags).
-fn key_of(word: &str, flag: bool) -> Option<Key> {
-    let lower = word.to_ascii_lowercase().replace('-', "_");
+/// `buf` is scratch space (this runs for every word: no allocation).
+fn key_of(word: &str, flag: bool, buf: &mut String) -> Option<Key> {
+    // Every key is at least `key` long.
+    if word.len() < 3 {
+        return None;
+    }
+    buf.clear();
+    buf.extend(word.chars().map(|c| match c {
+        '-' => '_',
+        c => c.to_ascii_lowercase(),
+    }));
+    let lower = buf.as_str();
     if lower == "authorization" || lower == "proxy_authorization" {
         return Some(Key::Authorization);
     }
     if lower == "bearer" || lower == "basic" {
         return Some(Key::Secret { flag: true });
     }
-    let secret = super::secrets::names_a_secret(&lower) || lower.ends_with("_pass");
+    let secret = super::secrets::names_a_secret(lower) || lower.ends_with("_pass");
     if secret {
         return Some(Key::Secret { flag });
     }
@@ -590,7 +662,7 @@ fn key_of(word: &str, flag: bool) -> Option<Key> {
         "owner",
         "login",
     ]
-    .contains(&lower.as_str());
+    .contains(&lower);
     name.then_some(Key::Name { flag })
 }
 

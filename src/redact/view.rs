@@ -62,6 +62,9 @@ struct Public {
     stats: PublicStats,
     /// Per event of the last analysis redacted: whether a word of it was reduced.
     reduced_events: Vec<bool>,
+    /// Per event of the last analysis redacted: whether its message matched a known
+    /// template.
+    templated_events: Vec<bool>,
 }
 
 impl ViewRedactor {
@@ -101,6 +104,15 @@ impl ViewRedactor {
         self.public
             .as_mut()
             .map(|p| std::mem::take(&mut p.reduced_events))
+            .unwrap_or_default()
+    }
+
+    /// Per event of the last analysis redacted, whether its message matched a known
+    /// Masakari or Nova template (taken: empty afterwards).
+    pub fn take_templated_events(&mut self) -> Vec<bool> {
+        self.public
+            .as_mut()
+            .map(|p| std::mem::take(&mut p.templated_events))
             .unwrap_or_default()
     }
 
@@ -178,10 +190,13 @@ impl ViewRedactor {
         if let Some(Value::Array(events)) = document.get_mut("events") {
             for slot in events.iter_mut() {
                 let mut event: Event = serde_json::from_value(slot.take())?;
-                let before = self.stats().map_or(0, |s| s.reduced_lines);
+                let (reduced, templated) = self
+                    .stats()
+                    .map_or((0, 0), |s| (s.reduced_lines, s.templated));
                 event.rewrite_text(&mut |piece| self.text(piece));
                 if let Some(p) = self.public.as_mut() {
-                    p.reduced_events.push(p.stats.reduced_lines > before);
+                    p.reduced_events.push(p.stats.reduced_lines > reduced);
+                    p.templated_events.push(p.stats.templated > templated);
                 }
                 *slot = serde_json::to_value(&event)?;
             }

@@ -20,6 +20,12 @@ pub struct RedactionReport {
     /// Log lines the link shows (its picture's and its rows; every line for a whole
     /// analysis).
     pub lines: u64,
+    /// Of them, lines whose message matched a known Masakari or Nova format string:
+    /// its constant text kept, its arguments judged as values.
+    pub templated: u64,
+    /// Of them, lines with no known template, shown through the vocabulary of OpenStack
+    /// log words (`lines - templated`).
+    pub vocabulary_lines: u64,
     /// Of them, lines with words outside the vocabulary replaced (no known wording).
     pub reduced_lines: u64,
     /// A few of those lines, as the link shows them.
@@ -68,6 +74,17 @@ impl RedactedView {
             secrets: self.stats.secrets,
             ..RedactionReport::default()
         };
+        for &id in &events {
+            if self
+                .templated_events
+                .get(id as usize)
+                .copied()
+                .unwrap_or(false)
+            {
+                report.templated += 1;
+            }
+        }
+        report.vocabulary_lines = report.lines.saturating_sub(report.templated);
         for id in events {
             if !self
                 .reduced_events

@@ -103,6 +103,8 @@ pub struct RedactedView {
     pub stats: PublicStats,
     /// Per event: whether a word of it was reduced to the vocabulary.
     pub reduced_events: Vec<bool>,
+    /// Per event: whether its message matched a known Masakari or Nova template.
+    pub templated_events: Vec<bool>,
     redactor: Mutex<ViewRedactor>,
 }
 
@@ -159,6 +161,7 @@ impl RedactedView {
         let mut redactor = ViewRedactor::public(seeds, map, &upload);
         let analysis = redactor.analysis(serde_json::from_slice(&bytes)?)?;
         let reduced_events = redactor.take_reduced_events();
+        let templated_events = redactor.take_templated_events();
         let findings = loaded
             .findings
             .iter()
@@ -175,6 +178,7 @@ impl RedactedView {
             findings,
             stats,
             reduced_events,
+            templated_events,
             redactor: Mutex::new(ViewRedactor::public(seeds, map, &upload)),
         })
     }
