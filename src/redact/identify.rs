@@ -72,10 +72,25 @@ fn regex(pattern: &str) -> Regex {
 static CREDENTIAL: LazyLock<Regex> =
     LazyLock::new(|| regex(r#"([A-Za-z0-9._%-]+):([^\s@/'",]+)@([A-Za-z0-9.-]+)"#));
 
+/// Substrings looked for before any regex or parse that needs them.
+static PEM_BEGIN: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
+static URL: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("://"));
+static FLAG: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("--"));
+static FERNET_START: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("gAAAAA"));
+static DNS_START: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("DNS:"));
+static ESCAPED_QUOTE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("\\\""));
+/// Every context bracket holds one.
+static REQ: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("req-"));
+
+/// The index of `basic ` in [`HINTS`].
+const BASIC_HINT: usize = 17;
+
 /// The host of a URL.
 static URL_HOST: LazyLock<Regex> =
     LazyLock::new(|| regex(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/@]*@)?([A-Za-z0-9.-]+)"));
-
 
 /// A certificate subject's fields in text (`openssl x509 -text`, `subject=`).
 static SUBJECT: LazyLock<Regex> =
@@ -177,6 +192,8 @@ pub struct Identifier {
     /// The object a `name` key is in (`"user": {"name": …}`).
     parent: Option<Kind>,
     depth: u8,
+    /// Scratch: where the words of [`HINTS`] are in the line read.
+    hits: Vec<(usize, usize, usize)>,
 }
 
 impl Identifier {
@@ -241,14 +258,28 @@ impl Identifier {
             return;
         }
         self.credentials(line);
-        if !open && HINT.find(line).is_none() {
-            return;
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        hits.extend(
+            HINT.find_iter(line)
+                .map(|m| (m.start(), m.end(), m.pattern().as_usize())),
+        );
+        if open || !hits.is_empty() {
+            self.keyed(line, &hits);
         }
-        for (user, project) in context_brackets(line) {
-            self.name(user, Kind::User);
-            self.name(project, Kind::Project);
+        self.hits = hits;
+    }
+
+    /// The steps of [`Identifier::line`] for a line with a word of [`HINTS`]; `hits` are
+    /// their places (start, end, which).
+    fn keyed(&mut self, line: &str, hits: &[(usize, usize, usize)]) {
+        if REQ.find(line.as_bytes()).is_some() {
+            for (user, project) in context_brackets(line) {
+                self.name(user, Kind::User);
+                self.name(project, Kind::Project);
+            }
         }
-        if memmem::find(line.as_bytes(), b"gAAAAA").is_some() {
+        if FERNET_START.find(line.as_bytes()).is_some() {
             for m in FERNET.find_iter(line) {
                 self.secret(m.as_str());
                 if line[m.end()..].trim().is_empty() {
@@ -261,14 +292,18 @@ impl Identifier {
                 self.subject(&c[1], &c[2]);
             }
         }
-        if memmem::find(line.as_bytes(), b"DNS:").is_some() {
+        if DNS_START.find(line.as_bytes()).is_some() {
             for c in DNS.captures_iter(line) {
                 self.host(&c[1]);
             }
         }
-        self.basic(line);
-        self.pairs(line);
-        if self.depth < DEPTH && memmem::find(line.as_bytes(), b"\\\"").is_some() {
+        // Nothing but `basic ` itself can hide where a `basic ` starts: a hit says whether
+        // one is in the line.
+        if hits.iter().any(|h| h.2 == BASIC_HINT) {
+            self.basic(line);
+        }
+        self.pairs(line, hits);
+        if self.depth < DEPTH && ESCAPED_QUOTE.find(line.as_bytes()).is_some() {
             let unescaped = line.replace("\\\\", "\\").replace("\\\"", "\"");
             self.nested(&unescaped);
         }
@@ -309,7 +344,7 @@ impl Identifier {
             }
             return true;
         }
-        let Some(at) = memmem::find(line.as_bytes(), b"-----BEGIN ") else {
+        let Some(at) = PEM_BEGIN.find(line.as_bytes()) else {
             return false;
         };
         let after = &line[at + 11..];
@@ -384,9 +419,7 @@ impl Identifier {
     }
 
     fn credentials(&mut self, line: &str) {
-        if memchr::memchr(b'@', line.as_bytes()).is_none()
-            && memmem::find(line.as_bytes(), b"://").is_none()
-        {
+        if memchr::memchr(b'@', line.as_bytes()).is_none() && URL.find(line.as_bytes()).is_none() {
             return;
         }
         let mut any = false;
@@ -458,18 +491,18 @@ impl Identifier {
     }
 
     /// Every `key = value`, `key: value`, `"key": "value"`, `--key value` of a line.
-    fn pairs(&mut self, line: &str) {
+    fn pairs(&mut self, line: &str, hits: &[(usize, usize, usize)]) {
         let b = line.as_bytes();
         let mut done = 0;
-        for m in HINT.find_iter(line) {
-            if m.start() < done {
+        for &(m_start, m_end, _) in hits {
+            if m_start < done {
                 continue;
             }
-            let mut start = m.start();
+            let mut start = m_start;
             while start > 0 && is_key_byte(b[start - 1]) {
                 start -= 1;
             }
-            let mut end = m.end();
+            let mut end = m_end;
             while end < b.len() && is_key_byte(b[end]) {
                 end += 1;
             }
@@ -759,8 +792,10 @@ fn may_hold_subject(line: &str) -> bool {
 /// Where `needle` (lowercase ASCII) first occurs in `hay`, in any letter case.
 fn find_ascii_caseless(hay: &[u8], needle: &[u8]) -> Option<usize> {
     let first = *needle.first()?;
-    memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay)
-        .find(|&at| hay.get(at..at + needle.len()).is_some_and(|w| w.eq_ignore_ascii_case(needle)))
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay).find(|&at| {
+        hay.get(at..at + needle.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(needle))
+    })
 }
 
 fn is_key_byte(b: u8) -> bool {
@@ -926,7 +961,7 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
         }
         if known.is_none_or(|k| k & done == 0) {
             self.identify.reset();
-            self.identify.line_gated(message, false, open);
+            self.identify.line_gated(message, false, hinted || open);
             if one_line && (known.is_some() || self.messages.len() < MESSAGES_KEPT) {
                 let flags = known.unwrap_or(if hinted { HINTED } else { 0 }) | done;
                 self.messages.insert(key, flags);
@@ -942,8 +977,7 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
 /// The part of `raw` before `message` and `message`, when `message` is the end of `raw`.
 fn split_at_message<'a>(raw: &'a str, message: &str) -> Option<(&'a str, &'a str)> {
     let start = (message.as_ptr() as usize).checked_sub(raw.as_ptr() as usize)?;
-    (start + message.len() == raw.len() && raw.is_char_boundary(start))
-        .then(|| raw.split_at(start))
+    (start + message.len() == raw.len() && raw.is_char_boundary(start)).then(|| raw.split_at(start))
 }
 
 /// Whether the text before an oslo message can give nothing but its context bracket's
@@ -955,10 +989,10 @@ fn plain_prefix(prefix: &str) -> bool {
     if !prefix.trim_end().ends_with(']')
         || b.iter()
             .any(|c| matches!(c, b'=' | b'|' | b'@' | b'"' | b'\'' | b'\\'))
-        || memmem::find(b, b"--").is_some()
-        || memmem::find(b, b"://").is_some()
-        || memmem::find(b, b"gAAAAA").is_some()
-        || memmem::find(b, b"DNS:").is_some()
+        || FLAG.find(b).is_some()
+        || URL.find(b).is_some()
+        || FERNET_START.find(b).is_some()
+        || DNS_START.find(b).is_some()
         || find_ascii_caseless(b, b"basic ").is_some()
     {
         return false;
