@@ -6,6 +6,9 @@
 #
 #   scripts/bench_serve.sh [SIZE]      SIZE: 100M, 1G (default)
 #   EVACDOC=path                       the binary (default: a release build of this tree)
+#   BUNDLE=path                        an existing bundle (e.g. a bench.sh mix,
+#                                      target/bench-bundle-cloud2-kolla-1G) instead of the
+#                                      generated one; packed once into <path>.tar.xz
 #
 # The bundle (scripts/gen_bundle.py, sosreport layout, every service, DEBUG) is generated
 # once into target/bench-bundle-serve-<SIZE> and packed into <that>.tar.xz.
@@ -21,9 +24,13 @@ if [[ -z "${EVACDOC:-}" ]]; then
     (cd "$ROOT" && cargo build --release --quiet --bin evacdoc) || die "cargo build failed"
     EVACDOC="${CARGO_TARGET_DIR:-$ROOT/target}/release/evacdoc"
 fi
-BUNDLE="$ROOT/target/bench-bundle-serve-$SIZE"
+GIVEN=${BUNDLE:-}
+BUNDLE=${GIVEN:-"$ROOT/target/bench-bundle-serve-$SIZE"}
+BUNDLE=${BUNDLE%/}
 ARCHIVE="$BUNDLE.tar.xz"
-if [[ ! -f "$BUNDLE/ground_truth.json" ]]; then
+if [[ -n "$GIVEN" ]]; then
+    [[ -f "$BUNDLE/ground_truth.json" ]] || die "BUNDLE=$BUNDLE has no ground_truth.json"
+elif [[ ! -f "$BUNDLE/ground_truth.json" ]]; then
     note "generating $SIZE into $BUNDLE"
     python3 "$ROOT/scripts/gen_bundle.py" --size "$SIZE" --out "$BUNDLE" --force -q \
         --seed 29 --layout sosreport --debug all --services all --instances 100 \

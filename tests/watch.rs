@@ -294,6 +294,50 @@ fn many_recoveries_give_one_finding_each_and_the_window_stays_small() {
     assert!(watcher.stats().held_events <= 6 * 4);
 }
 
+/// Masakari's lines for a notification it ignores (the host's status is `UNKNOWN`).
+fn ignored_notification(k: usize) -> String {
+    let notification = format!("{:08x}-4a8d-4d3e-b7c5-1f0a9e2d8b46", 0x1000_0000 + k);
+    let ctx = format!(
+        "[None req-{:08x}-3b9d-4e2a-a7f5-0d6c2b8e9f13 b4e7c1a9d2f8460c8e3a5b7d9f1c2e06 2e9f4c1a7b3d45e8a6c0f2d4b8e1a937 - - default default]",
+        0x2000_0000 + k
+    );
+    let t = format!("2026-11-30 10:{:02}:{:02}", k / 60 % 60, k % 60);
+    format!(
+        "{t}.452 33 INFO masakari.engine.manager {ctx} Processing notification {notification} of type: COMPUTE_HOST\n\
+         {t}.480 33 WARNING masakari.engine.manager {ctx} Notification '{notification}' ignored as host_status is 'UNKNOWN'\n\
+         {t}.484 33 INFO masakari.engine.manager {ctx} Notification {notification} exits with status: ignored.\n"
+    )
+}
+
+/// Repeated findings of one cause go out merged, and the merged finding still names a
+/// notification (the first it covers), so that a follower can look it up.
+#[test]
+fn a_merged_finding_of_ignored_notifications_names_the_first_notification() {
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("ctl1");
+    std::fs::create_dir_all(live.join("etc")).unwrap();
+    std::fs::write(live.join("etc/hostname"), "ctl1\n").unwrap();
+    let engine = live.join("var/log/masakari/masakari-engine.log");
+    append(&engine, "");
+    let mut watcher = Watcher::new(std::slice::from_ref(&live), fast_options()).unwrap();
+    let all: String = (0..40).map(ignored_notification).collect();
+    append(&engine, &all);
+    let mut found = Vec::new();
+    for _ in 0..3 {
+        poll_until_quiet(&mut watcher, &mut found);
+    }
+    let merged: Vec<&Finding> = found
+        .iter()
+        .filter(|f| f.id.contains(":repeated:"))
+        .collect();
+    assert_eq!(merged.len(), 1, "{:?}", ids(&found));
+    assert!(merged[0].title.contains("40 times"), "{}", merged[0].title);
+    assert_eq!(
+        merged[0].notification_id.as_deref(),
+        Some("10000000-4a8d-4d3e-b7c5-1f0a9e2d8b46")
+    );
+}
+
 /// A webhook receiver on a loopback port: every POST's body and whether its signature
 /// checked out; answers `fail_first` 503s before its 200s.
 #[derive(Clone, Default)]

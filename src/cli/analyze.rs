@@ -34,6 +34,10 @@ pub struct AnalyzeArgs {
     bfv_delay: i64,
     #[command(flatten)]
     limits: super::limits::LimitArgs,
+    /// Also run the first pass of redaction (what `serve` and `redact` pay for) and
+    /// write what it identified to this file as JSON: for benchmarks and checks.
+    #[arg(long, hide = true, value_name = "FILE")]
+    identified_to: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -57,7 +61,7 @@ impl AnalyzeArgs {
                 progress,
                 limits: self.limits.limits(),
                 // `analyze` shows the bundle as it is and never redacts.
-                skip_identification: true,
+                skip_identification: self.identified_to.is_none(),
                 ..Options::default()
             },
             detect: DetectOptions {
@@ -78,6 +82,12 @@ pub fn run(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     } else {
         vec![analyze_inputs(&args.paths, &args.options(true))?]
     };
+    if let Some(path) = &args.identified_to {
+        let seeds: Vec<_> = outcomes.iter().map(|o| &o.analysis.identified).collect();
+        let json = serde_json::to_vec_pretty(&seeds)?;
+        std::fs::write(path, json)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
     let mut out = std::io::stdout().lock();
     match args.format {
         ReportFormat::Json => {

@@ -73,6 +73,9 @@ fn merged(mut group: Vec<Finding>) -> Finding {
         }
     }
     let notifications = group.iter().filter(|f| f.notification_id.is_some()).count();
+    // The first notification the group covers: what a follower of `watch` (or the
+    // trigger) looks the finding up by, as with any finding of one notification.
+    let first_notification = group.iter().find_map(|f| f.notification_id.clone());
     let start = group
         .iter()
         .filter_map(|f| f.window.as_ref().map(|w| w.start.clone()))
@@ -133,7 +136,7 @@ fn merged(mut group: Vec<Finding>) -> Finding {
         ),
         failed_host: (hosts.len() == 1).then(|| hosts[0].clone()),
         instance_uuids: instances,
-        notification_id: None,
+        notification_id: first_notification,
         request_ids,
         window: start.zip(end).map(|(start, end)| Window { start, end }),
         evidence: examples,
@@ -253,6 +256,8 @@ mod tests {
         ];
         let merged = super::merge_repeated(others);
         assert_eq!(merged.len(), 1);
+        // The merged finding is found by the first notification it covers.
+        assert_eq!(merged[0].notification_id.as_deref(), Some("1"));
         assert!(
             merged[0].title.contains("2 hosts") && merged[0].title.contains("2 times"),
             "{}",
@@ -285,6 +290,11 @@ mod tests {
         let f = ignored[0];
         assert_eq!(f.severity, Severity::Warning);
         assert!(f.title.contains(&format!("{count} times")), "{}", f.title);
+        // The first ignored notification: the one its first example lines are of.
+        assert_eq!(
+            f.notification_id.as_deref(),
+            Some("10000000-4a8d-4d3e-b7c5-1f0a9e2d8b46")
+        );
         assert!(f.title.contains("3 hosts"), "{}", f.title);
         for host in ["cmp02", "cmp05", "cmp07"] {
             assert!(f.summary.contains(host), "{}", f.summary);

@@ -12,9 +12,11 @@
 //! every log record and every other small file it finds, and keeps what it found in
 //! [`Analysis::identified`](crate::correlate::Analysis::identified).
 
+use std::collections::HashSet;
 use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use memchr::memmem;
 use regex::Regex;
 
 use super::map::Kind;
@@ -70,14 +72,25 @@ fn regex(pattern: &str) -> Regex {
 static CREDENTIAL: LazyLock<Regex> =
     LazyLock::new(|| regex(r#"([A-Za-z0-9._%-]+):([^\s@/'",]+)@([A-Za-z0-9.-]+)"#));
 
+/// Substrings looked for before any regex or parse that needs them.
+static PEM_BEGIN: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
+static URL: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("://"));
+static FLAG: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("--"));
+static FERNET_START: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("gAAAAA"));
+static DNS_START: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("DNS:"));
+static ESCAPED_QUOTE: LazyLock<memmem::Finder<'static>> =
+    LazyLock::new(|| memmem::Finder::new("\\\""));
+/// Every context bracket holds one.
+static REQ: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("req-"));
+
+/// The index of `basic ` in [`HINTS`].
+const BASIC_HINT: usize = 17;
+
 /// The host of a URL.
 static URL_HOST: LazyLock<Regex> =
     LazyLock::new(|| regex(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^\s/@]*@)?([A-Za-z0-9.-]+)"));
-
-/// The user and project of an oslo context bracket.
-static CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"\[(?:(?:req-[0-9a-f-]{36}|None) )?req-[0-9a-f-]{36} ([^\s\]]+) ([^\s\]]+)")
-});
 
 /// A certificate subject's fields in text (`openssl x509 -text`, `subject=`).
 static SUBJECT: LazyLock<Regex> =
@@ -166,6 +179,10 @@ const DEPTH: u8 = 2;
 #[derive(Debug, Default)]
 pub struct Identifier {
     seeds: Seeds,
+    /// Values already given to [`Identifier::secret`], [`Identifier::host`] and
+    /// [`Identifier::name`] (the same user, project and host come back on most lines of
+    /// a log): each is weighed once.
+    seen: Seen,
     /// Inside a PEM block: whether it is a certificate, and its body so far.
     pem: Option<(bool, String)>,
     /// The last line's value ran to its end as a secret: an indented (or, in a record,
@@ -175,6 +192,8 @@ pub struct Identifier {
     /// The object a `name` key is in (`"user": {"name": …}`).
     parent: Option<Kind>,
     depth: u8,
+    /// Scratch: where the words of [`HINTS`] are in the line read.
+    hits: Vec<(usize, usize, usize)>,
 }
 
 impl Identifier {
@@ -214,6 +233,12 @@ impl Identifier {
 
     /// One line; `continued` when it continues a record (its value may go on here).
     pub fn line(&mut self, line: &str, continued: bool) {
+        self.line_gated(line, continued, false);
+    }
+
+    /// [`Identifier::line`]; `open` reads it for keys even with no word of [`HINTS`] in
+    /// it (another part of its line had one).
+    fn line_gated(&mut self, line: &str, continued: bool, open: bool) {
         if self.pem_line(line) {
             return;
         }
@@ -233,32 +258,52 @@ impl Identifier {
             return;
         }
         self.credentials(line);
-        if HINT.find(line).is_none() {
-            return;
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        hits.extend(
+            HINT.find_iter(line)
+                .map(|m| (m.start(), m.end(), m.pattern().as_usize())),
+        );
+        if open || !hits.is_empty() {
+            self.keyed(line, &hits);
         }
-        for c in CONTEXT.captures_iter(line) {
-            if let (Some(user), Some(project)) = (c.get(1), c.get(2)) {
-                self.name(user.as_str(), Kind::User);
-                self.name(project.as_str(), Kind::Project);
+        self.hits = hits;
+    }
+
+    /// The steps of [`Identifier::line`] for a line with a word of [`HINTS`]; `hits` are
+    /// their places (start, end, which).
+    fn keyed(&mut self, line: &str, hits: &[(usize, usize, usize)]) {
+        if REQ.find(line.as_bytes()).is_some() {
+            for (user, project) in context_brackets(line) {
+                self.name(user, Kind::User);
+                self.name(project, Kind::Project);
             }
         }
-        for m in FERNET.find_iter(line) {
-            self.secret(m.as_str());
-            if line[m.end()..].trim().is_empty() {
-                self.secret_open = true;
+        if FERNET_START.find(line.as_bytes()).is_some() {
+            for m in FERNET.find_iter(line) {
+                self.secret(m.as_str());
+                if line[m.end()..].trim().is_empty() {
+                    self.secret_open = true;
+                }
             }
         }
-        if line.contains('=') {
+        if may_hold_subject(line) {
             for c in SUBJECT.captures_iter(line) {
                 self.subject(&c[1], &c[2]);
             }
         }
-        for c in DNS.captures_iter(line) {
-            self.host(&c[1]);
+        if DNS_START.find(line.as_bytes()).is_some() {
+            for c in DNS.captures_iter(line) {
+                self.host(&c[1]);
+            }
         }
-        self.basic(line);
-        self.pairs(line);
-        if self.depth < DEPTH && line.contains("\\\"") {
+        // Nothing but `basic ` itself can hide where a `basic ` starts: a hit says whether
+        // one is in the line.
+        if hits.iter().any(|h| h.2 == BASIC_HINT) {
+            self.basic(line);
+        }
+        self.pairs(line, hits);
+        if self.depth < DEPTH && ESCAPED_QUOTE.find(line.as_bytes()).is_some() {
             let unescaped = line.replace("\\\\", "\\").replace("\\\"", "\"");
             self.nested(&unescaped);
         }
@@ -299,7 +344,7 @@ impl Identifier {
             }
             return true;
         }
-        let Some(at) = line.find("-----BEGIN ") else {
+        let Some(at) = PEM_BEGIN.find(line.as_bytes()) else {
             return false;
         };
         let after = &line[at + 11..];
@@ -359,8 +404,7 @@ impl Identifier {
 
     /// `Authorization: Basic <base64 of user:password>`.
     fn basic(&mut self, line: &str) {
-        let lower = line.to_ascii_lowercase();
-        let Some(at) = lower.find("basic ") else {
+        let Some(at) = find_ascii_caseless(line.as_bytes(), b"basic ") else {
             return;
         };
         let value = line[at + 6..].split([' ', '"', '\'']).next().unwrap_or("");
@@ -375,7 +419,7 @@ impl Identifier {
     }
 
     fn credentials(&mut self, line: &str) {
-        if !line.contains('@') && !line.contains("://") {
+        if memchr::memchr(b'@', line.as_bytes()).is_none() && URL.find(line.as_bytes()).is_none() {
             return;
         }
         let mut any = false;
@@ -447,18 +491,18 @@ impl Identifier {
     }
 
     /// Every `key = value`, `key: value`, `"key": "value"`, `--key value` of a line.
-    fn pairs(&mut self, line: &str) {
+    fn pairs(&mut self, line: &str, hits: &[(usize, usize, usize)]) {
         let b = line.as_bytes();
         let mut done = 0;
-        for m in HINT.find_iter(line) {
-            if m.start() < done {
+        for &(m_start, m_end, _) in hits {
+            if m_start < done {
                 continue;
             }
-            let mut start = m.start();
+            let mut start = m_start;
             while start > 0 && is_key_byte(b[start - 1]) {
                 start -= 1;
             }
-            let mut end = m.end();
+            let mut end = m_end;
             while end < b.len() && is_key_byte(b[end]) {
                 end += 1;
             }
@@ -468,7 +512,6 @@ impl Identifier {
             }
             let key = &line[start..end];
             let flag = key.starts_with("--");
-            let class = class_of(key);
             // The separator: blanks, quotes, backslashes, at most one `=`, `:` or `|`.
             let mut at = end;
             let mut assigned = false;
@@ -485,6 +528,7 @@ impl Identifier {
             if !(assigned || flag && at > end) || at >= b.len() {
                 continue;
             }
+            let class = class_of(key);
             let value_end = match quote {
                 Some(q) => line[at..]
                     .find(|c: char| c as u32 == u32::from(q) || c == '\\')
@@ -549,6 +593,9 @@ impl Identifier {
     /// vocabulary are not looked for (they would hide ordinary text).
     fn secret(&mut self, value: &str) {
         let v = value.trim_matches(['"', '\'', ',', ';']);
+        if !self.seen.first(Seen::SECRET, v) {
+            return;
+        }
         let mut buf = String::new();
         let says_nothing = v.len() < 6
             || v.bytes().all(|b| b == b'*')
@@ -566,6 +613,9 @@ impl Identifier {
     /// (`keystone.prod.acme.io`), only its domain (else every `keystone` would read as a
     /// host). A domain's parent is a domain too (`mail.acme.io` under `prod.acme.io`).
     fn host(&mut self, value: &str) {
+        if !self.seen.first(Seen::HOST, value) {
+            return;
+        }
         let v = value.trim().trim_end_matches('.').to_ascii_lowercase();
         if v.parse::<std::net::IpAddr>().is_ok() || !v.bytes().any(|b| b.is_ascii_alphabetic()) {
             return;
@@ -596,6 +646,9 @@ impl Identifier {
     /// its kind. Service accounts, literals, ids, numbers and single words of the
     /// vocabulary are not names.
     fn name(&mut self, value: &str, kind: Kind) {
+        if !self.seen.first(Seen::name(kind), value) {
+            return;
+        }
         let v = value.trim().trim_matches(['"', '\'']).to_ascii_lowercase();
         if v.contains(char::is_whitespace) {
             for word in v.split_whitespace() {
@@ -624,6 +677,125 @@ impl Identifier {
             *entry = kind;
         }
     }
+}
+
+/// The values each of [`Identifier::secret`], [`Identifier::host`] and
+/// [`Identifier::name`] (by kind) was given: what they do with a value depends on the value
+/// alone, so a second call with it adds nothing.
+#[derive(Debug, Default)]
+struct Seen {
+    sets: [HashSet<Box<str>>; 5],
+}
+
+impl Seen {
+    const SECRET: usize = 0;
+    const HOST: usize = 1;
+    /// At most this many values are remembered per set (a bound on memory; a value not
+    /// remembered is only weighed again).
+    const MAX: usize = 65_536;
+    /// Longer values are not remembered.
+    const MAX_LEN: usize = 256;
+
+    /// The set of names of `kind` (none for kinds names are never given as).
+    fn name(kind: Kind) -> Option<usize> {
+        match kind {
+            Kind::User => Some(2),
+            Kind::Project => Some(3),
+            Kind::Name => Some(4),
+            _ => None,
+        }
+    }
+
+    /// Whether `value` is new to set `which` (and remembers it); always when `which` is
+    /// none.
+    fn first(&mut self, which: impl Into<Option<usize>>, value: &str) -> bool {
+        let Some(set) = which.into().and_then(|w| self.sets.get_mut(w)) else {
+            return true;
+        };
+        if set.contains(value) {
+            return false;
+        }
+        if value.len() <= Self::MAX_LEN && set.len() < Self::MAX {
+            set.insert(value.into());
+        }
+        true
+    }
+}
+
+/// The user and project of each oslo context bracket of a line
+/// (`[req-<id> <user> <project> …]`, `[req-<global id> req-<id> <user> <project> …]`,
+/// `[None req-<id> <user> <project> …]`), left to right, as the regex
+/// `\[(?:(?:req-[0-9a-f-]{36}|None) )?req-[0-9a-f-]{36} ([^\s\]]+) ([^\s\]]+)` finds
+/// them, without running one on every line.
+fn context_brackets(line: &str) -> impl Iterator<Item = (&str, &str)> {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(i) = memchr::memchr(b'[', &line.as_bytes()[from..]) {
+            let at = from + i + 1;
+            if let Some((end, user, project)) = bracket_at(&line[at..]) {
+                from = at + end;
+                return Some((user, project));
+            }
+            from = at;
+        }
+        None
+    })
+}
+
+/// The bracket's user and project when `s` (the text after a `[`) starts a context, and
+/// the length of what it matched.
+fn bracket_at(s: &str) -> Option<(usize, &str, &str)> {
+    let first = request_id(s).or_else(|| s.strip_prefix("None"));
+    first
+        .and_then(|rest| rest.strip_prefix(' '))
+        .and_then(|rest| bracket_tail(s, rest))
+        .or_else(|| bracket_tail(s, s))
+}
+
+/// `req-<id> <user> <project>` at the start of `rest`, a part of `s` that ends it: the
+/// user, the project and where they end in `s`.
+fn bracket_tail<'a>(s: &str, rest: &'a str) -> Option<(usize, &'a str, &'a str)> {
+    let rest = request_id(rest)?.strip_prefix(' ')?;
+    let user = context_word(rest)?;
+    let rest = rest[user.len()..].strip_prefix(' ')?;
+    let project = context_word(rest)?;
+    let end = s.len() - rest.len() + project.len();
+    Some((end, user, project))
+}
+
+/// The text after `req-<36 of [0-9a-f-]>` at the start of `s`.
+fn request_id(s: &str) -> Option<&str> {
+    let rest = s.strip_prefix("req-")?;
+    let id = rest.as_bytes().get(..36)?;
+    id.iter()
+        .all(|&b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
+        .then(|| &rest[36..])
+}
+
+/// The run of characters other than blanks and `]` at the start of `s`, if any.
+fn context_word(s: &str) -> Option<&str> {
+    let end = s
+        .find(|c: char| c.is_whitespace() || c == ']')
+        .unwrap_or(s.len());
+    (end > 0).then(|| &s[..end])
+}
+
+/// Whether some `=` of the line follows `CN`, `O` or `OU` (blanks between): only then can
+/// [`SUBJECT`] match.
+fn may_hold_subject(line: &str) -> bool {
+    memchr::memchr_iter(b'=', line.as_bytes()).any(|at| {
+        let before = line[..at].trim_end();
+        before.ends_with("CN") || before.ends_with('O') || before.ends_with("OU")
+    })
+}
+
+/// Where `needle` (lowercase ASCII) first occurs in `hay`, in any letter case.
+fn find_ascii_caseless(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let first = *needle.first()?;
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), hay).find(|&at| {
+        hay.get(at..at + needle.len())
+            .is_some_and(|w| w.eq_ignore_ascii_case(needle))
+    })
 }
 
 fn is_key_byte(b: u8) -> bool {
@@ -721,10 +893,27 @@ fn der_names(der: &[u8]) -> Vec<(&'static str, String)> {
 }
 
 /// Identifies every record of one log as it is read (a sink of the analysis).
+///
+/// An oslo.log record is read as its message: the text before it (time, pid, level,
+/// logger, wrapper, context bracket) gives only the bracket's user and project, unless it
+/// holds something a key or a value could be made of (then the whole line is read). A
+/// one-line record whose message came before gives nothing new: most DEBUG messages
+/// repeat.
 #[derive(Debug, Default)]
 pub struct IdentifySink {
     identify: Identifier,
+    /// The messages of one-line records read so far (by hash), and whether each holds a
+    /// word of [`HINTS`].
+    messages: std::collections::HashMap<u64, u8>,
 }
+
+/// At most this many messages are remembered per log (a bound on memory).
+const MESSAGES_KEPT: usize = 1 << 20;
+/// What is remembered of a message: it holds a hint; it was read; it was read past the
+/// hint test.
+const HINTED: u8 = 1;
+const READ: u8 = 2;
+const READ_OPEN: u8 = 4;
 
 impl IdentifySink {
     /// What the records gave.
@@ -740,11 +929,95 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
         record: &evacdoc_parsers::Record<'_>,
         _span: crate::ingest::sink::RecordSpan,
     ) {
-        self.identify.record(
-            record.head.raw,
-            record.continuation.iter().chain(&record.traceback).copied(),
-        );
+        let rest = record.continuation.iter().chain(&record.traceback).copied();
+        let head = &record.head;
+        let split = match &head.content {
+            evacdoc_parsers::line::Content::Oslo(o) => split_at_message(head.raw, o.message)
+                .filter(|(prefix, message)| plain_prefix(prefix) && !opens_table(message)),
+            _ => None,
+        };
+        let Some((prefix, message)) = split else {
+            self.identify.record(head.raw, rest);
+            return;
+        };
+        let one_line = record.continuation.is_empty() && record.traceback.is_empty();
+        let key = if one_line { message_hash(message) } else { 0 };
+        let known = if one_line {
+            self.messages.get(&key).copied()
+        } else {
+            None
+        };
+        let hinted = known.map_or_else(|| HINT.find(message).is_some(), |k| k & HINTED != 0);
+        // The whole line is read past the hint test when any part of it has a hint: the
+        // message is read so too when only the text before it has one.
+        let open = !hinted && HINT.find(prefix).is_some();
+        let done = if open { READ_OPEN } else { READ };
+        // The bracket's names, first as in the whole line.
+        if hinted || open {
+            for (user, project) in context_brackets(prefix) {
+                self.identify.name(user, Kind::User);
+                self.identify.name(project, Kind::Project);
+            }
+        }
+        if known.is_none_or(|k| k & done == 0) {
+            self.identify.reset();
+            self.identify.line_gated(message, false, hinted || open);
+            if one_line && (known.is_some() || self.messages.len() < MESSAGES_KEPT) {
+                let flags = known.unwrap_or(if hinted { HINTED } else { 0 }) | done;
+                self.messages.insert(key, flags);
+            }
+        }
+        for line in rest {
+            self.identify.line(line, true);
+        }
+        self.identify.reset();
     }
+}
+
+/// The part of `raw` before `message` and `message`, when `message` is the end of `raw`.
+fn split_at_message<'a>(raw: &'a str, message: &str) -> Option<(&'a str, &'a str)> {
+    let start = (message.as_ptr() as usize).checked_sub(raw.as_ptr() as usize)?;
+    (start + message.len() == raw.len() && raw.is_char_boundary(start)).then(|| raw.split_at(start))
+}
+
+/// Whether the text before an oslo message can give nothing but its context bracket's
+/// names: it ends with the bracket, holds no separator a key's value could follow
+/// (`=`, `|`, a `:` after a word holding a hint), no quote, flag, URL, credential, `Basic`,
+/// Fernet token or `DNS:` name.
+fn plain_prefix(prefix: &str) -> bool {
+    let b = prefix.as_bytes();
+    if !prefix.trim_end().ends_with(']')
+        || b.iter()
+            .any(|c| matches!(c, b'=' | b'|' | b'@' | b'"' | b'\'' | b'\\'))
+        || FLAG.find(b).is_some()
+        || URL.find(b).is_some()
+        || FERNET_START.find(b).is_some()
+        || DNS_START.find(b).is_some()
+        || find_ascii_caseless(b, b"basic ").is_some()
+    {
+        return false;
+    }
+    memchr::memchr_iter(b':', b).all(|at| {
+        let before = prefix[..at].trim_end_matches([' ', '\t']).as_bytes();
+        let word = before
+            .iter()
+            .rposition(|&c| !is_key_byte(c))
+            .map_or(before, |i| &before[i + 1..]);
+        // Times (`02:00:00`) are digits; a word with letters may be a key.
+        !word.iter().any(u8::is_ascii_alphabetic) || HINT.find(word).is_none()
+    })
+}
+
+/// Whether `message` starts like a CLI table's line (read with the whole line instead).
+fn opens_table(message: &str) -> bool {
+    let t = message.trim_start();
+    t.starts_with('|') || t.starts_with("+-")
+}
+
+fn message_hash(message: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+        .hash_one(message)
 }
 
 #[cfg(test)]

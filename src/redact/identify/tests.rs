@@ -529,3 +529,30 @@ mod planted {
         }
     }
 }
+
+/// The bracket reader finds what the regex it replaced finds, in the same order.
+#[test]
+fn context_brackets_read_as_the_regex_did() {
+    let regex = regex::Regex::new(
+        r"\[(?:(?:req-[0-9a-f-]{36}|None) )?req-[0-9a-f-]{36} ([^\s\]]+) ([^\s\]]+)",
+    )
+    .unwrap();
+    let id = "req-0b4a8a3e-5c7e-4f55-9d6f-2a1b3c4d5e6f";
+    let other = "req-9f8e7d6c-5b4a-4321-8fed-cba987654321";
+    let lines = [
+        format!("2024-01-01 00:00:00.000 1 INFO nova.api [{id} jane.smith ops-team - - -] x"),
+        format!("[None {id} u1 p1 - - default default] then [{other} {id} u2 p2 -] and [{id} u3]"),
+        format!("[{other} {id} u4 p4] [[{id} u5 p5] [None {id}x u6 p6] [{id} a]b c]"),
+        format!("[{id} é\u{a0}ü p] [{id}  u7 p7] [{id} u8 p8]"),
+        "[req-short u p] [ no brackets here".to_string(),
+    ];
+    for line in &lines {
+        let want: Vec<(&str, &str)> = regex
+            .captures_iter(line)
+            .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
+            .collect();
+        let got: Vec<(&str, &str)> = super::context_brackets(line).collect();
+        assert_eq!(got, want, "{line}");
+    }
+    assert_eq!(super::HINTS[super::BASIC_HINT], "basic ");
+}
