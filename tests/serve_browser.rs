@@ -220,6 +220,24 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
         .await
         .unwrap();
     wait_for(&browser, "input#top-q").await;
+    // The header's search box is readable: its text against its own background (a later
+    // `input[type=search]` rule once gave it a white background under light text).
+    let contrast: Value = browser
+        .execute(
+            "const s = getComputedStyle(document.getElementById('top-q')); \
+             const lum = c => { const v = c.match(/[\\d.]+/g).slice(0, 3).map(x => x / 255) \
+               .map(x => x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4)); \
+               return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; }; \
+             const a = lum(s.color), b = lum(s.backgroundColor); \
+             return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(
+        contrast.as_f64().unwrap_or(0.0) >= 4.5,
+        "the search box's text contrast is {contrast}"
+    );
     let body = browser.find(Locator::Css("body")).await.unwrap();
     body.send_keys("/").await.unwrap();
     let focused: Value = browser
