@@ -537,3 +537,29 @@ async fn a_finding_is_previewed_shared_once_and_revoked_from_the_pages() {
     );
     service.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_addresses_get_the_ui_error_page_or_the_api_error() {
+    let (service, _dir) = service().await;
+    let (cookie, _csrf) = sign_in(&service).await;
+    // A page address nobody serves: the UI's own 404 page, not the browser's bare one.
+    for cookie in [Some(cookie.as_str()), None] {
+        let page = get(&service, "/nope", cookie).await;
+        assert_eq!(page.status, StatusCode::NOT_FOUND);
+        assert!(page.header(header::CONTENT_TYPE).starts_with("text/html"));
+        assert!(
+            page.body.contains("That page could not be shown"),
+            "{}",
+            page.body
+        );
+    }
+    // Under /api/ the API's JSON error, as every other API answer.
+    let api = get(&service, "/api/v1/nope", Some(&cookie)).await;
+    assert_eq!(api.status, StatusCode::NOT_FOUND);
+    assert!(
+        api.header(header::CONTENT_TYPE)
+            .starts_with("application/json")
+    );
+    assert!(api.body.contains("not_found"), "{}", api.body);
+    service.shutdown().await;
+}

@@ -14,6 +14,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::http::auth::hash_secret;
+use crate::http::error::ApiError;
+use crate::http::pages::PageError;
 use crate::http::pages::share_view::{self, render_public};
 use crate::http::routes::{Route, mount};
 use crate::http::state::AppState;
@@ -111,14 +113,18 @@ pub fn with_public_headers(response: &mut Response) {
 }
 
 /// The service's fallback: any other path under `/s/` gets a link's 404 with the public
-/// headers; the rest the plain 404.
+/// headers, one under `/api/` the API's JSON error, the rest the UI's own error page
+/// (not the browser's bare one).
 pub async fn fallback(uri: axum::http::Uri) -> Response {
-    if uri.path().starts_with("/s/") {
+    let path = uri.path();
+    if path.starts_with("/s/") {
         let mut response = not_found();
         with_public_headers(&mut response);
         response
+    } else if path == "/api" || path.starts_with("/api/") {
+        ApiError::not_found("route").into_response()
     } else {
-        StatusCode::NOT_FOUND.into_response()
+        PageError::new(StatusCode::NOT_FOUND, "There is no page at this address.").into_response()
     }
 }
 
