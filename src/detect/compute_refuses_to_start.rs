@@ -209,11 +209,7 @@ impl ComputeRefusesToStart {
                  Nova reports the host down, nothing can be scheduled or evacuated to it, and Masakari's host \
                  monitor may see it online in Pacemaker all the same.{after}"
             ),
-            remediation: Remediation {
-                summary: fix,
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+            remediation: Remediation::advice(fix),
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }

@@ -335,12 +335,7 @@ fn unowned_findings(
                 explanation: format!(
                     "Masakari's error quotes the request id of Nova's answer, and Nova's lines of                      that request show `POST /servers/<instance>/action` refused with 400: Nova                      still counted {name}'s compute service as up. Masakari never forces the                      service down, so it evacuated before Nova's `service_down_time` had passed."
                 ),
-                remediation: Remediation {
-                    summary: "Make Masakari wait longer than Nova's down detection                               (wait_period_after_service_update), or fence failed hosts and force                               their compute service down before evacuating."
-                        .into(),
-                    config_changes: Vec::new(),
-                    actions: Vec::new(),
-                },
+                remediation: Remediation::advice("Make Masakari wait longer than Nova's down detection                               (wait_period_after_service_update), or fence failed hosts and force                               their compute service down before evacuating."),
                 known_bugs: Vec::new(),
                 highlights: Vec::new(),
             }

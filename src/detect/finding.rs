@@ -113,6 +113,17 @@ pub struct Remediation {
     pub actions: Vec<Action>,
 }
 
+impl Remediation {
+    /// Advice alone: no config change to suggest, nothing for the executor to do.
+    pub fn advice(summary: impl Into<String>) -> Remediation {
+        Remediation {
+            summary: summary.into(),
+            config_changes: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+}
+
 /// A known bug a finding points to, and whether the installed packages carry its fix.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KnownBugRef {

@@ -133,15 +133,11 @@ impl ForceUpRefused {
                  service reported up before that cleanup could run the evacuated instances twice. {host} stays \
                  forced down and out of service."
             ),
-            remediation: Remediation {
-                summary: format!(
-                    "Start nova-compute on {host} (with the host fenced off from the instances' storage until \
+            remediation: Remediation::advice(format!(
+                "Start nova-compute on {host} (with the host fenced off from the instances' storage until \
                      it has cleaned the evacuated instances up), wait for its evacuation migrations to become \
                      `completed`, then unset forced_down, wait for the service to report `up`, and enable it."
-                ),
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+            )),
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }

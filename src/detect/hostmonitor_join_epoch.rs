@@ -175,13 +175,9 @@ impl HostmonitorJoinEpoch {
                 names.join(", "),
                 monitors.iter().map(|m| m.readings).sum::<usize>()
             ),
-            remediation: Remediation {
-                summary: format!(
-                    "Evacuate {host}'s instances now (after making sure it is fenced). {FIX}"
-                ),
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+            remediation: Remediation::advice(format!(
+                "Evacuate {host}'s instances now (after making sure it is fenced). {FIX}"
+            )),
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }
@@ -214,11 +210,7 @@ impl HostmonitorJoinEpoch {
                           as the status: a failed host's status becomes `0`, not `offline`, and the monitor does not \
                           send a notification (Launchpad bug 2127845)."
                 .into(),
-            remediation: Remediation {
-                summary: FIX.into(),
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+            remediation: Remediation::advice(FIX),
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }

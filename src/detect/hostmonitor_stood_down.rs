@@ -212,7 +212,8 @@ impl HostmonitorStoodDown {
                 self.id(),
                 s.monitor,
                 analysis.events.get(first as usize).map_or(0, |e| e.line)
-            ).into(),
+            )
+            .into(),
             detector: self.id(),
             severity,
             title: format!(
@@ -237,15 +238,12 @@ impl HostmonitorStoodDown {
                  failure. On {} it stood down for {lasted}. {consequence}",
                 s.monitor
             ),
-            remediation: Remediation {
-                summary: "Restore the cluster's quorum and corosync rings (pcs status, corosync-cfgtool -s, \
+            remediation: Remediation::advice(
+                "Restore the cluster's quorum and corosync rings (pcs status, corosync-cfgtool -s, \
                           crm_mon -1 on the monitor's host), then check every compute host: evacuate the \
                           instances of any that failed meanwhile, after fencing it. Spread quorum votes so that \
-                          one switch or rack cannot take both the computes and the cluster's quorum."
-                    .into(),
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+                          one switch or rack cannot take both the computes and the cluster's quorum.",
+            ),
             known_bugs: Vec::new(),
             highlights,
         }

@@ -253,11 +253,7 @@ impl NotificationRejected {
             window: evidence::window(analysis, &ids),
             evidence: of_events(analysis, ids.iter().copied()),
             explanation,
-            remediation: Remediation {
-                summary: fix,
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+            remediation: Remediation::advice(fix),
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }

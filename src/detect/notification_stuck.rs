@@ -246,7 +246,10 @@ impl NotificationStuckRunning {
             id: format!("{}:{}", self.id(), run.notification).into(),
             detector: self.id(),
             severity: Severity::Critical,
-            title: format!("Notification {} ({kind}) stuck `running`: never finished", run.notification),
+            title: format!(
+                "Notification {} ({kind}) stuck `running`: never finished",
+                run.notification
+            ),
             summary: format!(
                 "The engine started notification {} ({kind}) and never ended it; {}. Nothing was recovered.",
                 run.notification,
@@ -263,14 +266,11 @@ impl NotificationStuckRunning {
             window: evidence::window(analysis, &ids),
             evidence: of_events(analysis, ids.iter().copied()),
             explanation: explanation(run, &named),
-            remediation: Remediation {
-                summary: "Recover the instance (or process) by hand now: the notification will not be retried. \
+            remediation: Remediation::advice(
+                "Recover the instance (or process) by hand now: the notification will not be retried. \
                           Upgrade Masakari to 15.0.0 or later, where such exceptions end the run as `error` and \
-                          the periodic task retries it; meanwhile watch for notifications left `running`."
-                    .into(),
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+                          the periodic task retries it; meanwhile watch for notifications left `running`.",
+            ),
             known_bugs: Vec::new(),
             highlights,
         }

@@ -260,11 +260,7 @@ impl RecoveryFailed {
                  no instance silently dropped, no slow volume-backed rebuild); the lines below show where it \
                  stopped."
             ),
-            remediation: Remediation {
-                summary: advice,
-                config_changes: Vec::new(),
-                actions: Vec::new(),
-            },
+            remediation: Remediation::advice(advice),
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         })
