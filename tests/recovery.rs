@@ -122,7 +122,7 @@ impl Bench {
         all
     }
 
-    fn nova_access_log(&self) -> String {
+    pub(crate) fn nova_access_log(&self) -> String {
         let path = self
             .log_dir()
             .join("controller-0/var/log/apache2/nova-api-os-compute_access.log");
@@ -205,7 +205,7 @@ fn recover_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
 }
 
 /// `evacdoc ARGS` on `bench`'s cloud and data folder, polling fast, reporting in JSON.
-fn on_sim(bench: &Bench, args: &[&str]) -> (Value, i32, String) {
+pub(crate) fn on_sim(bench: &Bench, args: &[&str]) -> (Value, i32, String) {
     let data = bench.dir.path().join("data");
     let mut all = args.to_vec();
     all.extend([
@@ -254,7 +254,7 @@ fn remediate_finished(bench: &Bench, bundle: &Path, finding: &str, extra: &[&str
     document
 }
 
-async fn run_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
+pub(crate) async fn run_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
     let extra: Vec<String> = extra.iter().map(|s| (*s).to_owned()).collect();
     tokio::task::block_in_place(|| {
         let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
@@ -262,7 +262,7 @@ async fn run_command(bench: &Bench, extra: &[&str]) -> (Value, i32, String) {
     })
 }
 
-fn action_posts(access_log: &str) -> Vec<&str> {
+pub(crate) fn action_posts(access_log: &str) -> Vec<&str> {
     access_log
         .lines()
         .filter(|line| line.contains("\"POST /compute/v2.1/servers/") && line.contains("/action"))

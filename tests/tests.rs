@@ -33,6 +33,8 @@ mod realstack;
 mod recovery;
 /// The recovery executor's OpenStack client against the simulator.
 mod recovery_client;
+/// InstanceHA's guards, a host forced up while evacuations remain, fencing warnings.
+mod recovery_guards;
 /// The executor's OpenStack client follows no redirect, at sign-in or on a call.
 mod recovery_redirects;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.

@@ -709,6 +709,7 @@ async fn remediation_runs_one_per_host_is_unavailable_without_an_executor_and_dr
             cloud: Some("sim".into()),
             host_fenced: false,
             service_down_time: None,
+            max_down_percent: None,
         }
     );
     // Done: the host is free again.

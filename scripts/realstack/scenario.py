@@ -380,10 +380,27 @@ def run_executor(out, port_base, venv):
             problems.append("dead fenced host: %d server(s) not ACTIVE elsewhere and unlocked: %s"
                             % (len(bad), json.dumps({b: after[b] for b in bad})))
 
-        # 2. up and not fenced: refused, and Nova never asked to evacuate.
+        # 2. InstanceHA's guard: with FAILED still forced down, recovering a second host
+        # makes 2 of 3 computes down, more than the default 50 %: refused before any call
+        # that changes something (the later cases allow 70 % to reach their own rules).
         up = next(v["host"] for v in after.values() if v["host"] != FAILED) if not bad else "cmp2"
+        rc, report, t0, t1 = evacdoc_recover(stack, out, up, "--host-fenced", name="guard")
+        n = evacuate_calls(bundle, t0, t1)
+        with open(os.path.join(out, "guard.stderr")) as f:
+            said = f.read()
+        cases.append({"case": "too-many-down", "host": up, "rc": rc, "evacuations": n})
+        if rc != 1 or "2 of 3 nova-compute services are down" not in said:
+            problems.append("guard: rc %d (expected 1), stderr %r" % (rc, said[-300:]))
+        if n:
+            problems.append("guard: Nova logged %d evacuation(s)" % n)
+        svc = next(conn.compute.services(binary="nova-compute", host=up))
+        if svc.is_forced_down or svc.status != "enabled":
+            problems.append("guard: %s was changed (forced_down %s, %s)"
+                            % (up, svc.is_forced_down, svc.status))
+
+        # 3. up and not fenced: refused, and Nova never asked to evacuate.
         rc, report, t0, t1 = evacdoc_recover(stack, out, up, "--service-down-time", "10",
-                                             "--down-margin", "5")
+                                             "--down-margin", "5", "--max-down-percent", "70")
         n = evacuate_calls(bundle, t0, t1)
         cases.append({"case": "up-unfenced", "host": up, "rc": rc, "evacuations": n,
                       "seconds": round(t1 - t0, 1)})
@@ -392,10 +409,11 @@ def run_executor(out, port_base, venv):
         if n:
             problems.append("up unfenced host %s: Nova logged %d evacuation(s)" % (up, n))
 
-        # 3. The wait before refusing rests on the cloud's service_down_time (180 here),
+        # 4. The wait before refusing rests on the cloud's service_down_time (180 here),
         # read from its nova.conf, not on Nova's default.
         nova_conf = os.path.join(bundle, CONTROLLER, "etc/nova/nova.conf")
         rc, report, _, _ = evacdoc_recover(stack, out, up, "--nova-conf", nova_conf,
+                                           "--max-down-percent", "70",
                                            apply=False, name="plan-nova-conf")
         waits = [st["why"] for st in (report or {}).get("plan", []) if st.get("method") == "WAIT"]
         cases.append({"case": "plan-reads-service-down-time", "host": up, "rc": rc, "waits": waits})
@@ -403,14 +421,15 @@ def run_executor(out, port_base, venv):
             problems.append("plan with --nova-conf: rc %d, waits %s (expected service_down_time 180s)"
                             % (rc, waits))
 
-        # 4. A boot-from-volume server on a cloud without Cinder in the catalog: only that
+        # 5. A boot-from-volume server on a cloud without Cinder in the catalog: only that
         # move fails; the host's other servers are evacuated.
         bfv_host = "cmp3"
         bfv = boot_from_volume(conn, bfv_host, "bfv1")
         img = boot(conn, 1, host=bfv_host, prefix="img")[0]
         on_host = [x.id for x in conn.compute.servers(all_projects=True) if x.compute_host == bfv_host]
         stack.crash(bfv_host)
-        rc, report, t0, t1 = evacdoc_recover(stack, out, bfv_host, "--host-fenced")
+        rc, report, t0, t1 = evacdoc_recover(stack, out, bfv_host, "--host-fenced",
+                                             "--max-down-percent", "70")
         after = {}
         for sid in on_host:
             x = conn.compute.get_server(sid)

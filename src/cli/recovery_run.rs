@@ -12,8 +12,8 @@ use clap::{Args, ValueEnum};
 use evacdoc::recovery::down_time::{self, DownTime};
 use evacdoc::recovery::openstack::{ConnectOptions, OpenStack};
 use evacdoc::recovery::{
-    Observer, Plan, Ran, RecoveryOptions, RecoveryReport, RetryPolicy, RunError, Selection, Target,
-    run,
+    Observer, Plan, PlanError, Ran, RecoveryOptions, RecoveryReport, RetryPolicy, RunError,
+    Selection, Target, run,
 };
 use evacdoc::store::{MoveStatus, RecoveryJournal, RecoveryStatus, SqliteStore};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -72,6 +72,10 @@ pub struct RecoveryArgs {
     /// Seconds between two reads while waiting.
     #[arg(long, default_value_t = 2.0)]
     poll_interval: f64,
+    /// Refuse to evacuate when more than this share (%) of the nova-compute services is
+    /// down or forced down, the failed host included (InstanceHA's THRESHOLD).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    max_down_percent: u8,
     /// Tries in all for a call that fails with 5xx or no connection.
     #[arg(long, default_value_t = 5)]
     retries: u32,
@@ -137,6 +141,7 @@ impl RecoveryArgs {
                 max_delay: retry_delay.saturating_mul(16),
                 ..RetryPolicy::default()
             },
+            max_down_percent: self.max_down_percent,
             ..RecoveryOptions::default()
         })
     }
@@ -197,6 +202,15 @@ pub fn recover(
                 return Ok(ExitCode::SUCCESS);
             }
             Ok(Ran::Applied { plan, recovery }) => (plan, recovery),
+            // A guard's refusal is the cloud's state, not a usage error: exit 1, as a
+            // refused run.
+            Err(RunError::Plan {
+                host,
+                error: PlanError::Guard(refused),
+            }) => {
+                eprintln!("evacdoc: recovery of {host} {refused}");
+                return Ok(ExitCode::from(1));
+            }
             Err(RunError::Plan { host, error }) => {
                 return Err(error).with_context(|| format!("cannot plan the recovery of {host}"));
             }

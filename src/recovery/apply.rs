@@ -9,6 +9,7 @@ use std::time::Instant;
 use futures_util::stream::{self, StreamExt};
 
 use super::cloud::{Cloud, Server};
+use super::guards::Fleet;
 use super::options::{LOCK_REASON, RecoveryOptions};
 use super::plan::{Plan, PlannedMove};
 use crate::store::{MoveStatus, MoveUpdate, RecoveryJournal, RecoveryRow, StoreError};
@@ -158,6 +159,15 @@ async fn make_host_down<C: Cloud>(
         }
         Err(error) => return HostOutcome::Failed(format!("reading {host}'s service: {error}")),
     };
+    // The guards again, on what Nova says now: more computes may have failed since.
+    match retry.run("services", || cloud.services()).await {
+        Ok(services) => {
+            if let Err(refused) = Fleet::of(&services, host).check(options.max_down_percent) {
+                return HostOutcome::Refused(refused.to_string());
+            }
+        }
+        Err(error) => return HostOutcome::Failed(format!("reading nova's services: {error}")),
+    }
     let service = if !service.up {
         service
     } else if options.host_fenced {

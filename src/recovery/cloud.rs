@@ -19,6 +19,15 @@ pub struct ComputeService {
     pub disabled_reason: Option<String>,
 }
 
+/// Any Nova service as `GET /os-services` lists it: the guards count the computes down
+/// and the schedulers up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NovaService {
+    /// `nova-compute`, `nova-scheduler`, `nova-conductor`...
+    pub binary: String,
+    pub service: ComputeService,
+}
+
 /// A server as `GET /servers/{id}` (or the detailed list) shows it, admin view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Server {
@@ -134,6 +143,9 @@ pub trait Cloud: Send + Sync {
         host: &str,
     ) -> impl Future<Output = Result<Option<ComputeService>, CloudError>> + Send;
 
+    /// `GET /os-services`: every service of every binary.
+    fn services(&self) -> impl Future<Output = Result<Vec<NovaService>, CloudError>> + Send;
+
     /// `PUT /os-services/{id}` (2.53) or `PUT /os-services/force-down` (2.11): sets
     /// `forced_down` on the service.
     fn force_down(
@@ -148,6 +160,13 @@ pub trait Cloud: Send + Sync {
         &self,
         service: &ComputeService,
         reason: &str,
+    ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send;
+
+    /// Enables the service (`PUT /os-services/{id}` with status enabled, or `PUT
+    /// /os-services/enable` before 2.53).
+    fn enable(
+        &self,
+        service: &ComputeService,
     ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send;
 
     /// `GET /servers/detail?all_tenants=1&host=HOST` (every page).

@@ -4,6 +4,7 @@
 pub mod apply;
 pub mod cloud;
 pub mod down_time;
+pub mod guards;
 pub mod observed;
 pub mod openstack;
 pub mod options;
@@ -19,8 +20,9 @@ mod test_cloud;
 
 pub use apply::{ApplyError, Observer, Quiet, apply};
 pub use cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
 };
+pub use guards::{Fleet, GuardError};
 pub use options::{RecoveryOptions, Selection};
 pub use plan::{HostAction, Plan, PlanError, PlannedMove, Step, plan};
 pub use report::RecoveryReport;

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::apply::Observer;
 use super::cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
 };
 
 /// One API call, as the plan's steps name them.
@@ -87,6 +87,19 @@ impl<C: Cloud> Cloud for ObservedCloud<C> {
             "read service",
         );
         self.call(call, self.inner.compute_service(host))
+    }
+
+    fn services(&self) -> impl Future<Output = Result<Vec<NovaService>, CloudError>> + Send {
+        let call = Call::new("GET", "/os-services".to_owned(), "read services");
+        self.call(call, self.inner.services())
+    }
+
+    fn enable(
+        &self,
+        service: &ComputeService,
+    ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send {
+        let call = Call::new("PUT", format!("/os-services/{}", service.id), "enable");
+        self.call(call, self.inner.enable(service))
     }
 
     fn force_down(

@@ -59,6 +59,9 @@ pub struct RecoveryOptions {
     pub retry: RetryPolicy,
     /// The `disabled_reason` given to Nova.
     pub disable_reason: String,
+    /// No evacuation when more than this share (%) of the computes is down (InstanceHA's
+    /// `THRESHOLD`, 50 by default).
+    pub max_down_percent: u8,
 }
 
 impl Default for RecoveryOptions {
@@ -73,6 +76,7 @@ impl Default for RecoveryOptions {
             poll_interval: Duration::from_secs(2),
             retry: RetryPolicy::default(),
             disable_reason: DISABLE_REASON.to_owned(),
+            max_down_percent: 50,
         }
     }
 }

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::cloud::{Cloud, CloudError, CloudVersions, ComputeService, Server};
+use super::guards::{Fleet, GuardError};
 use super::options::RecoveryOptions;
 
 /// One API call of the plan.
@@ -75,6 +76,8 @@ pub struct Plan {
     /// HA-enabled instances first (Masakari's order), then the others.
     pub moves: Vec<PlannedMove>,
     pub steps: Vec<Step>,
+    /// The computes down and the schedulers up, as the guards counted them.
+    pub fleet: Fleet,
 }
 
 /// Why no plan could be made.
@@ -82,8 +85,23 @@ pub struct Plan {
 pub enum PlanError {
     #[error("nova has no nova-compute service on host {0}")]
     NoService(String),
+    /// InstanceHA's guards refuse: too many computes down, or no scheduler up.
+    #[error(transparent)]
+    Guard(#[from] GuardError),
     #[error(transparent)]
     Cloud(#[from] CloudError),
+}
+
+impl PlanError {
+    /// A stable name for machines (the service's API error code).
+    pub fn code(&self) -> &'static str {
+        match self {
+            PlanError::NoService(_) => "no_compute_service",
+            PlanError::Guard(GuardError::TooManyComputesDown { .. }) => "too_many_computes_down",
+            PlanError::Guard(GuardError::NoSchedulerUp { .. }) => "no_scheduler_up",
+            PlanError::Cloud(_) => "plan_failed",
+        }
+    }
 }
 
 /// Reads the host's service, its servers (all projects) and their volumes, and plans.
@@ -97,6 +115,9 @@ pub async fn plan<C: Cloud>(
         .run("compute service", || cloud.compute_service(host))
         .await?
         .ok_or_else(|| PlanError::NoService(host.to_owned()))?;
+    let services = retry.run("services", || cloud.services()).await?;
+    let fleet = Fleet::of(&services, host);
+    fleet.check(options.max_down_percent)?;
     let servers = retry
         .run("servers on host", || cloud.servers_on_host(host))
         .await?;
@@ -153,7 +174,14 @@ pub async fn plan<C: Cloud>(
             unmovable,
         });
     }
-    Ok(assemble(host, &service, moves, cloud.versions(), options))
+    Ok(assemble(
+        host,
+        &service,
+        fleet,
+        moves,
+        cloud.versions(),
+        options,
+    ))
 }
 
 /// Whether the HA metadata key says `True` (Masakari compares case-insensitively).
@@ -190,6 +218,7 @@ fn why_ignored(server: &Server, options: &RecoveryOptions) -> Option<String> {
 pub fn assemble(
     host: &str,
     service: &ComputeService,
+    fleet: Fleet,
     moves: Vec<PlannedMove>,
     versions: CloudVersions,
     options: &RecoveryOptions,
@@ -217,6 +246,11 @@ pub fn assemble(
                     ""
                 }
             ),
+        ),
+        step(
+            "GET",
+            "/os-services".to_owned(),
+            format!("read: {}", fleet.summary(options.max_down_percent)),
         ),
         step(
             "GET",
@@ -278,6 +312,7 @@ pub fn assemble(
         disable,
         moves,
         steps,
+        fleet,
     }
 }
 

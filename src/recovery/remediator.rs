@@ -45,6 +45,9 @@ impl ExecutorRemediator {
     fn options_for(&self, request: &RemediationRequest) -> RecoveryOptions {
         let mut options = self.options.clone();
         options.host_fenced = request.host_fenced;
+        if let Some(percent) = request.max_down_percent {
+            options.max_down_percent = percent;
+        }
         if let Some((value, file)) = &request.service_down_time {
             tracing::info!(
                 seconds = value.as_secs_f64(),
@@ -156,6 +159,7 @@ mod tests {
             cloud: None,
             host_fenced: true,
             service_down_time: None,
+            max_down_percent: None,
         };
         let options = remediator.options_for(&request);
         assert_eq!(options.service_down_time, Duration::from_secs(60));
@@ -168,5 +172,8 @@ mod tests {
             remediator.options_for(&request).service_down_time,
             Duration::from_secs(120)
         );
+        assert_eq!(options.max_down_percent, 50);
+        request.max_down_percent = Some(25);
+        assert_eq!(remediator.options_for(&request).max_down_percent, 25);
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
 };
 
 #[derive(Debug, Default)]
@@ -26,6 +26,27 @@ pub struct State {
     pub failures: BTreeMap<String, Vec<u16>>,
     /// The service stays up whatever is done (a host that is not dead).
     pub stays_up: bool,
+    /// The cloud's other services (`GET /os-services` adds `service`); `None`: a
+    /// healthy cloud, one scheduler and three other computes up.
+    pub others: Option<Vec<NovaService>>,
+    /// Forcing the service up is refused as Nova refuses it while `done` evacuation
+    /// migration records remain.
+    pub done_evacuations: bool,
+}
+
+/// A service of `binary` on `host`.
+pub fn other(binary: &str, host: &str, up: bool) -> NovaService {
+    NovaService {
+        binary: binary.to_owned(),
+        service: ComputeService {
+            id: format!("id-{binary}-{host}"),
+            host: host.to_owned(),
+            enabled: true,
+            up,
+            forced_down: false,
+            disabled_reason: None,
+        },
+    }
 }
 
 pub fn service(up: bool) -> ComputeService {
@@ -133,12 +154,49 @@ impl Cloud for TestCloud {
         Ok(state.service.clone())
     }
 
+    async fn services(&self) -> Result<Vec<NovaService>, CloudError> {
+        let state = self.call("services", "")?;
+        let mut all: Vec<NovaService> = state.others.clone().unwrap_or_else(|| {
+            vec![
+                other("nova-scheduler", "controller-0", true),
+                other("nova-compute", "compute-2", true),
+                other("nova-compute", "compute-3", true),
+                other("nova-compute", "compute-4", true),
+            ]
+        });
+        all.extend(state.service.clone().map(|service| NovaService {
+            binary: "nova-compute".to_owned(),
+            service,
+        }));
+        Ok(all)
+    }
+
+    async fn enable(&self, _service: &ComputeService) -> Result<ComputeService, CloudError> {
+        let mut state = self.call("enable", "compute-1")?;
+        let service = state.service.as_mut().ok_or_else(|| not_found("service"))?;
+        service.enabled = true;
+        service.disabled_reason = None;
+        Ok(service.clone())
+    }
+
     async fn force_down(
         &self,
         _service: &ComputeService,
         forced_down: bool,
     ) -> Result<ComputeService, CloudError> {
         let mut state = self.call("force_down", "compute-1")?;
+        if !forced_down && state.done_evacuations {
+            return Err(CloudError::Status {
+                method: "PUT".to_owned(),
+                path: "/os-services/5f0c3a9e-1d2b-4c3d-8e4f-000000000001".to_owned(),
+                status: 400,
+                message: "Unable to force up host compute-1 as `done` evacuation migration \
+                          records remain associated with the host. Ensure the compute service \
+                          has been restarted, allowing these records to move to `completed` \
+                          before retrying this request."
+                    .to_owned(),
+            });
+        }
         let service = state.service.as_mut().ok_or_else(|| not_found("service"))?;
         service.forced_down = forced_down;
         service.up = !forced_down;

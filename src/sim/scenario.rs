@@ -86,6 +86,8 @@ pub struct NovaConfig {
     pub controller: String,
     /// Nova's `[api] max_limit`: the most servers one list page holds.
     pub max_limit: usize,
+    /// The nova-scheduler stopped heartbeating long before the start: Nova reports it down.
+    pub scheduler_down: bool,
 }
 
 impl Default for NovaConfig {
@@ -96,6 +98,7 @@ impl Default for NovaConfig {
             max_microversion: "2.95".into(),
             controller: "controller-0".into(),
             max_limit: 1000,
+            scheduler_down: false,
         }
     }
 }

@@ -179,6 +179,7 @@ impl Trigger {
                     cloud: rule.cloud.clone(),
                     host_fenced: rule.host_fenced,
                     service_down_time,
+                    max_down_percent: rule.max_down_percent,
                 };
                 vec![self.remediate(finding, &request).await]
             }

@@ -74,6 +74,10 @@ pub struct Rule {
     /// down. Only state it where fencing really is automatic.
     #[serde(default)]
     pub host_fenced: bool,
+    /// Remediate: refuse when more than this share (%) of the computes is down (the
+    /// executor's `--max-down-percent`, 50 unless set).
+    #[serde(default)]
+    pub max_down_percent: Option<u8>,
 }
 
 impl Rule {
@@ -260,10 +264,22 @@ impl Policy {
                 return Err(invalid(format!("unknown detector {:?}", rule.detector)));
             }
             if rule.action != ActionKind::Remediate
-                && (rule.apply || rule.cloud.is_some() || rule.host_fenced)
+                && (rule.apply
+                    || rule.cloud.is_some()
+                    || rule.host_fenced
+                    || rule.max_down_percent.is_some())
             {
                 return Err(invalid(format!(
-                    "rule for {}: apply, cloud and host_fenced go with action = \"remediate\"",
+                    "rule for {}: apply, cloud, host_fenced and max_down_percent go with \
+                     action = \"remediate\"",
+                    rule.detector
+                )));
+            }
+            if let Some(percent) = rule.max_down_percent
+                && percent > 100
+            {
+                return Err(invalid(format!(
+                    "rule for {}: max_down_percent {percent} is not a share (0 to 100)",
                     rule.detector
                 )));
             }
@@ -287,6 +303,7 @@ impl Policy {
                 apply: false,
                 cloud: None,
                 host_fenced: false,
+                max_down_percent: None,
             })
     }
 
@@ -335,11 +352,19 @@ mod tests {
             ),
             (
                 "[[rule]]\ndetector = \"*\"\naction = \"notify\"\napply = true\n",
-                "apply, cloud and host_fenced",
+                "apply, cloud, host_fenced",
             ),
             (
                 "[[rule]]\ndetector = \"*\"\naction = \"none\"\nhost_fenced = true\n",
-                "apply, cloud and host_fenced",
+                "apply, cloud, host_fenced",
+            ),
+            (
+                "[[rule]]\ndetector = \"*\"\naction = \"notify\"\nmax_down_percent = 30\n",
+                "max_down_percent go with",
+            ),
+            (
+                "[[rule]]\ndetector = \"*\"\naction = \"remediate\"\nmax_down_percent = 130\n",
+                "not a share",
             ),
             (
                 "[[rule]]\ndetector = \"*\"\naction = \"reboot\"\n",

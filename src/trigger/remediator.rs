@@ -18,6 +18,8 @@ pub struct RemediationRequest {
     /// Nova's `[DEFAULT] service_down_time` the watched inputs' nova.conf sets, with its
     /// file (else the executor's configured value: Nova's default unless set).
     pub service_down_time: Option<(std::time::Duration, String)>,
+    /// The rule's `max_down_percent` (else the executor's configured value).
+    pub max_down_percent: Option<u8>,
 }
 
 /// What a remediation did.

@@ -191,6 +191,7 @@ fn run_error(error: RunError) -> ApiError {
         RunError::HostBusy(_) => "host_busy",
         RunError::Connect(_) => "cloud_unreachable",
         RunError::Plan(_) => "plan_failed",
+        RunError::Refused { code, .. } => code,
         RunError::Failed(_) => "internal",
     };
     ApiError::new(error.status(), code, error.to_string())

@@ -38,6 +38,9 @@ pub enum RunError {
     Connect(String),
     #[error("{0}")]
     Plan(String),
+    /// InstanceHA's guards refused (`code`: `too_many_computes_down`, `no_scheduler_up`).
+    #[error("{message}")]
+    Refused { code: &'static str, message: String },
     #[error("{0}")]
     Failed(String),
 }
@@ -46,7 +49,10 @@ impl RunError {
     /// The HTTP status it is answered with.
     pub fn status(&self) -> StatusCode {
         match self {
-            RunError::NoCloud | RunError::HostBusy(_) | RunError::Plan(_) => StatusCode::CONFLICT,
+            RunError::NoCloud
+            | RunError::HostBusy(_)
+            | RunError::Plan(_)
+            | RunError::Refused { .. } => StatusCode::CONFLICT,
             RunError::CloudNotAllowed { .. } => StatusCode::FORBIDDEN,
             RunError::NotRemediable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             RunError::Connect(_) => StatusCode::BAD_GATEWAY,
@@ -64,6 +70,13 @@ fn target_of(finding: &Finding) -> Result<(Target, Remediation), RunError> {
 /// a conflict with the cloud's state, a journal failure the service's own.
 fn run_error(error: recovery::RunError) -> RunError {
     match error {
+        recovery::RunError::Plan {
+            host,
+            error: error @ recovery::PlanError::Guard(_),
+        } => RunError::Refused {
+            code: error.code(),
+            message: format!("recovery of {host} {error}"),
+        },
         error @ recovery::RunError::Plan { .. } => RunError::Plan(error.to_string()),
         error @ recovery::RunError::Journal(_) => RunError::Failed(error.to_string()),
     }

@@ -293,3 +293,34 @@ async fn a_lock_left_by_a_killed_evacdoc_run_is_released_one_of_someone_else_is_
     assert!(!state.servers[0].locked);
     assert!(state.servers[1].locked);
 }
+
+#[tokio::test]
+async fn computes_failing_between_plan_and_apply_refuse_the_run_before_any_change() {
+    use crate::recovery::test_cloud::other;
+    let cloud = cloud(true);
+    let options = options(true);
+    let plan = plan(&cloud, "compute-1", &options).await.unwrap();
+    cloud.state.lock().unwrap().others = Some(vec![
+        other("nova-scheduler", "controller-0", true),
+        other("nova-compute", "compute-2", false),
+        other("nova-compute", "compute-3", true),
+    ]);
+    let root = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(root.path()).unwrap();
+    let row = apply(&cloud, &store, &plan, &options, "cli", &Quiet)
+        .await
+        .unwrap();
+    assert_eq!(row.status, RecoveryStatus::Refused);
+    assert!(
+        row.message
+            .as_deref()
+            .unwrap()
+            .contains("2 of 3 nova-compute services are down"),
+        "{row:#?}"
+    );
+    assert!(cloud.calls().iter().all(|c| {
+        ["force_down", "disable", "lock", "evacuate"]
+            .iter()
+            .all(|w| !c.starts_with(w))
+    }));
+}

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::call::{Call, Service, send, version_headers};
 use super::session::Api;
 use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
-use crate::recovery::cloud::{CloudError, ComputeService, Server};
+use crate::recovery::cloud::{CloudError, ComputeService, NovaService, Server};
 
 /// The binary of the services the executor acts on.
 const COMPUTE_BINARY: &str = "nova-compute";
@@ -42,6 +42,36 @@ pub async fn compute_service(
         .map(|s| parse_service(&call, s))
         .next()
         .transpose()
+}
+
+/// `GET /os-services`: every binary, for the guards.
+pub async fn services(session: &Api, max: Version) -> Result<Vec<NovaService>, CloudError> {
+    let call = Call::new("GET", "/os-services");
+    let request = call.built(
+        service::list_20::Request::builder()
+            .headers(version_headers(Service::Compute, versions::compute_read(max)).into_iter())
+            .build(),
+    )?;
+    let body = send(session, &call, request).await?;
+    let services = body
+        .get("services")
+        .and_then(Value::as_array)
+        .ok_or_else(|| call.unexpected("no services list"))?;
+    services
+        .iter()
+        // A service of a cell that is down (2.69) shows no id or state: it is not counted.
+        .filter(|s| s.get("id").is_some())
+        .map(|s| {
+            let binary = s
+                .get("binary")
+                .and_then(Value::as_str)
+                .ok_or_else(|| call.unexpected("a service without a binary"))?;
+            Ok(NovaService {
+                binary: binary.to_string(),
+                service: parse_service(&call, s)?,
+            })
+        })
+        .collect()
 }
 
 /// A service from its JSON view.
@@ -183,6 +213,53 @@ pub async fn disable(
         send(session, &call, request).await?
     };
     Ok(merge_partial(target, body.get("service").unwrap_or(&body)))
+}
+
+/// Enables `service` (its disabled reason is cleared by Nova).
+pub async fn enable(
+    session: &Api,
+    max: Version,
+    target: &ComputeService,
+) -> Result<ComputeService, CloudError> {
+    let (form, version) = versions::service_update(max);
+    let headers = version_headers(Service::Compute, version);
+    if form == ServiceUpdate::ByUuid {
+        let call = Call::new("PUT", format!("/os-services/{}", target.id));
+        let request = call.built(
+            service::set_253::Request::builder()
+                .id(target.id.as_str())
+                .status(service::set_253::Status::Enabled)
+                .headers(headers.into_iter())
+                .build(),
+        )?;
+        let body = send(session, &call, request).await?;
+        return service_answer(&call, &body);
+    }
+    let call = Call::new("PUT", "/os-services/enable");
+    let body = if form == ServiceUpdate::ByHost {
+        let request = call.built(
+            service::set_211::Request::builder()
+                .id("enable")
+                .host(target.host.as_str())
+                .binary(COMPUTE_BINARY)
+                .headers(headers.into_iter())
+                .build(),
+        )?;
+        send(session, &call, request).await?
+    } else {
+        let request = call.built(
+            service::set_20::Request::builder()
+                .id("enable")
+                .host(target.host.as_str())
+                .binary(COMPUTE_BINARY)
+                .headers(headers.into_iter())
+                .build(),
+        )?;
+        send(session, &call, request).await?
+    };
+    let mut enabled = merge_partial(target, body.get("service").unwrap_or(&body));
+    enabled.disabled_reason = None;
+    Ok(enabled)
 }
 
 fn service_answer(call: &Call, body: &Value) -> Result<ComputeService, CloudError> {

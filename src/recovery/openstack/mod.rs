@@ -22,7 +22,7 @@ pub use connect::{ConnectOptions, ResolvedCloud};
 use self::call::error_chain;
 use self::session::Api;
 use crate::recovery::cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
 };
 
 /// How long one request may take before it counts as a connection failure.
@@ -109,6 +109,14 @@ impl Cloud for OpenStack {
 
     async fn compute_service(&self, host: &str) -> Result<Option<ComputeService>, CloudError> {
         compute::compute_service(&self.session, self.versions.compute_max, host).await
+    }
+
+    async fn services(&self) -> Result<Vec<NovaService>, CloudError> {
+        compute::services(&self.session, self.versions.compute_max).await
+    }
+
+    async fn enable(&self, service: &ComputeService) -> Result<ComputeService, CloudError> {
+        compute::enable(&self.session, self.versions.compute_max, service).await
     }
 
     async fn force_down(

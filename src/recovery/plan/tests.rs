@@ -51,8 +51,9 @@ async fn a_down_host_plans_disable_then_each_move_locked_cleared_evacuated_follo
     assert_eq!(order, ["db-1", "shared-1", "web-1", "batch-1"]);
     let steps = summary(&plan);
     assert_eq!(
-        steps[..9],
+        steps[..10],
         [
+            "host GET /os-services",
             "host GET /os-services",
             "host GET /servers/detail",
             "host PUT /os-services/5f0c3a9e-1d2b-4c3d-8e4f-000000000001",
@@ -65,13 +66,18 @@ async fn a_down_host_plans_disable_then_each_move_locked_cleared_evacuated_follo
             "2b6f0c8e POST /servers/2b6f0c8e-1d4a-4e3b-8c7d-5a9e0f1b2c02/action",
         ]
     );
-    assert!(plan.steps[3].why.starts_with("lock"));
-    assert!(plan.steps[5].why.starts_with("evacuate"));
-    assert!(plan.steps[7].why.starts_with("unlock"));
+    assert_eq!(
+        plan.steps[1].why,
+        "read: 1 of 4 nova-compute services down (at most 50 % allowed), 1 of 1 \
+         nova-scheduler up"
+    );
+    assert!(plan.steps[4].why.starts_with("lock"));
+    assert!(plan.steps[6].why.starts_with("evacuate"));
+    assert!(plan.steps[8].why.starts_with("unlock"));
     assert_eq!(plan.moves[1].attachments, []);
     // Planning only reads.
     assert!(cloud.calls().iter().all(|call| {
-        ["compute_service", "servers_on_host", "volume"]
+        ["compute_service", "services", "servers_on_host", "volume"]
             .iter()
             .any(|read| call.starts_with(read))
     }));
@@ -82,11 +88,11 @@ async fn an_up_host_plans_a_bounded_wait_unless_fenced_then_a_force_down() {
     let options = RecoveryOptions::default();
     let waiting = plan(&cloud(true), "compute-1", &options).await.unwrap();
     assert_eq!(waiting.host_action, HostAction::WaitThenRefuse);
-    assert_eq!(waiting.steps[2].method, "WAIT");
+    assert_eq!(waiting.steps[3].method, "WAIT");
     assert!(
-        waiting.steps[2].why.contains("up to 80s"),
+        waiting.steps[3].why.contains("up to 80s"),
         "{}",
-        waiting.steps[2].why
+        waiting.steps[3].why
     );
 
     let fenced = RecoveryOptions {
@@ -97,11 +103,11 @@ async fn an_up_host_plans_a_bounded_wait_unless_fenced_then_a_force_down() {
     assert_eq!(forcing.host_action, HostAction::ForceDown);
     let steps = summary(&forcing);
     assert_eq!(
-        steps[2],
+        steps[3],
         "host PUT /os-services/5f0c3a9e-1d2b-4c3d-8e4f-000000000001"
     );
-    assert!(forcing.steps[2].why.contains("forced_down=true"));
-    assert!(forcing.steps[3].why.starts_with("disable"));
+    assert!(forcing.steps[3].why.contains("forced_down=true"));
+    assert!(forcing.steps[4].why.starts_with("disable"));
 }
 
 #[tokio::test]
@@ -157,4 +163,53 @@ async fn a_host_nova_does_not_know_gives_no_plan() {
         error.to_string(),
         "nova has no nova-compute service on host compute-9"
     );
+}
+
+#[tokio::test]
+async fn too_many_computes_down_or_no_scheduler_up_gives_no_plan_and_reads_no_server() {
+    use crate::recovery::test_cloud::other;
+    let cloud = cloud(false);
+    cloud.state.lock().unwrap().others = Some(vec![
+        other("nova-scheduler", "controller-0", true),
+        other("nova-compute", "compute-2", false),
+        other("nova-compute", "compute-3", true),
+    ]);
+    let error = plan(&cloud, "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap_err();
+    assert!(matches!(
+        error,
+        PlanError::Guard(GuardError::TooManyComputesDown {
+            down: 2,
+            total: 3,
+            max_percent: 50
+        })
+    ));
+    assert_eq!(error.code(), "too_many_computes_down");
+    assert!(
+        error
+            .to_string()
+            .contains("2 of 3 nova-compute services are down")
+    );
+    assert!(
+        !cloud
+            .calls()
+            .iter()
+            .any(|c| c.starts_with("servers_on_host"))
+    );
+    // A higher share allowed plans it.
+    let options = RecoveryOptions {
+        max_down_percent: 70,
+        ..RecoveryOptions::default()
+    };
+    assert!(plan(&cloud, "compute-1", &options).await.is_ok());
+
+    cloud.state.lock().unwrap().others = Some(vec![
+        other("nova-scheduler", "controller-0", false),
+        other("nova-compute", "compute-2", true),
+    ]);
+    let error = plan(&cloud, "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.code(), "no_scheduler_up");
 }

@@ -61,12 +61,18 @@ impl Cloud {
                 dies_at,
             });
         };
-        add("nova-scheduler", &nova.controller, f64::INFINITY, false);
+        // Long enough ago that Nova already reports it down.
+        let long_dead = -(service_down_time + nova.report_interval) * 2.0;
+        let scheduler_dies = if nova.scheduler_down {
+            long_dead
+        } else {
+            f64::INFINITY
+        };
+        add("nova-scheduler", &nova.controller, scheduler_dies, false);
         add("nova-conductor", &nova.controller, f64::INFINITY, false);
         for host in &scenario.hosts {
             let dies_at = match (host.state, host.dies_at_s) {
-                // Long enough ago that Nova already reports it down.
-                (HostState::Down, _) => -(service_down_time + nova.report_interval) * 2.0,
+                (HostState::Down, _) => long_dead,
                 (HostState::Dead, _) => 0.0,
                 (HostState::Up, Some(at)) => at,
                 (HostState::Up, None) => f64::INFINITY,

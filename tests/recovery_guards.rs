@@ -1,0 +1,146 @@
+//! The executor's guards against the simulator, over real HTTP: InstanceHA's (no
+//! evacuation when more than a share of the computes is down, or no scheduler is up),
+//! read from Nova's `GET /os-services`, refused before any call that changes something.
+
+use evacdoc::recovery::{GuardError, PlanError, plan};
+use evacdoc::sim::Scenario;
+
+use crate::recovery::{Bench, action_posts, run_command};
+
+const WEB: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
+
+/// compute-1 (the failed host, down) and `down` more computes down, of `computes`.
+fn fleet(computes: usize, down: usize, extra: &str) -> Scenario {
+    let mut toml = format!("[nova]\n{extra}\n[timing]\ntime_scale = 20\nrebuild_s = 1\n");
+    for n in 1..=computes {
+        let state = if n <= down + 1 { "down" } else { "up" };
+        toml.push_str(&format!(
+            "[[hosts]]\nname = \"compute-{n}\"\nstate = \"{state}\"\n"
+        ));
+    }
+    toml.push_str(&format!(
+        "[[instances]]\nid = \"{WEB}\"\nname = \"web-1\"\nhost = \"compute-1\"\n"
+    ));
+    Scenario::parse(&toml).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_than_half_the_computes_down_is_refused_before_any_change() {
+    let bench = Bench::start(fleet(4, 2, ""), true).await;
+    let error = plan(&bench.cloud, "compute-1", &bench.options(true))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            PlanError::Guard(GuardError::TooManyComputesDown {
+                down: 3,
+                total: 4,
+                max_percent: 50
+            })
+        ),
+        "{error}"
+    );
+    assert_eq!(error.code(), "too_many_computes_down");
+
+    // The CLI says why, exits 1, and journals the refusal; Nova saw only reads.
+    let (_, code, stderr) = run_command_text(&bench, &["--apply", "--host-fenced"]).await;
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "recovery of compute-1 refused: 3 of 4 nova-compute services are down or forced \
+             down, more than the 50 % allowed (--max-down-percent)"
+        ),
+        "{stderr}"
+    );
+    let log = bench.nova_access_log();
+    // The unfiltered list (the sdk sends it with an empty query, `os-services?`).
+    assert!(
+        log.lines()
+            .any(|l| l.contains("\"GET /compute/v2.1/os-services") && !l.contains("binary=")),
+        "{log}"
+    );
+    assert!(!log.contains("\"PUT "), "{log}");
+    assert_eq!(action_posts(&log), Vec::<&str>::new());
+
+    // A larger share allowed: the recovery runs.
+    let (done, code, stderr) = run_command(
+        &bench,
+        &["--apply", "--host-fenced", "--max-down-percent", "75"],
+    )
+    .await;
+    assert_eq!(
+        (done["status"].as_str(), code),
+        (Some("finished"), 0),
+        "{done}\n{stderr}"
+    );
+    let fleet_step = &done["plan"][1];
+    assert_eq!(fleet_step["path"], "/os-services", "{done}");
+    assert_eq!(
+        fleet_step["why"],
+        "read: 3 of 4 nova-compute services down (at most 75 % allowed), 1 of 1 \
+         nova-scheduler up"
+    );
+    bench.sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_scheduler_up_is_refused_and_half_the_computes_down_is_not() {
+    let bench = Bench::start(fleet(2, 0, "scheduler_down = true"), true).await;
+    let error = plan(&bench.cloud, "compute-1", &bench.options(true))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            error,
+            PlanError::Guard(GuardError::NoSchedulerUp { listed: 1 })
+        ),
+        "{error}"
+    );
+    let (_, code, stderr) = run_command_text(&bench, &["--apply"]).await;
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("refused: no nova-scheduler service is up (1 listed)"),
+        "{stderr}"
+    );
+    assert_eq!(action_posts(&bench.nova_access_log()), Vec::<&str>::new());
+    bench.sim.shutdown().await;
+
+    // One of two computes down is half, not more: planned.
+    let bench = Bench::start(fleet(2, 0, ""), false).await;
+    let planned = plan(&bench.cloud, "compute-1", &bench.options(false))
+        .await
+        .unwrap();
+    assert_eq!(planned.fleet.down, ["compute-1"]);
+    assert_eq!(
+        (planned.fleet.computes, planned.fleet.schedulers_up),
+        (2, 1)
+    );
+    bench.sim.shutdown().await;
+}
+
+/// `evacdoc recover host compute-1 ARGS` whose stdout may hold no document (a refusal
+/// before any plan): its stdout, exit code and stderr.
+async fn run_command_text(bench: &Bench, extra: &[&str]) -> (String, i32, String) {
+    let data = bench.dir.path().join("data");
+    let mut args: Vec<String> = ["recover", "host", "compute-1", "--cloud", "evacdoc-sim"]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    args.extend(["--data".to_owned(), data.display().to_string()]);
+    args.extend(extra.iter().map(|s| (*s).to_owned()));
+    let clouds = bench.clouds_yaml();
+    tokio::task::block_in_place(|| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+            .args(&args)
+            .env("OS_CLIENT_CONFIG_FILE", clouds)
+            .env_remove("OS_CLOUD")
+            .output()
+            .unwrap();
+        (
+            crate::util::stdout(&output),
+            output.status.code().unwrap_or(-1),
+            crate::util::stderr(&output),
+        )
+    })
+}
