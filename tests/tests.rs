@@ -45,11 +45,15 @@ mod search;
 mod serve_api;
 /// `evacdoc serve` in headless Chromium: sign in, upload, finding, picture, search.
 mod serve_browser;
+/// Chromium: several sosreports chosen at once, a pasted id searched, bars and ±30 s.
+mod serve_browser_search;
 /// `evacdoc serve` against trickling uploads and guessed tokens; Secure cookies; the token
 /// printed until used.
 mod serve_connections;
 /// Hostile searches: bounded query text and pages, answered 4xx on the API and the UI.
 mod serve_limits;
+/// Several files in one upload: one analysis, bounded, errors naming the part.
+mod serve_multi_upload;
 /// The UI pages of `evacdoc serve`: sign in and out, an uploaded scenario's pages.
 mod serve_pages;
 /// Remediation of findings through the service: refusals, the run against the simulator.
@@ -58,6 +62,8 @@ mod serve_remediation;
 mod serve_restart;
 /// Every route from the route table, with and without credentials.
 mod serve_routes;
+/// Search through the service: pasted ids, filters, facets, histogram, time ranges, page.
+mod serve_search;
 /// Uploads that are not bundles, members with names too long, work files under `--data`.
 mod serve_uploads;
 /// The service's live watcher and the latency from a failed recovery to its remediation.

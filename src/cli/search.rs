@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
-use evacdoc::index::{Indexer, SearchHit, SearchIndex, SearchQuery};
+use evacdoc::index::{End, Indexer, SearchHit, SearchIndex, SearchQuery, parse_time_bound};
 use evacdoc::run::{Options, RunOptions, analyze_inputs};
 
 /// Memory for the index writer's buffers.
@@ -24,10 +24,11 @@ pub struct SearchArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SearchFormat::Text)]
     format: SearchFormat,
-    /// Records at or after this UTC time (RFC 3339, `2024-05-21T08:05:00Z`).
+    /// Records at or after this time (RFC 3339, `2024-05-21T08:05:00Z`, or UTC as the
+    /// UI shows it, `2024-05-21 08:05:00.123`).
     #[arg(long)]
     from: Option<String>,
-    /// Records at or before this UTC time (RFC 3339).
+    /// Records at or before this time (as `--from`).
     #[arg(long)]
     to: Option<String>,
     /// The page to show, from 1.
@@ -47,16 +48,13 @@ enum SearchFormat {
     Json,
 }
 
-fn utc_nanos(flag: &str, value: Option<&str>) -> anyhow::Result<Option<i64>> {
+fn utc_nanos(flag: &str, value: Option<&str>, end: End) -> anyhow::Result<Option<i64>> {
     let Some(value) = value else {
         return Ok(None);
     };
-    let t: jiff::Timestamp = value.trim().parse().with_context(|| {
-        format!("--{flag} {value:?} is not an RFC 3339 time (2024-05-21T08:05:00Z)")
-    })?;
-    i64::try_from(t.as_nanosecond())
+    parse_time_bound(value, end)
         .map(Some)
-        .with_context(|| format!("--{flag} {value:?} is out of range"))
+        .map_err(|e| anyhow::anyhow!("--{flag} {e}"))
 }
 
 pub fn run(args: &SearchArgs) -> anyhow::Result<ExitCode> {
@@ -64,13 +62,11 @@ pub fn run(args: &SearchArgs) -> anyhow::Result<ExitCode> {
         bail!("give the inputs, then the query");
     };
     let paths: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    let query = SearchQuery {
-        q: q.clone(),
-        from: utc_nanos("from", args.from.as_deref())?,
-        to: utc_nanos("to", args.to.as_deref())?,
-        page: args.page,
-        per_page: args.per_page,
-    };
+    let mut query = SearchQuery::new(q.clone());
+    query.from = utc_nanos("from", args.from.as_deref(), End::Start)?;
+    query.to = utc_nanos("to", args.to.as_deref(), End::Finish)?;
+    query.page = args.page;
+    query.per_page = args.per_page;
     let dir = tempfile::tempdir().context("cannot create a temporary folder for the index")?;
     let indexer = Indexer::create(dir.path(), INDEX_MEMORY)?;
     let options = RunOptions {
@@ -94,8 +90,9 @@ pub fn run(args: &SearchArgs) -> anyhow::Result<ExitCode> {
     let page = index.search(&query)?;
     let pages = page.total.div_ceil(page.per_page.max(1));
     eprintln!(
-        "search: {} records match (page {} of {}); {} records of {} files indexed with the analysis in {} ms, searched in {:.1} ms",
+        "search: {} {} match (page {} of {}); {} records of {} files indexed with the analysis in {} ms, searched in {:.1} ms",
         page.total,
+        if page.literal { "lines" } else { "records" },
         page.page,
         pages.max(1),
         stats.documents,

@@ -19,6 +19,7 @@ pub mod sign_in_limit;
 pub mod state;
 pub mod token_use;
 pub mod upload;
+pub mod upload_parts;
 pub mod upload_rate;
 
 pub use router::router;

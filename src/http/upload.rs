@@ -98,7 +98,7 @@ pub fn refuse_non_bundle(content_type: Option<&str>) -> Result<(), ApiError> {
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         "unsupported_media_type",
         format!(
-            "{} is not a bundle: send the bundle as application/octet-stream (or multipart/form-data with one file)",
+            "{} is not a bundle: send the bundle as application/octet-stream (or multipart/form-data with file fields)",
             content_type.unwrap_or_default()
         ),
     ))

@@ -20,6 +20,8 @@ mod schema;
 mod search;
 mod spans;
 mod spool;
+mod time_bound;
+mod words;
 mod writer;
 
 pub use error::IndexError;
@@ -27,9 +29,10 @@ pub use query_limits::{
     MAX_QUERY_BYTES, MAX_QUERY_DEPTH, MAX_QUERY_TERMS, QueryLimit, check_query,
 };
 pub use search::{
-    MAX_HITS_SHOWN, MAX_PER_PAGE, ParserAlone, SearchHit, SearchIndex, SearchPage, SearchQuery,
-    parse_alone,
+    Bucket, FacetCount, Facets, Histogram, MAX_HITS_SHOWN, MAX_LITERAL_RECORDS, MAX_PER_PAGE,
+    NO_LEVEL, ParserAlone, SearchHit, SearchIndex, SearchPage, SearchQuery, parse_alone,
 };
+pub use time_bound::{End, parse_time_bound};
 pub use writer::{IndexStats, Indexer};
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The fields of a record's document, and the tokenizers they use.
 //!
 //! Only the message text is indexed with positions (phrases); ids are single lowercased
-//! tokens without frequencies; time, file and line are columns (fast fields). Host and
+//! tokens without frequencies; the raw lines' words (case kept) without frequencies,
+//! for literal searches; time, file and line are columns (fast fields). Host and
 //! service are a function of the file: they are not indexed but resolved to file ids at
 //! query time from the meta file, which keeps every document smaller.
 
@@ -10,6 +11,8 @@ use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{LowerCaser, RawTokenizer, TextAnalyzer};
+
+use crate::index::words::{WORDS_TOKENIZER, WordsTokenizer};
 
 /// The tokenizer of id fields: the whole value, lowercased.
 pub(crate) const ID_TOKENIZER: &str = "evacdoc_id";
@@ -44,7 +47,8 @@ pub(crate) const FLAG_OWN_TIME: u64 = 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fields {
     pub text: Field,
-    /// The record's lines as the file holds them, stored only.
+    /// The record's lines as the file holds them, stored, and their words indexed
+    /// (indexes built before literal search: stored only).
     pub raw: Field,
     /// Where the text lies in the raw lines (`index::spans`), stored only.
     pub spans: Field,
@@ -80,9 +84,15 @@ pub(crate) fn build() -> (Schema, Fields) {
             .set_tokenizer(ID_TOKENIZER)
             .set_index_option(IndexRecordOption::Basic),
     );
+    // The raw lines' words, for literal searches to narrow by (`index::words`).
+    let words = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer(WORDS_TOKENIZER)
+            .set_index_option(IndexRecordOption::Basic),
+    );
     let fields = Fields {
         text: b.add_text_field(names::TEXT, text),
-        raw: b.add_text_field(names::RAW, STORED),
+        raw: b.add_text_field(names::RAW, words | STORED),
         spans: b.add_bytes_field(names::SPANS, STORED),
         own_text: b.add_text_field(names::OWN_TEXT, STORED),
         level: b.add_text_field(names::LEVEL, id.clone() | STORED),
@@ -124,7 +134,7 @@ pub(crate) fn fields_of(schema: &Schema) -> tantivy::Result<Fields> {
     })
 }
 
-/// Registers the id tokenizer (tantivy keeps tokenizers out of the index files: each
+/// Registers the id and words tokenizers (tantivy keeps tokenizers out of the index files: each
 /// opening must register them again).
 pub(crate) fn register_tokenizers(index: &Index) {
     index.tokenizers().register(
@@ -133,4 +143,7 @@ pub(crate) fn register_tokenizers(index: &Index) {
             .filter(LowerCaser)
             .build(),
     );
+    index
+        .tokenizers()
+        .register(WORDS_TOKENIZER, WordsTokenizer::default());
 }

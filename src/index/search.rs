@@ -1,13 +1,18 @@
 //! Searching an index: a query (words, phrases, fields) and a UTC time range in, one
 //! page of hits in UTC time order (then path, then line) out, matched words marked.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod lines;
+mod literal;
 mod parse;
+mod tally;
+
+pub use literal::MAX_LITERAL_RECORDS;
+pub use tally::{Bucket, FacetCount, Facets, Histogram, NO_LEVEL};
 
 pub use parse::{ParserAlone, parse_alone};
 
@@ -15,10 +20,12 @@ use serde::{Deserialize, Serialize};
 use tantivy::collector::sort_key::ReverseComparator;
 use tantivy::collector::{Count, SegmentSortKeyComputer, SortKeyComputer, TopDocs};
 use tantivy::columnar::Column;
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermSetQuery};
-use tantivy::schema::Value as _;
+use tantivy::query::{
+    AllQuery, BooleanQuery, Occur, Query, QueryParser, RangeQuery, TermQuery, TermSetQuery,
+};
+use tantivy::schema::{IndexRecordOption, Value as _};
 use tantivy::tokenizer::TextAnalyzer;
-use tantivy::{DocId, Index, IndexReader, Score, SegmentReader, TantivyDocument, Term};
+use tantivy::{DocId, Index, IndexReader, Score, Searcher, SegmentReader, TantivyDocument, Term};
 
 use crate::index::IndexError;
 use crate::index::marks::Marker;
@@ -27,6 +34,7 @@ use crate::index::query_limits::check_query;
 use crate::index::schema::{self, FLAG_OWN_TIME, Fields, names};
 use crate::index::spans::text_of;
 use parse::{parse, parser_of};
+use tally::Tally;
 
 /// The most hits one page may hold.
 pub const MAX_PER_PAGE: usize = 1000;
@@ -48,6 +56,21 @@ pub struct SearchQuery {
     /// Records at or before this UTC time (ns since the Unix epoch).
     #[serde(default)]
     pub to: Option<i64>,
+    /// Only records of this host (its name or an alias).
+    #[serde(default)]
+    pub host: Option<String>,
+    /// Only records of this service.
+    #[serde(default)]
+    pub service: Option<String>,
+    /// Only records of this level (`ERROR`, `WARNING`, ...).
+    #[serde(default)]
+    pub level: Option<String>,
+    /// Only records of this request (local or global id).
+    #[serde(default)]
+    pub request: Option<String>,
+    /// Only records naming this instance.
+    #[serde(default)]
+    pub instance: Option<String>,
     /// The page, from 1.
     #[serde(default = "first_page")]
     pub page: usize,
@@ -71,6 +94,11 @@ impl SearchQuery {
             q: q.into(),
             from: None,
             to: None,
+            host: None,
+            service: None,
+            level: None,
+            request: None,
+            instance: None,
             page: first_page(),
             per_page: default_per_page(),
         }
@@ -104,7 +132,27 @@ impl SearchQuery {
             ));
         }
         check_query(&self.q)?;
+        check_query(&self.filter_terms())?;
         Ok(())
+    }
+
+    /// The filters as `field:"value"` terms of the query language (quotes in a value
+    /// dropped), ANDed; empty when there are none.
+    pub fn filter_terms(&self) -> String {
+        [
+            ("host", &self.host),
+            ("service", &self.service),
+            ("level", &self.level),
+            ("request", &self.request),
+            ("instance", &self.instance),
+        ]
+        .into_iter()
+        .filter_map(|(name, value)| {
+            let value = value.as_deref()?.trim().replace('"', "");
+            (!value.is_empty()).then(|| format!("{name}:\"{value}\""))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
     }
 }
 
@@ -117,8 +165,19 @@ pub struct SearchPage {
     pub page: usize,
     /// Hits per page asked for.
     pub per_page: usize,
+    /// The query was one pasted id or "quoted text" (beside fields): matched byte for
+    /// byte in the raw lines, as `grep -F` does, and each hit is one line (else each hit
+    /// is one record).
+    #[serde(default)]
+    pub literal: bool,
     /// The hits of this page, in UTC time order, then path, then line.
     pub hits: Vec<SearchHit>,
+    /// Every hit counted by host, service and level.
+    #[serde(default)]
+    pub facets: Facets,
+    /// Every hit counted over time.
+    #[serde(default)]
+    pub histogram: Histogram,
 }
 
 /// One matching record.
@@ -152,6 +211,8 @@ pub struct SearchIndex {
     meta: Arc<IndexMeta>,
     parser: QueryParser,
     order: TimeOrder,
+    /// The raw lines' words are indexed (literal searches are narrowed by them).
+    raw_words: bool,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -172,6 +233,7 @@ impl SearchIndex {
         let reader = index.reader().map_err(|e| IndexError::tantivy(dir, e))?;
         let parser = parser_of(&index, fields.text);
         let order = TimeOrder::new(meta.clone());
+        let raw_words = index.schema().get_field_entry(fields.raw).is_indexed();
         Ok(SearchIndex {
             dir: dir.to_path_buf(),
             index,
@@ -180,6 +242,7 @@ impl SearchIndex {
             meta,
             parser,
             order,
+            raw_words,
         })
     }
 
@@ -191,6 +254,13 @@ impl SearchIndex {
     /// One page of the records matching `query`.
     pub fn search(&self, query: &SearchQuery) -> Result<SearchPage, IndexError> {
         query.check()?;
+        let filters = query.filter_terms();
+        if let Some(mut literal) = literal::literal_of(&query.q) {
+            if !filters.is_empty() {
+                literal.fields = format!("{} {filters}", literal.fields).trim().to_string();
+            }
+            return self.search_literal(&literal, query);
+        }
         let offset = (query.page - 1).saturating_mul(query.per_page);
         let parsed: Box<dyn Query> = if query.q.trim().is_empty() {
             Box::new(AllQuery)
@@ -198,20 +268,26 @@ impl SearchIndex {
             parse(&self.parser, &self.meta, &query.q)?
         };
         let marker = Marker::of(parsed.as_ref(), &self.fields);
-        let full: Box<dyn Query> = match self.time_filter(query.from, query.to) {
-            Some(range) => Box::new(BooleanQuery::new(vec![
-                (Occur::Must, parsed),
-                (Occur::Must, range),
-            ])),
-            None => parsed,
+        let mut musts = vec![(Occur::Must, parsed)];
+        if !filters.is_empty() {
+            musts.push((Occur::Must, parse(&self.parser, &self.meta, &filters)?));
+        }
+        if let Some(range) = self.time_filter(query.from, query.to) {
+            musts.push((Occur::Must, range));
+        }
+        let full: Box<dyn Query> = if musts.len() == 1 {
+            musts.remove(0).1
+        } else {
+            Box::new(BooleanQuery::new(musts))
         };
         let top = TopDocs::with_limit(query.per_page)
             .and_offset(offset)
             .order_by(self.order.clone());
         let searcher = self.reader.searcher();
-        let (total, top) = searcher
-            .search(full.as_ref(), &(Count, top))
+        let (total, top, tallies) = searcher
+            .search(full.as_ref(), &(Count, top, Tally(self.order.clone())))
             .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+        let levels = self.level_counts(&searcher, full.as_ref(), total)?;
         let mut analyzer = self.text_analyzer()?;
         let mut hits = Vec::with_capacity(top.len());
         for (key, address) in top {
@@ -241,8 +317,58 @@ impl SearchIndex {
             total,
             page: query.page,
             per_page: query.per_page,
+            literal: false,
             hits,
+            facets: tallies.facets(&self.meta, levels),
+            histogram: tallies.histogram(query.from, query.to),
         })
+    }
+
+    /// Hits of `query` per level: one count per level the index holds; hits of formats
+    /// without levels as [`NO_LEVEL`].
+    fn level_counts(
+        &self,
+        searcher: &Searcher,
+        query: &dyn Query,
+        total: usize,
+    ) -> Result<BTreeMap<String, usize>, IndexError> {
+        let mut out = BTreeMap::new();
+        if total == 0 {
+            return Ok(out);
+        }
+        let tantivy = |e: &dyn std::fmt::Display| IndexError::tantivy(&self.dir, e);
+        let mut names = BTreeSet::new();
+        for reader in searcher.segment_readers() {
+            let inverted = reader
+                .inverted_index(self.fields.level)
+                .map_err(|e| tantivy(&e))?;
+            let mut terms = inverted.terms().stream().map_err(|e| tantivy(&e))?;
+            while terms.advance() {
+                if let Ok(name) = std::str::from_utf8(terms.key()) {
+                    names.insert(name.to_string());
+                }
+            }
+        }
+        let mut counted = 0;
+        for name in names {
+            let level = TermQuery::new(
+                Term::from_field_text(self.fields.level, &name),
+                IndexRecordOption::Basic,
+            );
+            let both = BooleanQuery::new(vec![
+                (Occur::Must, query.box_clone()),
+                (Occur::Must, Box::new(level) as Box<dyn Query>),
+            ]);
+            let n = searcher.search(&both, &Count).map_err(|e| tantivy(&e))?;
+            if n > 0 {
+                counted += n;
+                *out.entry(name.to_ascii_uppercase()).or_default() += n;
+            }
+        }
+        if total > counted {
+            out.insert(NO_LEVEL.to_string(), total - counted);
+        }
+        Ok(out)
     }
 
     /// A hit's text: stored on its own, or put together from its raw lines and spans.

@@ -173,23 +173,45 @@
     message.className = bad ? "error-text" : "muted";
   }
 
-  function upload(file) {
-    if (busy) return;
+  // Files in one upload at most (the service's bound too).
+  var MAX_PARTS = 64;
+
+  // One file is sent as it is; several go as one multipart upload, one analysis over
+  // all of them (one sosreport per node).
+  function upload(list) {
+    if (busy || !list || list.length === 0) return;
+    var files = Array.prototype.slice.call(list);
+    var total = files.reduce(function (sum, f) { return sum + f.size; }, 0);
     statusBox.hidden = false;
-    nameOut.textContent = file.name;
+    nameOut.textContent = files.length === 1 ? files[0].name
+      : files.length + " files: " + files.map(function (f) { return f.name; }).join(", ");
     bar.value = 0;
-    if (maxBytes && file.size > maxBytes) {
-      figures.textContent = humanBytes(file.size);
-      say("This file is larger than the limit of " + humanBytes(maxBytes) + ".", true);
+    if (files.length > MAX_PARTS) {
+      figures.textContent = "";
+      say("At most " + MAX_PARTS + " files go in one upload.", true);
+      return;
+    }
+    if (maxBytes && total > maxBytes) {
+      figures.textContent = humanBytes(total);
+      say((files.length === 1 ? "This file is" : "These files are") + " larger than the limit of " + humanBytes(maxBytes) + ".", true);
       return;
     }
     busy = true;
     var started = Date.now();
     var xhr = new XMLHttpRequest();
-    xhr.open("POST", "/api/v1/analyses?name=" + encodeURIComponent(file.name));
-    // The file's own type, so that the service applies its one rule to what the browser
-    // knows the file is (a .json or .html is refused as the API refuses it).
-    xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+    var body;
+    if (files.length === 1) {
+      var file = files[0];
+      xhr.open("POST", "/api/v1/analyses?name=" + encodeURIComponent(file.name));
+      // The file's own type, so that the service applies its one rule to what the browser
+      // knows the file is (a .json or .html is refused as the API refuses it).
+      xhr.setRequestHeader("Content-Type", file.type || "application/octet-stream");
+      body = file;
+    } else {
+      xhr.open("POST", "/api/v1/analyses");
+      body = new FormData();
+      files.forEach(function (f) { body.append("file", f, f.name); });
+    }
     xhr.setRequestHeader("x-csrf-token", csrfToken());
     xhr.upload.onprogress = function (e) {
       if (!e.lengthComputable) return;
@@ -217,11 +239,11 @@
     };
     xhr.onerror = function () { busy = false; say("The upload failed: the connection was lost.", true); };
     xhr.onabort = function () { busy = false; say("The upload was cancelled.", true); };
-    xhr.send(file);
+    xhr.send(body);
   }
 
   input.addEventListener("change", function () {
-    if (input.files && input.files[0]) upload(input.files[0]);
+    if (input.files && input.files.length > 0) upload(input.files);
     input.value = "";
   });
   ["dragenter", "dragover"].forEach(function (type) {
@@ -236,7 +258,7 @@
     e.preventDefault();
     zone.classList.remove("over");
     var files = e.dataTransfer && e.dataTransfer.files;
-    if (files && files.length > 0) upload(files[0]);
+    if (files && files.length > 0) upload(files);
   });
   // Dropping a file outside the zone must not navigate away from the page.
   window.addEventListener("dragover", function (e) { e.preventDefault(); });

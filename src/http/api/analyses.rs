@@ -7,13 +7,13 @@ use axum::Json;
 use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::TryStreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::http::auth::Principal;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
 use crate::http::upload::{Received, receive, refuse_non_bundle, safe_file_name};
+use crate::http::upload_parts::receive_parts;
 use crate::http::upload_rate;
 use crate::jobs::input_dir;
 use crate::store::{AnalysisRow, JobStatus, NewAnalysis, Store};
@@ -64,7 +64,9 @@ pub fn analysis_id(id: &str) -> Result<String, ApiError> {
 }
 
 /// Upload a bundle (`application/octet-stream` with `?name=`, or `multipart/form-data` with
-/// one file field): stored, checksummed and queued for analysis.
+/// one file field, or several: at most 64, one analysis over all of them, such as one
+/// sosreport per node; their sum within the size limit; the recorded SHA-256 is then
+/// that of the parts' `sha256sum` listing): stored, checksummed and queued for analysis.
 #[utoipa::path(post, path = "/api/v1/analyses", tag = "analyses",
     params(UploadQuery),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
@@ -212,32 +214,16 @@ async fn upload_slot(state: &AppState) -> Result<tokio::sync::OwnedSemaphorePerm
     })
 }
 
-/// The first file field of a multipart upload, streamed to disk.
+/// The file fields of a multipart upload, streamed to disk: one bundle of them all.
 async fn receive_multipart(
     state: &AppState,
     request: Request,
     dir: &std::path::Path,
 ) -> Result<Received, ApiError> {
-    let mut multipart = Multipart::from_request(request, state)
+    let multipart = Multipart::from_request(request, state)
         .await
         .map_err(|e| ApiError::bad_request(format!("not a multipart upload: {e}")))?;
-    while let Some(field) = multipart
-        .next_field()
-        .await
-        .map_err(|e| ApiError::bad_request(format!("the upload was cut short: {e}")))?
-    {
-        let Some(file_name) = field.file_name().map(str::to_string) else {
-            continue;
-        };
-        // A browser names the file's type: a form upload is held to the API's rule.
-        refuse_non_bundle(field.content_type())?;
-        let name = safe_file_name(&file_name);
-        let stream = field.map_err(|e| e.to_string());
-        return receive(Box::pin(stream), dir, &name, state.max_upload).await;
-    }
-    Err(ApiError::bad_request(
-        "the multipart upload has no file field",
-    ))
+    receive_parts(multipart, dir, state.max_upload).await
 }
 
 /// Analyses, newest first.

@@ -1,5 +1,6 @@
-//! `/api/v1/analyses/{id}/search?q=&from=&to=&page=`: full-text search over every line of
-//! an analysis, in time order, paged, matched words marked.
+//! `/api/v1/analyses/{id}/search?q=&from=&to=&host=&service=&level=&page=`: search over
+//! every line of an analysis, in time order, paged, matched words marked, with the hits
+//! counted per host, service and level and over time.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use serde::Deserialize;
 use super::analyses::row_of;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
-use crate::index::{SearchIndex, SearchPage, SearchQuery};
+use crate::index::{End, SearchIndex, SearchPage, SearchQuery, parse_time_bound};
 use crate::store::IndexState;
 
 /// Search parameters.
@@ -19,11 +20,26 @@ use crate::store::IndexState;
 pub struct SearchParams {
     /// Words, "phrases" and fields: `instance:UUID level:ERROR service:nova-api host:cmp1`
     /// (at most 4096 bytes, 256 terms, parentheses and NOTs nested 32 deep; past them: 400).
+    /// A pasted id (`req-…`, a UUID) or a "quoted text", alone or beside fields, finds
+    /// every line holding it byte for byte, as `grep -F`. Empty: every line (of the
+    /// range and filters).
+    #[serde(default)]
     pub q: String,
-    /// Only lines at or after this time (RFC 3339).
+    /// Only lines at or after this time: RFC 3339, or UTC as the pages show it
+    /// (`2024-10-08 06:25:03.120`), or a date.
     pub from: Option<String>,
-    /// Only lines at or before this time (RFC 3339).
+    /// Only lines at or before this time (as `from`).
     pub to: Option<String>,
+    /// Only lines of this host.
+    pub host: Option<String>,
+    /// Only lines of this service.
+    pub service: Option<String>,
+    /// Only lines of this level (`ERROR`, `WARNING`, ...).
+    pub level: Option<String>,
+    /// Only lines of this request (local or global id).
+    pub request: Option<String>,
+    /// Only lines naming this instance.
+    pub instance: Option<String>,
     /// Page, from 1; a search pages through its first 10 000 hits (past them: 400).
     pub page: Option<usize>,
     /// Hits per page (at most 500).
@@ -58,34 +74,38 @@ impl Searchers {
     }
 }
 
-/// A time given as RFC 3339, in UTC nanoseconds.
-fn nanos(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
+/// A time bound in UTC nanoseconds.
+fn nanos(name: &str, value: Option<&str>, end: End) -> Result<Option<i64>, ApiError> {
     let Some(v) = value.map(str::trim).filter(|v| !v.is_empty()) else {
         return Ok(None);
     };
-    let ts: jiff::Timestamp = v.parse().map_err(|_| {
-        ApiError::bad_request(format!(
-            "{name} {v:?} is not an RFC 3339 time (2024-10-08T06:25:03Z)"
-        ))
-    })?;
-    Ok(Some(ts.as_nanosecond() as i64))
+    parse_time_bound(v, end)
+        .map(Some)
+        .map_err(|e| ApiError::bad_request(format!("{name} {e}")))
+}
+
+/// A filter's value, none when empty.
+fn filter(value: &Option<String>) -> Option<String> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
 }
 
 impl SearchParams {
     /// The query for the index.
     pub fn query(&self) -> Result<SearchQuery, ApiError> {
-        if self.q.trim().is_empty() {
-            return Err(ApiError::bad_request(
-                "q is empty: give words, \"a phrase\" or field:value",
-            ));
-        }
-        let query = SearchQuery {
-            q: self.q.clone(),
-            from: nanos("from", self.from.as_deref())?,
-            to: nanos("to", self.to.as_deref())?,
-            page: self.page.unwrap_or(1).max(1),
-            per_page: self.per_page.unwrap_or(50).clamp(1, 500),
-        };
+        let mut query = SearchQuery::new(self.q.clone());
+        query.from = nanos("from", self.from.as_deref(), End::Start)?;
+        query.to = nanos("to", self.to.as_deref(), End::Finish)?;
+        query.host = filter(&self.host);
+        query.service = filter(&self.service);
+        query.level = filter(&self.level);
+        query.request = filter(&self.request);
+        query.instance = filter(&self.instance);
+        query.page = self.page.unwrap_or(1).max(1);
+        query.per_page = self.per_page.unwrap_or(50).clamp(1, 500);
         // Refused before the analysis is looked up or its index opened.
         query
             .check()
@@ -123,7 +143,9 @@ pub async fn run(
     .await?
 }
 
-/// Full-text search over every line of the analysis.
+/// Search over every line of the analysis: words, fields, a pasted id (every line
+/// holding it, as `grep -F`), a time range alone; the hits counted per host, service
+/// and level (`facets`) and over time (`histogram`).
 #[utoipa::path(get, path = "/api/v1/analyses/{id}/search", tag = "search",
     params(("id" = String, Path, description = "analysis id"), SearchParams),
     responses((status = 200, body = SearchPage), (status = 400, body = ErrorBody),

@@ -19,6 +19,7 @@ mod read_summary;
 mod render;
 mod rows;
 mod search;
+mod search_parts;
 mod share_preview;
 pub(crate) mod share_view;
 mod timeline;
