@@ -203,3 +203,31 @@ fn a_refused_force_up_names_the_host_the_refusal_and_its_request() {
 fn a_force_up_after_the_compute_restarted_is_not_found() {
     assert!(findings("2024-sosreport-force-up-after-restart").is_empty());
 }
+
+#[test]
+fn a_source_restarted_mid_evacuation_names_the_instance_its_kept_disk_and_the_failed_move_back() {
+    let f = only(
+        "2024-sosreport-source-restart-mid-evacuation",
+        "source-restart-mid-evacuation",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-1"));
+    assert_eq!(f.instance_uuids, ["5d2c8e1a-7f3b-4a96-b0e4-9c1d3f5a7b28"]);
+    assert!(cites(&f, "Evacuating instance"));
+    assert!(cites(
+        &f,
+        "Destroying instance as it has been evacuated from this host but still exists in the hypervisor"
+    ));
+    assert!(cites(
+        &f,
+        "Failed to check if instance shared: oslo_messaging.exceptions.MessagingTimeout"
+    ));
+    assert!(cites(&f, "already exists, it is expected not to exist."));
+    // The other instance had finished its evacuation before the restart: not found.
+    assert!(!f.title.contains("c8a1f3e5"));
+}
+
+#[test]
+fn a_source_restarted_after_its_evacuations_finished_is_not_found() {
+    assert!(findings("2024-sosreport-source-restart-after-evacuation").is_empty());
+}

@@ -24,6 +24,7 @@ mod picture;
 mod race_story;
 mod recovery_failed;
 mod repeated;
+mod source_restart_mid_evacuation;
 
 pub use context::{DetectContext, DetectOptions, Ownership, run_all};
 pub use finding::{Finding, Severity};
@@ -55,6 +56,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &duplicate_host_flows::DuplicateHostFlows,
     &compute_refuses_to_start::ComputeRefusesToStart,
     &force_up_refused::ForceUpRefused,
+    &source_restart_mid_evacuation::SourceRestartMidEvacuation,
     &recovery_failed::RecoveryFailed,
 ];
 
