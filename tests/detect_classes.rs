@@ -231,3 +231,28 @@ fn a_source_restarted_mid_evacuation_names_the_instance_its_kept_disk_and_the_fa
 fn a_source_restarted_after_its_evacuations_finished_is_not_found() {
     assert!(findings("2024-sosreport-source-restart-after-evacuation").is_empty());
 }
+
+#[test]
+fn a_rebuild_pinned_for_older_computes_names_the_destination_the_instance_and_the_type_error() {
+    let f = only(
+        "2023-sosreport-rebuild-rpc-mismatch",
+        "rebuild-rpc-mismatch",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(f.instance_uuids, ["9e4b2d7f-3c1a-4f85-a6e0-2d8c4b1f7a93"]);
+    assert!(cites(
+        &f,
+        "TypeError: rebuild_instance() missing 1 required positional argument: 'target_state'"
+    ));
+    assert!(cites(
+        &f,
+        "POST /v2.1/servers/9e4b2d7f-3c1a-4f85-a6e0-2d8c4b1f7a93/action\" status: 200"
+    ));
+    assert!(f.explanation.contains("compute-1 3:26.2.0"));
+}
+
+#[test]
+fn a_pinned_rebuild_on_a_fixed_compute_is_not_found() {
+    assert!(findings("2023-sosreport-rebuild-rpc-pinned-fixed").is_empty());
+}

@@ -22,6 +22,7 @@ mod notification_stuck;
 mod pending_after_finished;
 mod picture;
 mod race_story;
+mod rebuild_rpc_mismatch;
 mod recovery_failed;
 mod repeated;
 mod source_restart_mid_evacuation;
@@ -57,6 +58,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &compute_refuses_to_start::ComputeRefusesToStart,
     &force_up_refused::ForceUpRefused,
     &source_restart_mid_evacuation::SourceRestartMidEvacuation,
+    &rebuild_rpc_mismatch::RebuildRpcMismatch,
     &recovery_failed::RecoveryFailed,
 ];
 
