@@ -256,3 +256,35 @@ fn a_rebuild_pinned_for_older_computes_names_the_destination_the_instance_and_th
 fn a_pinned_rebuild_on_a_fixed_compute_is_not_found() {
     assert!(findings("2023-sosreport-rebuild-rpc-pinned-fixed").is_empty());
 }
+
+#[test]
+fn a_cinder_500_on_the_attachment_update_names_the_instance_the_attachment_and_both_sides() {
+    let f = only(
+        "2023-sosreport-cinder-attachment-500",
+        "cinder-attachment-500",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(f.instance_uuids, ["2f7c9a1e-4b6d-4e83-9a5c-7d1f3b8e6a04"]);
+    assert!(cites(&f, "Evacuating instance"));
+    assert!(cites(
+        &f,
+        "Update attachment failed for attachment 4b1d8f2e-6a3c-4e9b-8d7f-0c2a5e9b1f36."
+    ));
+    assert!(cites(
+        &f,
+        "attachments/4b1d8f2e-6a3c-4e9b-8d7f-0c2a5e9b1f36 returned with HTTP 500"
+    ));
+    assert!(cites(&f, "Unable to update the attachment."));
+    assert!(cites(&f, "Setting instance vm_state to ERROR"));
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.path.ends_with("var/log/cinder/cinder-api.log"))
+    );
+}
+
+#[test]
+fn a_cinder_500_retried_into_a_rebuilt_instance_is_not_found() {
+    assert!(findings("2024-sosreport-cinder-attachment-500-retried").is_empty());
+}

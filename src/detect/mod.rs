@@ -3,6 +3,7 @@
 
 mod bfv_evacuation_delay;
 mod bfv_gaps;
+mod cinder_attachment_500;
 mod compute_refuses_to_start;
 pub(crate) mod context;
 mod duplicate_host_flows;
@@ -59,6 +60,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &force_up_refused::ForceUpRefused,
     &source_restart_mid_evacuation::SourceRestartMidEvacuation,
     &rebuild_rpc_mismatch::RebuildRpcMismatch,
+    &cinder_attachment_500::CinderAttachment500,
     &recovery_failed::RecoveryFailed,
 ];
 
