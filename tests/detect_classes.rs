@@ -203,3 +203,88 @@ fn a_refused_force_up_names_the_host_the_refusal_and_its_request() {
 fn a_force_up_after_the_compute_restarted_is_not_found() {
     assert!(findings("2024-sosreport-force-up-after-restart").is_empty());
 }
+
+#[test]
+fn a_source_restarted_mid_evacuation_names_the_instance_its_kept_disk_and_the_failed_move_back() {
+    let f = only(
+        "2024-sosreport-source-restart-mid-evacuation",
+        "source-restart-mid-evacuation",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-1"));
+    assert_eq!(f.instance_uuids, ["5d2c8e1a-7f3b-4a96-b0e4-9c1d3f5a7b28"]);
+    assert!(cites(&f, "Evacuating instance"));
+    assert!(cites(
+        &f,
+        "Destroying instance as it has been evacuated from this host but still exists in the hypervisor"
+    ));
+    assert!(cites(
+        &f,
+        "Failed to check if instance shared: oslo_messaging.exceptions.MessagingTimeout"
+    ));
+    assert!(cites(&f, "already exists, it is expected not to exist."));
+    // The other instance had finished its evacuation before the restart: not found.
+    assert!(!f.title.contains("c8a1f3e5"));
+}
+
+#[test]
+fn a_source_restarted_after_its_evacuations_finished_is_not_found() {
+    assert!(findings("2024-sosreport-source-restart-after-evacuation").is_empty());
+}
+
+#[test]
+fn a_rebuild_pinned_for_older_computes_names_the_destination_the_instance_and_the_type_error() {
+    let f = only(
+        "2023-sosreport-rebuild-rpc-mismatch",
+        "rebuild-rpc-mismatch",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(f.instance_uuids, ["9e4b2d7f-3c1a-4f85-a6e0-2d8c4b1f7a93"]);
+    assert!(cites(
+        &f,
+        "TypeError: rebuild_instance() missing 1 required positional argument: 'target_state'"
+    ));
+    assert!(cites(
+        &f,
+        "POST /v2.1/servers/9e4b2d7f-3c1a-4f85-a6e0-2d8c4b1f7a93/action\" status: 200"
+    ));
+    assert!(f.explanation.contains("compute-1 3:26.2.0"));
+}
+
+#[test]
+fn a_pinned_rebuild_on_a_fixed_compute_is_not_found() {
+    assert!(findings("2023-sosreport-rebuild-rpc-pinned-fixed").is_empty());
+}
+
+#[test]
+fn a_cinder_500_on_the_attachment_update_names_the_instance_the_attachment_and_both_sides() {
+    let f = only(
+        "2023-sosreport-cinder-attachment-500",
+        "cinder-attachment-500",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(f.instance_uuids, ["2f7c9a1e-4b6d-4e83-9a5c-7d1f3b8e6a04"]);
+    assert!(cites(&f, "Evacuating instance"));
+    assert!(cites(
+        &f,
+        "Update attachment failed for attachment 4b1d8f2e-6a3c-4e9b-8d7f-0c2a5e9b1f36."
+    ));
+    assert!(cites(
+        &f,
+        "attachments/4b1d8f2e-6a3c-4e9b-8d7f-0c2a5e9b1f36 returned with HTTP 500"
+    ));
+    assert!(cites(&f, "Unable to update the attachment."));
+    assert!(cites(&f, "Setting instance vm_state to ERROR"));
+    assert!(
+        f.evidence
+            .iter()
+            .any(|e| e.path.ends_with("var/log/cinder/cinder-api.log"))
+    );
+}
+
+#[test]
+fn a_cinder_500_retried_into_a_rebuilt_instance_is_not_found() {
+    assert!(findings("2024-sosreport-cinder-attachment-500-retried").is_empty());
+}

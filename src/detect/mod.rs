@@ -3,6 +3,7 @@
 
 mod bfv_evacuation_delay;
 mod bfv_gaps;
+mod cinder_attachment_500;
 mod compute_refuses_to_start;
 pub(crate) mod context;
 mod duplicate_host_flows;
@@ -22,8 +23,10 @@ mod notification_stuck;
 mod pending_after_finished;
 mod picture;
 mod race_story;
+mod rebuild_rpc_mismatch;
 mod recovery_failed;
 mod repeated;
+mod source_restart_mid_evacuation;
 
 pub use context::{DetectContext, DetectOptions, Ownership, run_all};
 pub use finding::{Finding, Severity};
@@ -55,6 +58,9 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &duplicate_host_flows::DuplicateHostFlows,
     &compute_refuses_to_start::ComputeRefusesToStart,
     &force_up_refused::ForceUpRefused,
+    &source_restart_mid_evacuation::SourceRestartMidEvacuation,
+    &rebuild_rpc_mismatch::RebuildRpcMismatch,
+    &cinder_attachment_500::CinderAttachment500,
     &recovery_failed::RecoveryFailed,
 ];
 

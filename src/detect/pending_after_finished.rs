@@ -50,6 +50,7 @@ fn dropped_instances(ctx: &DetectContext<'_>, attempt: &Attempt) -> Vec<Uuid> {
             let spoken_of = attempt.events.iter().any(|&e| {
                 analysis.events.get(e as usize).is_some_and(|ev| {
                     ev.instances.contains(&i)
+                        && !is_thread_exception(&ev.message())
                         && (ev.level >= Some(LogLevel::Warning)
                             || ev
                                 .message()
@@ -61,8 +62,16 @@ fn dropped_instances(ctx: &DetectContext<'_>, attempt: &Attempt) -> Vec<Uuid> {
         .collect()
 }
 
-/// API failures around `time`: raw tracebacks on the engine host, 5xx answers and
-/// errors in Nova and Keystone; none that belongs to another recovery.
+/// The line a thread-pool engine (Masakari off eventlet) logs when an exception leaves an
+/// evacuation worker: `Exception in evacuation thread: <exc>`. It is the escaped failure
+/// itself (what eventlet printed to stderr), not Masakari handling the instance.
+pub fn is_thread_exception(message: &str) -> bool {
+    message.starts_with("Exception in evacuation thread: ")
+}
+
+/// API failures around `time`: raw tracebacks on the engine host, the engine's
+/// `Exception in evacuation thread` records, 5xx answers and errors in Nova and Keystone;
+/// none that belongs to another recovery.
 fn api_failures(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Vec<EventId> {
     let analysis = ctx.analysis;
     let engine_host = recovery.engine_host;
@@ -75,7 +84,9 @@ fn api_failures(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Vec<
         .take_while(|(_, e)| e.time <= time + FAILURE_WINDOW_NS)
         .filter(|(_, e)| {
             let project = evidence::project(analysis, e);
-            let traceback = e.kind == EventKind::Traceback && Some(e.host) == engine_host;
+            let traceback = (e.kind == EventKind::Traceback
+                || (project == Project::Masakari && is_thread_exception(&e.message())))
+                && Some(e.host) == engine_host;
             let server_error = e.http().is_some_and(|h| h.status >= 500)
                 && matches!(project, Project::Nova | Project::Keystone);
             let service_error = e.level >= Some(LogLevel::Error)
@@ -179,7 +190,8 @@ impl PendingAfterFinished {
             .collect();
         let cause = if causes.is_empty() {
             "The API failure itself is not in these logs (eventlet prints it to the engine's \
-             stderr only, which a log file does not catch)."
+             stderr only, which a log file does not catch; a thread-pool engine logs it as \
+             `Exception in evacuation thread`)."
                 .to_string()
         } else {
             format!("Around that moment: {}.", causes.join("; "))
@@ -382,6 +394,51 @@ mod tests {
                 .evidence
                 .iter()
                 .any(|e| e.text.contains("exits with status: finished."))
+        );
+    }
+
+    /// A thread-pool engine (Masakari off eventlet) logs the escaped exception; when its
+    /// text names the instance it is still the failure, not Masakari handling the move.
+    #[test]
+    fn an_exception_in_the_evacuation_thread_is_the_failure_of_the_dropped_instance() {
+        let mut log = log(true, "finished");
+        let end = log.rfind("2024-05-21 10:05:53.866").unwrap();
+        let exc = format!(
+            "novaclient.exceptions.NotFound: Instance {A} could not be found. (HTTP 404) (Request-ID: req-5e0c2a8f-3b1d-4c7e-9a6f-2d8b4e0c6a13)"
+        );
+        let thread = engine(
+            "10:05:53.700",
+            G,
+            "ERROR",
+            "masakari.engine.drivers.taskflow.host_failure",
+            &format!("Exception in evacuation thread: Instance {A} could not be found. (HTTP 404) (Request-ID: req-5e0c2a8f-3b1d-4c7e-9a6f-2d8b4e0c6a13): {exc}"),
+        ) + &[
+            "Traceback (most recent call last):",
+            "  File \"/usr/lib/python3/dist-packages/masakari/engine/drivers/taskflow/host_failure.py\", line 413, in execute",
+            "    future.result()  # This will raise any exceptions",
+            &exc,
+            "",
+        ]
+        .iter()
+        .map(|l| format!("2024-05-21 10:05:53.700 41 ERROR masakari.engine.drivers.taskflow.host_failure {l}\n"))
+        .collect::<String>();
+        log.insert_str(end, &thread);
+        let found = findings(
+            "pending-after-finished",
+            &[("ctl1/var/log/masakari/masakari-engine.log", &log)],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].instance_uuids, [A]);
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.text.contains("Exception in evacuation thread: Instance"))
+        );
+        assert!(
+            found[0]
+                .explanation
+                .contains("Exception in evacuation thread")
         );
     }
 

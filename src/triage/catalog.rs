@@ -177,30 +177,54 @@ impl std::fmt::Display for FixState {
     }
 }
 
-/// What the installed packages say of `bug`'s fix.
+/// What the installed packages say of `bug`'s fix. A fix backported to stable series is
+/// listed once per series (same package): an installed version is compared with the
+/// entry of its own major version, else with the newest entry.
 pub fn fix_state(bug: &KnownBug, analysis: &Analysis) -> FixState {
+    fix_state_on(bug, analysis, None)
+}
+
+/// [`fix_state`], reading the package on `host` first when it has one: in a rolling
+/// upgrade the host a finding names (a destination compute) is the one that matters.
+pub fn fix_state_on(bug: &KnownBug, analysis: &Analysis, host: Option<&str>) -> FixState {
+    let on_host = |p: &&crate::model::inventory::InstalledPackage| {
+        host.is_some_and(|h| analysis.host(p.host).is_some_and(|x| x.hostname == h))
+    };
     for fixed in &bug.fixed_in {
-        let (Some(package), Some(fixed_version)) = (&fixed.package, &fixed.version) else {
+        let Some(package) = &fixed.package else {
             continue;
         };
-        if let Some(p) = analysis.packages.iter().find(|p| &p.name == package) {
-            let have = version::upstream(&p.version);
-            let (package, installed, fixed) =
-                (package.clone(), p.version.clone(), fixed_version.clone());
-            return if version::compare(have, &fixed) != std::cmp::Ordering::Less {
-                FixState::Included {
-                    package,
-                    installed,
-                    fixed,
-                }
-            } else {
-                FixState::Missing {
-                    package,
-                    installed,
-                    fixed,
-                }
-            };
+        if fixed.version.is_none() {
+            continue;
         }
+        let named = |p: &&crate::model::inventory::InstalledPackage| &p.name == package;
+        let Some(p) = analysis
+            .packages
+            .iter()
+            .filter(named)
+            .find(on_host)
+            .or_else(|| analysis.packages.iter().find(named))
+        else {
+            continue;
+        };
+        let have = version::upstream(&p.version);
+        let Some(fixed) = fixed_for(bug, package, have) else {
+            continue;
+        };
+        let (package, installed) = (package.clone(), p.version.clone());
+        return if version::compare(have, &fixed) != std::cmp::Ordering::Less {
+            FixState::Included {
+                package,
+                installed,
+                fixed,
+            }
+        } else {
+            FixState::Missing {
+                package,
+                installed,
+                fixed,
+            }
+        };
     }
     let relevant: Vec<String> = analysis
         .packages
@@ -223,10 +247,28 @@ pub fn fix_state(bug: &KnownBug, analysis: &Analysis) -> FixState {
     })
 }
 
+/// The fixed version of `package` to compare `have` with: the entry of the same major
+/// version (its series' backport), else the newest.
+fn fixed_for(bug: &KnownBug, package: &str, have: &str) -> Option<String> {
+    let major = |v: &str| v.split('.').next().unwrap_or(v).to_string();
+    let versions: Vec<&str> = bug
+        .fixed_in
+        .iter()
+        .filter(|f| f.package.as_deref() == Some(package))
+        .filter_map(|f| f.version.as_deref())
+        .collect();
+    versions
+        .iter()
+        .find(|v| major(v) == major(have))
+        .or_else(|| versions.iter().max_by(|a, b| version::compare(a, b)))
+        .map(|v| v.to_string())
+}
+
 /// Adds to each finding the catalog's bugs for its detector, with the fix status.
 pub fn attach_known_bugs(findings: &mut [Finding], catalog: &Catalog, analysis: &Analysis) {
     let kinds = deployment_kinds(analysis);
     for finding in findings {
+        let host = finding.failed_host.clone();
         finding.known_bugs = catalog
             .for_detector(finding.detector)
             .filter(|bug| applies_to(bug, &kinds))
@@ -248,7 +290,7 @@ pub fn attach_known_bugs(findings: &mut [Finding], catalog: &Catalog, analysis: 
                         None => format!("{}: {}", f.place, f.status),
                     })
                     .collect(),
-                fix_status: fix_state(bug, analysis).to_string(),
+                fix_status: fix_state_on(bug, analysis, host.as_deref()).to_string(),
             })
             .collect();
     }
@@ -281,6 +323,29 @@ mod tests {
                 "{path}: {:?}",
                 deployment_kinds(&analysis)
             );
+        }
+    }
+
+    /// A backport counts for its own series only: 29.2.1 has bug 2085975's fix, 29.0.1
+    /// does not, 30.0.0 does not (its series got it in 30.1.0), 27.x never did.
+    #[test]
+    fn a_backported_fix_is_compared_within_its_series() {
+        let catalog = Catalog::shipped().unwrap();
+        let bug = catalog.bugs.iter().find(|b| b.id == "2085975").unwrap();
+        for (have, fixed, included) in [
+            ("3:29.2.1-0ubuntu1", "29.2.1", true),
+            ("3:29.0.1-0ubuntu1.1", "29.2.1", false),
+            ("30.0.0", "30.1.0", false),
+            ("3:27.1.0-0ubuntu1.1", "31.0.0", false),
+            ("32.0.0", "31.0.0", true),
+        ] {
+            assert_eq!(
+                fixed_for(bug, "nova-compute", version::upstream(have)).as_deref(),
+                Some(fixed),
+                "{have}"
+            );
+            let ord = version::compare(version::upstream(have), fixed);
+            assert_eq!(ord != std::cmp::Ordering::Less, included, "{have}");
         }
     }
 

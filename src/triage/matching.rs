@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::correlate::Analysis;
 use crate::detect::{Finding, Severity};
-use crate::triage::catalog::{Catalog, FixState, KnownBug, Relevance, fix_state};
+use crate::triage::catalog::{Catalog, FixState, KnownBug, Relevance, fix_state_on};
 
 /// A match at or above this score is `high`: a bot may mark the report a duplicate.
 pub const HIGH: f64 = 0.75;
@@ -172,7 +172,7 @@ fn match_bug(bug: &KnownBug, findings: &[Finding], analysis: &Analysis) -> Optio
             weight: 0.0,
         }),
     }
-    let fix = fix_state(bug, analysis);
+    let fix = fix_state_on(bug, analysis, strongest.failed_host.as_deref());
     let fix_weight = match fix {
         FixState::Missing { .. } => FIX_MISSING,
         FixState::Included { .. } => FIX_INCLUDED,
