@@ -1,11 +1,15 @@
 //! The executor's guards against the simulator, over real HTTP: InstanceHA's (no
 //! evacuation when more than a share of the computes is down, or no scheduler is up),
-//! read from Nova's `GET /os-services`, refused before any call that changes something.
+//! read from Nova's `GET /os-services`, refused before any call that changes something;
+//! a host given back to Nova in two steps, refused as Nova refuses it while its
+//! evacuations are still `done`.
 
-use evacdoc::recovery::{GuardError, PlanError, plan};
+use std::time::{Duration, Instant};
+
+use evacdoc::recovery::{Cloud, GuardError, PlanError, Quiet, ReenableError, plan, reenable};
 use evacdoc::sim::Scenario;
 
-use crate::recovery::{Bench, action_posts, run_command};
+use crate::recovery::{Bench, action_posts, on_sim, run_command};
 
 const WEB: &str = "56ce6206-3659-495e-a6ea-f4d3d578cc96";
 
@@ -143,4 +147,105 @@ async fn run_command_text(bench: &Bench, extra: &[&str]) -> (String, i32, String
             crate::util::stderr(&output),
         )
     })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forcing_up_waits_for_nova_compute_to_clean_up_then_enables_in_two_steps() {
+    // compute-1 dies at the start and is repaired: nova-compute starts again at 400 s
+    // (8 s here).
+    let scenario = Scenario::parse(&format!(
+        "[timing]\ntime_scale = 50\nrebuild_s = 1\n\
+         [[hosts]]\nname = \"compute-1\"\nstate = \"dead\"\nreturns_at_s = 400\n\
+         [[hosts]]\nname = \"compute-2\"\n[[hosts]]\nname = \"compute-3\"\n\
+         [[instances]]\nid = \"{WEB}\"\nname = \"web-1\"\nhost = \"compute-1\"\n"
+    ))
+    .unwrap();
+    let started = Instant::now();
+    let bench = Bench::start(scenario, true).await;
+    let (done, code, stderr) = run_command(&bench, &["--apply", "--host-fenced"]).await;
+    assert_eq!(
+        (done["status"].as_str(), code),
+        (Some("finished"), 0),
+        "{done}\n{stderr}"
+    );
+
+    // Nova's 400, typed, with the record it is about; nothing changed.
+    let mut options = bench.options(true);
+    options.service_down_time = Duration::from_millis(300);
+    let error = reenable(&bench.cloud, "compute-1", &options, &Quiet)
+        .await
+        .unwrap_err();
+    let ReenableError::EvacuationsRemain {
+        remaining, message, ..
+    } = &error
+    else {
+        panic!("{error:?}");
+    };
+    assert_eq!(remaining.len(), 1, "{remaining:?}");
+    assert_eq!(remaining[0].instance, WEB);
+    assert_eq!(remaining[0].status, "done");
+    assert!(
+        message.starts_with(
+            "Unable to force up host compute-1 as `done` evacuation migration records remain \
+             associated with the host."
+        ),
+        "{message}"
+    );
+    let service = bench
+        .cloud
+        .compute_service("compute-1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(service.forced_down && !service.enabled, "{service:?}");
+    let log = bench.nova_access_log();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("\"PUT /compute/v2.1/os-services/") && l.contains("\" 400 ")),
+        "{log}"
+    );
+
+    // The CLI says the same, in its JSON report, and exits 1.
+    let (refused, code, _) = tokio::task::block_in_place(|| {
+        on_sim(&bench, &["recover", "enable", "compute-1", "--apply"])
+    });
+    assert_eq!(code, 1, "{refused}");
+    assert_eq!(refused["code"], "evacuations_remain", "{refused}");
+    assert_eq!(refused["remaining"][0]["instance"], WEB, "{refused}");
+
+    // nova-compute started again: the records are `completed`, the host is forced up,
+    // seen up, then enabled.
+    let back = Duration::from_millis(8300);
+    if let Some(left) = back.checked_sub(started.elapsed()) {
+        tokio::time::sleep(left).await;
+    }
+    let (enabled, code, stderr) = tokio::task::block_in_place(|| {
+        on_sim(&bench, &["recover", "enable", "compute-1", "--apply"])
+    });
+    assert_eq!(
+        (enabled["outcome"].as_str(), code),
+        (Some("enabled"), 0),
+        "{enabled}\n{stderr}"
+    );
+    let service = bench
+        .cloud
+        .compute_service("compute-1")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        service.up && service.enabled && !service.forced_down,
+        "{service:?}"
+    );
+    assert_eq!(bench.cloud.done_evacuations("compute-1").await.unwrap(), []);
+    // Two PUTs after the refusals: forced_down false, then status enabled.
+    let log = bench.nova_access_log();
+    let puts: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("\"PUT /compute/v2.1/os-services/"))
+        .map(|l| l.split("HTTP/1.1\" ").nth(1).unwrap_or(""))
+        .collect::<Vec<_>>();
+    let last_two: Vec<&str> = puts[puts.len() - 2..].iter().map(|p| &p[..3]).collect();
+    assert_eq!(last_two, ["200", "200"], "{puts:?}");
+    bench.sim.shutdown().await;
 }

@@ -6,6 +6,7 @@ mod parse;
 mod recover;
 mod recovery_run;
 mod redact;
+mod reenable;
 mod remediate;
 mod search;
 mod serve;

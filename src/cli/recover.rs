@@ -1,5 +1,6 @@
 //! `evacdoc recover host HOST [--cloud NAME] [--apply] [--host-fenced] [--format text|json]
-//! [--data DIR]`: finish a host recovery Masakari left undone, safely.
+//! [--data DIR]`: finish a host recovery Masakari left undone, safely; `evacdoc recover
+//! enable HOST [--apply]`: give the host back to Nova afterwards.
 
 use std::process::ExitCode;
 
@@ -19,6 +20,11 @@ enum Target {
     /// when fenced, else waited for, else refused), disabled, then each instance locked,
     /// its volume's dead attachment cleared, evacuated, followed and unlocked.
     Host(HostArgs),
+    /// Give a recovered host back to Nova in two steps: unset forced_down, wait for Nova
+    /// to see nova-compute up, then enable it if a recovery disabled it. Nova refuses the
+    /// first while evacuations from the host are still `done` (nova-compute must start
+    /// there first): said, with the records. Without --apply, says what it would do.
+    Enable(HostArgs),
 }
 
 #[derive(Debug, Args)]
@@ -32,5 +38,6 @@ struct HostArgs {
 pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
     match &args.target {
         Target::Host(host) => recover(&host.recovery, &host.host, None, "cli", None),
+        Target::Enable(host) => super::reenable::enable(&host.recovery, &host.host),
     }
 }

@@ -30,17 +30,17 @@ pub enum RecoveryFormat {
 pub struct RecoveryArgs {
     /// The cloud's entry in clouds.yaml (else OS_CLOUD, else the OS_* variables).
     #[arg(long)]
-    cloud: Option<String>,
+    pub(super) cloud: Option<String>,
     /// Act. Without it the plan is printed (every API call, in order) and nothing changes.
     #[arg(long)]
-    apply: bool,
+    pub(super) apply: bool,
     /// The host is powered off or isolated: if Nova still sees its compute service up,
     /// force it down instead of waiting (never evacuate from a host Nova sees up).
     #[arg(long)]
     host_fenced: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = RecoveryFormat::Text)]
-    format: RecoveryFormat,
+    pub(super) format: RecoveryFormat,
     /// The data folder whose store journals the recovery (the same as `serve --data`).
     #[arg(long, default_value = "./evacdoc-data")]
     data: PathBuf,
@@ -91,7 +91,7 @@ fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
 
 impl RecoveryArgs {
     /// Nova's service_down_time: the flag, else --nova-conf, else the bundle's, else 60.
-    fn down_time(&self, bundle: Option<(Duration, String)>) -> anyhow::Result<DownTime> {
+    pub(super) fn down_time(&self, bundle: Option<(Duration, String)>) -> anyhow::Result<DownTime> {
         if let Some(value) = self.service_down_time {
             return Ok(DownTime {
                 value: seconds("service-down-time", value)?,
@@ -116,7 +116,7 @@ impl RecoveryArgs {
         Ok(down_time::bundle_or_default(bundle))
     }
 
-    fn options(
+    pub(super) fn options(
         &self,
         only_instances: Option<std::collections::BTreeSet<String>>,
         down: &DownTime,

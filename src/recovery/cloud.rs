@@ -28,6 +28,18 @@ pub struct NovaService {
     pub service: ComputeService,
 }
 
+/// An evacuation record as `GET /os-migrations` shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Migration {
+    pub id: String,
+    /// `instance_uuid`.
+    pub instance: String,
+    /// `dest_compute`.
+    pub destination: Option<String>,
+    /// `done` until nova-compute starts again on the source, then `completed`.
+    pub status: String,
+}
+
 /// A server as `GET /servers/{id}` (or the detailed list) shows it, admin view.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Server {
@@ -168,6 +180,13 @@ pub trait Cloud: Send + Sync {
         &self,
         service: &ComputeService,
     ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send;
+
+    /// `GET /os-migrations?source_compute=HOST&migration_type=evacuation&status=done`:
+    /// the evacuations from `host` its nova-compute has not cleaned up yet.
+    fn done_evacuations(
+        &self,
+        host: &str,
+    ) -> impl Future<Output = Result<Vec<Migration>, CloudError>> + Send;
 
     /// `GET /servers/detail?all_tenants=1&host=HOST` (every page).
     fn servers_on_host(

@@ -9,6 +9,7 @@ pub mod observed;
 pub mod openstack;
 pub mod options;
 pub mod plan;
+pub mod reenable;
 pub mod remediation;
 pub mod remediator;
 pub mod report;
@@ -20,11 +21,13 @@ mod test_cloud;
 
 pub use apply::{ApplyError, Observer, Quiet, apply};
 pub use cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, Migration, NovaService, Server, Volume,
+    VolumeAttachment,
 };
 pub use guards::{Fleet, GuardError};
 pub use options::{RecoveryOptions, Selection};
 pub use plan::{HostAction, Plan, PlanError, PlannedMove, Step, plan};
+pub use reenable::{ReenableError, Reenabled, reenable};
 pub use report::RecoveryReport;
 pub use retry::RetryPolicy;
 pub use run::{Ran, RunError, Target, run};

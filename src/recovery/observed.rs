@@ -9,7 +9,8 @@ use serde::Serialize;
 
 use super::apply::Observer;
 use super::cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, Migration, NovaService, Server, Volume,
+    VolumeAttachment,
 };
 
 /// One API call, as the plan's steps name them.
@@ -118,6 +119,18 @@ impl<C: Cloud> Cloud for ObservedCloud<C> {
     ) -> impl Future<Output = Result<ComputeService, CloudError>> + Send {
         let call = Call::new("PUT", format!("/os-services/{}", service.id), "disable");
         self.call(call, self.inner.disable(service, reason))
+    }
+
+    fn done_evacuations(
+        &self,
+        host: &str,
+    ) -> impl Future<Output = Result<Vec<Migration>, CloudError>> + Send {
+        let call = Call::new(
+            "GET",
+            format!("/os-migrations?source_compute={host}&migration_type=evacuation&status=done"),
+            "list evacuations",
+        );
+        self.call(call, self.inner.done_evacuations(host))
     }
 
     fn servers_on_host(

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, Migration, NovaService, Server, Volume,
+    VolumeAttachment,
 };
 
 #[derive(Debug, Default)]
@@ -32,6 +33,8 @@ pub struct State {
     /// Forcing the service up is refused as Nova refuses it while `done` evacuation
     /// migration records remain.
     pub done_evacuations: bool,
+    /// Forced up, the service still does not report (nova-compute not started).
+    pub stays_down: bool,
 }
 
 /// A service of `binary` on `host`.
@@ -197,9 +200,10 @@ impl Cloud for TestCloud {
                     .to_owned(),
             });
         }
+        let stays_down = state.stays_down;
         let service = state.service.as_mut().ok_or_else(|| not_found("service"))?;
         service.forced_down = forced_down;
-        service.up = !forced_down;
+        service.up = !forced_down && !stays_down;
         Ok(service.clone())
     }
 
@@ -213,6 +217,20 @@ impl Cloud for TestCloud {
         service.enabled = false;
         service.disabled_reason = Some(reason.to_owned());
         Ok(service.clone())
+    }
+
+    async fn done_evacuations(&self, host: &str) -> Result<Vec<Migration>, CloudError> {
+        let state = self.call("done_evacuations", host)?;
+        Ok(if state.done_evacuations {
+            vec![Migration {
+                id: "7d0e2c5a-3b1f-4e8d-9c6a-000000000012".to_owned(),
+                instance: "56ce6206-3659-495e-a6ea-f4d3d578cc96".to_owned(),
+                destination: Some("compute-2".to_owned()),
+                status: "done".to_owned(),
+            }]
+        } else {
+            Vec::new()
+        })
     }
 
     async fn servers_on_host(&self, host: &str) -> Result<Vec<Server>, CloudError> {

@@ -161,6 +161,10 @@ pub struct HostConfig {
     /// The compute service starts disabled.
     #[serde(default)]
     pub disabled: bool,
+    /// A dead host repaired: nova-compute starts again this many seconds after the start,
+    /// heartbeats, and moves the `done` evacuations from the host to `completed`.
+    #[serde(default)]
+    pub returns_at_s: Option<f64>,
 }
 
 /// How a host starts.
@@ -286,6 +290,19 @@ impl Scenario {
             }
             if host.name == self.nova.controller {
                 return Err(format!("host {:?} is also the controller", host.name));
+            }
+            if let Some(back) = host.returns_at_s {
+                let dead_before = match (host.state, host.dies_at_s) {
+                    (HostState::Up, None) => false,
+                    (HostState::Up, Some(dies)) => dies < back,
+                    (_, _) => back > 0.0,
+                };
+                if !dead_before {
+                    return Err(format!(
+                        "host {:?} returns at {back} s but is not dead before then",
+                        host.name
+                    ));
+                }
             }
         }
         let mut ids = std::collections::HashSet::new();

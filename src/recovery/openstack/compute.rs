@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use openstack_sdk::api::compute::v2::{server, service};
+use openstack_sdk::api::compute::v2::{migration, server, service};
 use serde_json::Value;
 
 use super::call::{Call, Service, send, version_headers};
 use super::session::Api;
 use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
-use crate::recovery::cloud::{CloudError, ComputeService, NovaService, Server};
+use crate::recovery::cloud::{CloudError, ComputeService, Migration, NovaService, Server};
 
 /// The binary of the services the executor acts on.
 const COMPUTE_BINARY: &str = "nova-compute";
@@ -69,6 +69,48 @@ pub async fn services(session: &Api, max: Version) -> Result<Vec<NovaService>, C
             Ok(NovaService {
                 binary: binary.to_string(),
                 service: parse_service(&call, s)?,
+            })
+        })
+        .collect()
+}
+
+/// `GET /os-migrations?source_compute=HOST&migration_type=evacuation&status=done`.
+pub async fn done_evacuations(
+    session: &Api,
+    max: Version,
+    host: &str,
+) -> Result<Vec<Migration>, CloudError> {
+    let call = Call::new(
+        "GET",
+        format!("/os-migrations?source_compute={host}&migration_type=evacuation&status=done"),
+    );
+    let request = call.built(
+        migration::get_20::Request::builder()
+            .source_compute(host)
+            .migration_type("evacuation")
+            .status("done")
+            .headers(version_headers(Service::Compute, versions::compute_read(max)).into_iter())
+            .build(),
+    )?;
+    let body = send(session, &call, request).await?;
+    let list = body
+        .get("migrations")
+        .and_then(Value::as_array)
+        .ok_or_else(|| call.unexpected("no migrations list"))?;
+    list.iter()
+        .map(|m| {
+            let text = |key: &str| m.get(key).and_then(Value::as_str).map(str::to_string);
+            let id = match m.get("uuid").or_else(|| m.get("id")) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return Err(call.unexpected("a migration without an id")),
+            };
+            Ok(Migration {
+                id,
+                instance: text("instance_uuid")
+                    .ok_or_else(|| call.unexpected("a migration without an instance"))?,
+                destination: text("dest_compute"),
+                status: text("status").unwrap_or_default(),
             })
         })
         .collect()

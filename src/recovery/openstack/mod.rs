@@ -22,7 +22,8 @@ pub use connect::{ConnectOptions, ResolvedCloud};
 use self::call::error_chain;
 use self::session::Api;
 use crate::recovery::cloud::{
-    Cloud, CloudError, CloudVersions, ComputeService, NovaService, Server, Volume, VolumeAttachment,
+    Cloud, CloudError, CloudVersions, ComputeService, Migration, NovaService, Server, Volume,
+    VolumeAttachment,
 };
 
 /// How long one request may take before it counts as a connection failure.
@@ -139,6 +140,10 @@ impl Cloud for OpenStack {
         reason: &str,
     ) -> Result<ComputeService, CloudError> {
         compute::disable(&self.session, self.versions.compute_max, service, reason).await
+    }
+
+    async fn done_evacuations(&self, host: &str) -> Result<Vec<Migration>, CloudError> {
+        compute::done_evacuations(&self.session, self.versions.compute_max, host).await
     }
 
     async fn servers_on_host(&self, host: &str) -> Result<Vec<Server>, CloudError> {

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::context::{RequestCtx, SimState, fault};
 use super::views;
+use crate::sim::cloud::model::Migration;
 use crate::sim::microversion::Microversion;
 
 /// `GET /os-services?host=&binary=`.
@@ -95,7 +96,8 @@ fn update_by_uuid(
     let Some(index) = cloud.services.iter().position(|s| s.uuid == id) else {
         return fault(404, &format!("Service {id} not found."));
     };
-    let service = &mut cloud.services[index];
+    let service = &cloud.services[index];
+    let host = service.host.clone();
     if service.binary != "nova-compute" {
         let binary = service.binary.clone();
         return fault(
@@ -105,6 +107,12 @@ fn update_by_uuid(
             ),
         );
     }
+    if forced == Some(false)
+        && let Some(refusal) = done_evacuations_remain(&cloud.migrations, &host)
+    {
+        return refusal;
+    }
+    let service = &mut cloud.services[index];
     if let Some(status) = status {
         service.disabled = status == "disabled";
         service.disabled_reason = if service.disabled {
@@ -131,6 +139,15 @@ fn update_legacy(
         return fault(400, "Invalid input: host and binary are required");
     };
     let mut cloud = sim.cloud();
+    let forcing_up = action == "force-down"
+        && ctx.microversion >= Microversion::new(2, 11)
+        && body.get("forced_down").and_then(Value::as_bool) == Some(false);
+    if forcing_up
+        && binary == "nova-compute"
+        && let Some(refusal) = done_evacuations_remain(&cloud.migrations, &host)
+    {
+        return refusal;
+    }
     let Some(service) = cloud
         .services
         .iter_mut()
@@ -168,4 +185,24 @@ fn update_legacy(
         }
         other => fault(404, &format!("Unknown action {other}")),
     }
+}
+
+/// Nova's refusal to force a host up while evacuations from it are still `done` (its
+/// `_check_for_evacuations`, since 24.0.0): nova-compute has not started again there to
+/// clean them up.
+fn done_evacuations_remain(migrations: &[Migration], host: &str) -> Option<Response> {
+    migrations
+        .iter()
+        .any(|m| m.source == host && m.status == "done")
+        .then(|| {
+            fault(
+                400,
+                &format!(
+                    "Unable to force up host {host} as `done` evacuation migration records \
+                     remain associated with the host. Ensure the compute service has been \
+                     restarted, allowing these records to move to `completed` before \
+                     retrying this request."
+                ),
+            )
+        })
 }

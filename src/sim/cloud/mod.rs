@@ -3,6 +3,7 @@
 mod evacuate;
 pub mod model;
 pub mod refusal;
+mod restart;
 pub mod state;
 #[cfg(test)]
 mod tests;

@@ -16,6 +16,8 @@ pub struct Service {
     pub forced_down: bool,
     /// The scenario second its host stops heartbeating (infinity: never).
     pub dies_at: f64,
+    /// The scenario second nova-compute starts again on the repaired host (infinity: never).
+    pub returns_at: f64,
 }
 
 /// Who holds a server's lock.

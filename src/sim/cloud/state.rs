@@ -59,6 +59,7 @@ impl Cloud {
                 disabled_reason: None,
                 forced_down: false,
                 dies_at,
+                returns_at: f64::INFINITY,
             });
         };
         // Long enough ago that Nova already reports it down.
@@ -78,6 +79,15 @@ impl Cloud {
                 (HostState::Up, None) => f64::INFINITY,
             };
             add("nova-compute", &host.name, dies_at, host.disabled);
+        }
+        for host in &scenario.hosts {
+            if let Some(back) = host.returns_at_s
+                && let Some(service) = services
+                    .iter_mut()
+                    .find(|s| s.binary == "nova-compute" && s.host == host.name)
+            {
+                service.returns_at = back;
+            }
         }
         let mut servers = Vec::new();
         let mut volumes = Vec::new();
@@ -147,7 +157,12 @@ impl Cloud {
     /// `report_interval` its host was alive for.
     pub fn last_heartbeat(&self, service: &Service, now: f64) -> f64 {
         let interval = self.scenario.nova.report_interval;
-        (now.min(service.dies_at) / interval).floor() * interval
+        let alive_until = if now >= service.returns_at {
+            now
+        } else {
+            now.min(service.dies_at)
+        };
+        (alive_until / interval).floor() * interval
     }
 
     /// Whether Nova reports `service` up at `now` (`servicegroup` `service_is_up`).
@@ -157,7 +172,8 @@ impl Cloud {
 
     /// Whether the host itself runs (it answers, it can take a rebuild).
     pub fn host_alive(&self, host: &str, now: f64) -> bool {
-        self.compute_service(host).is_some_and(|s| now < s.dies_at)
+        self.compute_service(host)
+            .is_some_and(|s| now < s.dies_at || now >= s.returns_at)
     }
 
     /// The `nova-compute` service of `host`.

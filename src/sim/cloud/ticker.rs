@@ -24,6 +24,7 @@ enum Step {
 impl Cloud {
     /// Moves every evacuation on to scenario second `now`.
     pub fn advance(&mut self, now: f64) {
+        self.restart_returned_hosts(now);
         let rebuilding: Vec<String> = self
             .servers
             .iter()
