@@ -56,6 +56,8 @@ mod serve_remediation;
 mod serve_restart;
 /// Every route from the route table, with and without credentials.
 mod serve_routes;
+/// Two API processes and three workers on a throwaway PostgreSQL, one worker killed.
+mod serve_scale;
 /// Uploads that are not bundles, members with names too long, work files under `--data`.
 mod serve_uploads;
 /// The service's live watcher and the latency from a failed recovery to its remediation.
