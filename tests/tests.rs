@@ -62,6 +62,8 @@ mod serve_remediation;
 mod serve_restart;
 /// Every route from the route table, with and without credentials.
 mod serve_routes;
+/// Two API processes and three workers on a throwaway PostgreSQL, one worker killed.
+mod serve_scale;
 /// Search through the service: pasted ids, filters, facets, histogram, time ranges, page.
 mod serve_search;
 /// Uploads that are not bundles, members with names too long, work files under `--data`.

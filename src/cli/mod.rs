@@ -12,9 +12,11 @@ mod search;
 mod serve;
 mod serve_connections;
 mod sim;
+mod store_args;
 mod timeline;
 mod triage;
 mod watch;
+mod worker;
 
 use std::process::ExitCode;
 
@@ -64,6 +66,9 @@ enum Command {
     /// Follow live logs and folders (`tail -F`), print each finding once its evidence is
     /// complete, and act on it by a policy: signed webhooks, or remediation.
     Watch(watch::WatchArgs),
+    /// Run analyses from a shared PostgreSQL store (`--store`, `--blobs`), for API
+    /// processes started with `serve --store … --jobs 0`.
+    Worker(worker::WorkerArgs),
 }
 
 /// Runs the chosen subcommand.
@@ -80,5 +85,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Timeline(args) => timeline::run(&args),
         Command::Triage(args) => triage::run(&args),
         Command::Watch(args) => watch::run(&args),
+        Command::Worker(args) => worker::run(&args),
     }
 }

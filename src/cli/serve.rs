@@ -32,9 +32,12 @@ pub struct ServeArgs {
     /// Analyses waiting in the queue; past them uploads are answered 503 with Retry-After.
     #[arg(long, default_value_t = 64)]
     max_queued: u64,
-    /// Analyses run at once; the rest wait in the queue.
+    /// Analyses run at once; the rest wait in the queue. With --store, 0 runs none here
+    /// (`evacdoc worker` processes run them).
     #[arg(long, default_value_t = 2)]
     jobs: usize,
+    #[command(flatten)]
+    store: super::store_args::StoreArgs,
     /// Seconds running analyses may go on after a stop is asked for (then they are
     /// queued again for the next start).
     #[arg(long, default_value_t = 10)]
@@ -78,7 +81,11 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let mut config = ServeConfig::new(args.listen, args.data.clone());
+    let shared = args.store.shared()?;
+    let data = shared
+        .as_ref()
+        .map_or_else(|| args.data.clone(), |shared| shared.blobs.clone());
+    let mut config = ServeConfig::new(args.listen, data.clone());
     config.max_upload = args.max_upload;
     config.max_uploads = args.max_uploads;
     config.max_queued = args.max_queued;
@@ -87,6 +94,11 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         limits: args.limits.limits(),
         ..JobConfig::default()
     };
+    if let Some(shared) = &shared {
+        config.store_url = Some(shared.url.clone());
+        config.jobs.workers = args.jobs;
+        config.jobs.lease = Some(shared.lease);
+    }
     config.token = std::env::var("EVACDOC_TOKEN").ok();
     config.shutdown_grace = Duration::from_secs(args.shutdown_grace);
     config.header_timeout = Duration::from_secs(args.header_timeout.max(1));
@@ -109,14 +121,21 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let service = start(config)
         .await
-        .with_context(|| format!("{}: cannot start the service", args.data.display()))?;
+        .with_context(|| format!("{}: cannot start the service", data.display()))?;
     if let Some(token) = &service.unused_token {
         // Kept (mode 0600) in the data folder's `token` file; printed at every start
         // until someone signs in with it.
         eprintln!("evacdoc: access token (sign in with it; shown until first used): {token}");
     }
     eprintln!("evacdoc: serving on http://{}/", service.addr);
-    eprintln!("evacdoc: data in {}", args.data.display());
+    match &shared {
+        None => eprintln!("evacdoc: data in {}", args.data.display()),
+        Some(shared) => eprintln!(
+            "evacdoc: store {}, files in {}",
+            redact_password(&shared.url),
+            shared.blobs.display()
+        ),
+    }
     if !args.watch.is_empty() {
         eprintln!(
             "evacdoc: watching {} (live findings at http://{}/watch)",
@@ -143,8 +162,19 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A store URL as printed: its password replaced.
+fn redact_password(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}
+
 /// Ctrl-C or SIGTERM.
-async fn wait_for_stop() {
+pub(super) async fn wait_for_stop() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {

@@ -22,7 +22,7 @@ use super::token_use::TokenUse;
 use super::upload_rate::MinRate;
 use crate::jobs::{AnalysisCache, JobConfig, JobRunner};
 use crate::recovery::remediator::ExecutorRemediator;
-use crate::store::{RecoveryJournal as _, SqliteStore, Store, StoreError, token_used};
+use crate::store::{PgStore, RecoveryJournal as _, SqliteStore, Store, StoreError, token_used};
 use crate::trigger::{Remediator, Trigger};
 
 /// How to serve.
@@ -30,8 +30,13 @@ use crate::trigger::{Remediator, Trigger};
 pub struct ServeConfig {
     /// Address to listen on (loopback by default).
     pub listen: SocketAddr,
-    /// Where everything is kept.
+    /// Where everything is kept (with `store_url`, the files only: uploads, documents,
+    /// indexes, the token, in a folder every process shares).
     pub data: PathBuf,
+    /// `postgres://USER:PASS@HOST:PORT/DB`: analyses, the job queue, sessions and the
+    /// audit log in PostgreSQL, shared with other API and worker processes (issue 27).
+    /// None: the embedded SQLite store in `data`.
+    pub store_url: Option<String>,
     /// The largest upload accepted, in bytes.
     pub max_upload: u64,
     /// Uploads received at once (more get 429 with `Retry-After`).
@@ -69,6 +74,7 @@ impl ServeConfig {
         ServeConfig {
             listen,
             data,
+            store_url: None,
             max_upload: 8 << 30,
             max_uploads: 4,
             max_queued: 64,
@@ -149,12 +155,25 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         .map_err(listen_error)?;
     let addr = listener.local_addr().map_err(listen_error)?;
     let data = config.data.clone();
-    let store = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
+    let sqlite = tokio::task::spawn_blocking(move || SqliteStore::open(&data))
         .await
         .map_err(|e| ServeError::Start(e.to_string()))??;
-    let sqlite = Arc::new(store);
-    let store: Arc<dyn Store> = sqlite.clone();
-    sweep_orphans(store.as_ref());
+    let sqlite = Arc::new(sqlite);
+    let store: Arc<dyn Store> = match &config.store_url {
+        // The recovery journal of remediations stays in the SQLite file of the shared
+        // folder; analyses, sessions and the queue are PostgreSQL's.
+        Some(url) => {
+            let (url, data) = (url.clone(), config.data.clone());
+            let postgres = tokio::task::spawn_blocking(move || PgStore::open(&url, &data))
+                .await
+                .map_err(|e| ServeError::Start(e.to_string()))??;
+            Arc::new(postgres)
+        }
+        None => {
+            sweep_orphans(sqlite.as_ref());
+            sqlite.clone()
+        }
+    };
     repair_recoveries(&sqlite);
     let (token, source) = load_or_create_token(config.token.clone(), store.paths())?;
     let token_hash = hash_secret(&token);

@@ -105,7 +105,8 @@ pub fn run_analysis(
     read.files_total = read.files_done;
     read.bytes_done = read.bytes_total;
     store.set_progress(id, &read)?;
-    store.finish_done(id, &result)?;
+    // Keyed by the attempt: a worker whose job was taken over finishes nothing.
+    store.finish_done_attempt(id, row.attempts, &result)?;
     counters
         .bytes_ingested
         .fetch_add(analysis.stats.bytes, Ordering::Relaxed);

@@ -26,6 +26,12 @@ pub struct JobConfig {
     pub max_attempts: u32,
     /// Bounds on what one analysis unpacks and reads.
     pub limits: crate::ingest::IngestLimits,
+    /// Workers of several processes sharing one store (issue 27): jobs are claimed under
+    /// a lease of this length, renewed every second while they run; a job whose lease
+    /// expired (its worker died) is claimed again by another. Nothing is recovered at
+    /// start then: a running job may be another process's. None: one process owns the
+    /// store, and a start recovers what a crash left running.
+    pub lease: Option<Duration>,
 }
 
 impl Default for JobConfig {
@@ -34,6 +40,7 @@ impl Default for JobConfig {
             workers: 2,
             max_attempts: 2,
             limits: crate::ingest::IngestLimits::default(),
+            lease: None,
         }
     }
 }
@@ -69,6 +76,8 @@ pub struct JobRunner {
     stopping: AtomicBool,
     running: Mutex<HashMap<String, JobProgress>>,
     analyze: Analyze,
+    /// Who this runner's leases name (host, process, a random part).
+    owner: String,
     /// What the finished jobs read.
     pub counters: Arc<JobCounters>,
 }
@@ -104,18 +113,8 @@ impl JobRunner {
         config: JobConfig,
         analyze: Analyze,
     ) -> Result<Arc<JobRunner>, StoreError> {
-        let interrupted = store.recover_interrupted(config.max_attempts)?;
-        for id in &interrupted.requeued {
-            tracing::warn!(analysis = %id, "job interrupted by a stop: queued again");
-        }
-        for id in &interrupted.failed {
-            tracing::warn!(analysis = %id, "job interrupted too often: failed");
-        }
-        for id in &interrupted.index_failed {
-            tracing::warn!(analysis = %id, "index interrupted by a stop: failed");
-        }
-        for dir in sweep_after_crash(store.as_ref(), &interrupted)? {
-            tracing::warn!(path = %dir.display(), "left by a stop: removed");
+        if config.lease.is_none() {
+            recover_at_start(store.as_ref(), config.max_attempts)?;
         }
         let runner = Arc::new(JobRunner {
             store,
@@ -125,9 +124,11 @@ impl JobRunner {
             stopping: AtomicBool::new(false),
             running: Mutex::new(HashMap::new()),
             analyze,
+            owner: lease_owner(),
             counters: Arc::new(JobCounters::default()),
         });
-        for worker in 0..config.workers.max(1) {
+        // Zero workers: an API process that leaves the analyses to `evacdoc worker`.
+        for worker in 0..config.workers {
             let runner = runner.clone();
             tokio::spawn(async move { runner.work(worker).await });
         }
@@ -182,7 +183,13 @@ impl JobRunner {
     async fn work(self: Arc<Self>, worker: usize) {
         while !self.stopping.load(Ordering::SeqCst) {
             let store = self.store.clone();
-            let claimed = tokio::task::spawn_blocking(move || store.claim_next()).await;
+            let (lease, owner) = (self.config.lease, self.owner.clone());
+            let max_attempts = self.config.max_attempts;
+            let claimed = tokio::task::spawn_blocking(move || match lease {
+                Some(lease) => store.claim_leased(&owner, lease, max_attempts),
+                None => store.claim_next(),
+            })
+            .await;
             match claimed {
                 Ok(Ok(Some(row))) => self.run(row).await,
                 Ok(Ok(None)) => {
@@ -209,14 +216,23 @@ impl JobRunner {
         if let Ok(mut running) = self.running.lock() {
             running.insert(id.clone(), progress.clone());
         }
-        tracing::info!(analysis = %id, name = %row.name, attempt = row.attempts, "analysis started");
+        tracing::info!(analysis = %id, name = %row.name, attempt = row.attempts, owner = %self.owner, "analysis started");
         let ticker = {
             let store = self.store.clone();
             let progress = progress.clone();
             let id = id.clone();
+            let mut lease = self
+                .config
+                .lease
+                .map(|lease| (lease, self.owner.clone(), row.attempts));
             tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(Duration::from_secs(1)).await;
+                    if let Some((length, owner, attempt)) = lease.clone()
+                        && !renew(store.clone(), id.clone(), owner, attempt, length).await
+                    {
+                        lease = None;
+                    }
                     let (store, id, now) = (store.clone(), id.clone(), progress.snapshot());
                     let _ =
                         tokio::task::spawn_blocking(move || store.set_progress(&id, &now)).await;
@@ -242,6 +258,15 @@ impl JobRunner {
                 tracing::info!(analysis = %id, "analysis done");
                 None
             }
+            // Another worker took the job over (this one's lease expired): its result is
+            // that worker's to write; this attempt leaves the job alone.
+            Ok(Err(JobError::Store(StoreError::Superseded { attempt, .. }))) => {
+                tracing::warn!(analysis = %id, attempt, "attempt superseded by another worker: result dropped");
+                if let Ok(mut running) = self.running.lock() {
+                    running.remove(&id);
+                }
+                return;
+            }
             Ok(Err(e)) => Some(e.to_string()),
             // A panic ends this job only: the worker, the other jobs and the service go on.
             Err(e) if e.is_panic() => {
@@ -260,8 +285,11 @@ impl JobRunner {
             tracing::warn!(analysis = %id, reason = %reason, "analysis failed");
             let store = self.store.clone();
             let failed = id.clone();
-            let _ =
-                tokio::task::spawn_blocking(move || fail(store.as_ref(), &failed, &reason)).await;
+            let attempt = self.config.lease.map(|_| row.attempts);
+            let _ = tokio::task::spawn_blocking(move || {
+                fail(store.as_ref(), &failed, attempt, &reason)
+            })
+            .await;
         }
         if let Ok(mut running) = self.running.lock() {
             running.remove(&id);
@@ -271,9 +299,17 @@ impl JobRunner {
 
 /// Ends job `id` failed with `reason`; an index it left being built ends failed too
 /// (nothing will finish it; it would show `running` for ever).
-fn fail(store: &dyn Store, id: &str, reason: &str) {
-    if let Err(e) = store.finish_failed(id, reason) {
+/// With an attempt (leased claims), only while the job is still that attempt's.
+fn fail(store: &dyn Store, id: &str, attempt: Option<u32>, reason: &str) {
+    let stored = match attempt {
+        Some(attempt) => store.finish_failed_attempt(id, attempt, reason),
+        None => store.finish_failed(id, reason),
+    };
+    if let Err(e) = stored {
         tracing::error!(analysis = %id, error = %e, "cannot store the job's failure");
+        if matches!(e, StoreError::Superseded { .. }) {
+            return;
+        }
     }
     let index = store.get_analysis(id).ok().flatten().map(|row| row.index);
     if let Some(index) = index
@@ -288,6 +324,68 @@ fn fail(store: &dyn Store, id: &str, reason: &str) {
             tracing::error!(analysis = %id, error = %e, "cannot store the index's failure");
         }
     }
+}
+
+/// What a crash of the one process that owns the store left: jobs queued again or
+/// failed, half-built indexes failed, work folders removed.
+fn recover_at_start(store: &dyn Store, max_attempts: u32) -> Result<(), StoreError> {
+    let interrupted = store.recover_interrupted(max_attempts)?;
+    for id in &interrupted.requeued {
+        tracing::warn!(analysis = %id, "job interrupted by a stop: queued again");
+    }
+    for id in &interrupted.failed {
+        tracing::warn!(analysis = %id, "job interrupted too often: failed");
+    }
+    for id in &interrupted.index_failed {
+        tracing::warn!(analysis = %id, "index interrupted by a stop: failed");
+    }
+    for dir in sweep_after_crash(store, &interrupted)? {
+        tracing::warn!(path = %dir.display(), "left by a stop: removed");
+    }
+    Ok(())
+}
+
+/// Extends the lease of a running job; false once the job is no longer this attempt's
+/// (it is done and its index being built, or another worker took it over: then its
+/// result will be refused), so renewing stops. A failure to reach the store is retried.
+async fn renew(
+    store: Arc<dyn Store>,
+    id: String,
+    owner: String,
+    attempt: u32,
+    lease: Duration,
+) -> bool {
+    let job = id.clone();
+    let renewed =
+        tokio::task::spawn_blocking(move || store.renew_lease(&id, &owner, attempt, lease)).await;
+    match renewed {
+        Ok(Ok(())) => true,
+        Ok(Err(StoreError::Superseded { .. })) => {
+            tracing::info!(analysis = %job, attempt, "lease no longer held: finished, or taken over");
+            false
+        }
+        Ok(Err(e)) => {
+            tracing::warn!(analysis = %job, error = %e, "lease not renewed");
+            true
+        }
+        Err(e) => {
+            tracing::warn!(analysis = %job, error = %e, "lease not renewed");
+            true
+        }
+    }
+}
+
+/// `host:pid:random`: unique among the workers sharing a store, and says where one runs.
+fn lease_owner() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|name| name.trim().to_owned())
+        .unwrap_or_else(|_| "host".to_owned());
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!(
+        "{host}:{}:{}",
+        std::process::id(),
+        random.get(..8).unwrap_or(&random)
+    )
 }
 
 #[cfg(test)]

@@ -26,6 +26,18 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A PostgreSQL store (`--store postgres://…`): `target` names the server and database,
+    /// never the password.
+    #[error("database {target}: {source}")]
+    Postgres {
+        target: String,
+        #[source]
+        source: postgres::Error,
+    },
+    /// A worker's claim on a job that another claim has replaced (its lease expired and
+    /// another worker took the job, or the job ended): what it would write is refused.
+    #[error("analysis {id}: attempt {attempt} was superseded, its result is not kept")]
+    Superseded { id: String, attempt: u32 },
     #[error("database {} has schema version {found}, newer than the {known} this evacdoc knows", path.display())]
     SchemaTooNew {
         path: PathBuf,

@@ -3,12 +3,16 @@
 //! that knows SQL; the HTTP layer sees the [`Store`](crate::store::Store) trait, so another backend
 //! (PostgreSQL) can be added beside [`SqliteStore`](crate::store::SqliteStore) without touching it.
 
+#[cfg(test)]
+mod contract;
 mod document;
 mod error;
 mod findings;
 mod journal;
 mod paths;
+mod postgres;
 mod sqlite;
+pub mod throwaway;
 mod token;
 mod types;
 
@@ -20,6 +24,7 @@ pub use journal::{
 };
 pub(crate) use paths::create_private_dir;
 pub use paths::{DataPaths, validate_id};
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 pub use token::{mark_token_used, read_token, token_used, write_token};
 pub use types::{
@@ -49,6 +54,37 @@ pub trait Store: Send + Sync {
     fn finish_done(&self, id: &str, result: &StoredResult) -> Result<(), StoreError>;
     /// Status failed with the reason; from queued or running only.
     fn finish_failed(&self, id: &str, reason: &str) -> Result<(), StoreError>;
+    /// Workers sharing the store (several processes): takes for `owner` the oldest queued
+    /// analysis, or the oldest running one whose lease has expired (its worker died), and
+    /// marks it running under a lease of `lease` (attempts += 1, as [`Store::claim_next`]).
+    /// An expired job that has used `max_attempts` is failed ("interrupted {n} times")
+    /// instead. The row's `attempts` is the claim's attempt.
+    fn claim_leased(
+        &self,
+        owner: &str,
+        lease: std::time::Duration,
+        max_attempts: u32,
+    ) -> Result<Option<AnalysisRow>, StoreError>;
+    /// Extends `owner`'s lease on attempt `attempt` of `id` to `lease` from now;
+    /// [`StoreError::Superseded`] once the job is no longer that claim's.
+    fn renew_lease(
+        &self,
+        id: &str,
+        owner: &str,
+        attempt: u32,
+        lease: std::time::Duration,
+    ) -> Result<(), StoreError>;
+    /// [`Store::finish_done`] keyed by analysis and attempt: a claim that was superseded
+    /// gets [`StoreError::Superseded`] and nothing is written, so a job never finishes twice.
+    fn finish_done_attempt(
+        &self,
+        id: &str,
+        attempt: u32,
+        result: &StoredResult,
+    ) -> Result<(), StoreError>;
+    /// [`Store::finish_failed`] keyed by analysis and attempt, as [`Store::finish_done_attempt`].
+    fn finish_failed_attempt(&self, id: &str, attempt: u32, reason: &str)
+    -> Result<(), StoreError>;
     /// Back to queued (graceful shutdown of a running job); the attempt does not count.
     fn requeue(&self, id: &str) -> Result<(), StoreError>;
     /// At start: every analysis left `running` by a crash goes back to queued if attempts <

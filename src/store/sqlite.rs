@@ -6,9 +6,10 @@
 //! also safe against another process on the same folder.
 
 mod analyses;
-mod clock;
+pub(super) mod clock;
 mod convert;
-mod migrations;
+mod leases;
+pub(super) mod migrations;
 mod recoveries;
 mod sessions;
 mod shares;
@@ -151,11 +152,48 @@ impl Store for SqliteStore {
     }
 
     fn finish_done(&self, id: &str, result: &StoredResult) -> Result<(), StoreError> {
-        self.write(|connection| analyses::finish_done(connection, id, result))
+        self.write(|connection| analyses::finish_done(connection, id, None, result))
     }
 
     fn finish_failed(&self, id: &str, reason: &str) -> Result<(), StoreError> {
-        self.write(|connection| analyses::finish_failed(connection, id, reason))
+        self.write(|connection| analyses::finish_failed(connection, id, None, reason))
+    }
+
+    fn claim_leased(
+        &self,
+        owner: &str,
+        lease: Duration,
+        max_attempts: u32,
+    ) -> Result<Option<AnalysisRow>, StoreError> {
+        self.write(|connection| leases::claim(connection, owner, lease, max_attempts))
+    }
+
+    fn renew_lease(
+        &self,
+        id: &str,
+        owner: &str,
+        attempt: u32,
+        lease: Duration,
+    ) -> Result<(), StoreError> {
+        self.write(|connection| leases::renew(connection, id, owner, attempt, lease))
+    }
+
+    fn finish_done_attempt(
+        &self,
+        id: &str,
+        attempt: u32,
+        result: &StoredResult,
+    ) -> Result<(), StoreError> {
+        self.write(|connection| analyses::finish_done(connection, id, Some(attempt), result))
+    }
+
+    fn finish_failed_attempt(
+        &self,
+        id: &str,
+        attempt: u32,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        self.write(|connection| analyses::finish_failed(connection, id, Some(attempt), reason))
     }
 
     fn requeue(&self, id: &str) -> Result<(), StoreError> {

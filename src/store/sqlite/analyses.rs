@@ -116,7 +116,7 @@ pub(super) fn claim_next(connection: &mut Connection) -> Result<Option<AnalysisR
     };
     transaction.execute(
         "UPDATE analyses SET status = 'running', attempts = attempts + 1, started_at = ?2,
-             finished_at = NULL, error = NULL,
+             finished_at = NULL, error = NULL, lease_owner = NULL, lease_expires = NULL,
              bytes_done = 0, bytes_total = 0, files_done = 0, files_total = 0
          WHERE id = ?1",
         params![id, clock::now_rfc3339()],
@@ -168,14 +168,17 @@ pub(super) fn set_index(
     found(changed, id)
 }
 
-/// The result, its findings, the counts and the status, all in one transaction.
+/// The result, its findings, the counts and the status, all in one transaction; with an
+/// attempt, only while the job is still that attempt's.
 pub(super) fn finish_done(
     connection: &mut Connection,
     id: &str,
+    attempt: Option<u32>,
     result: &StoredResult,
 ) -> Result<(), StoreError> {
     validate_id(id)?;
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    require_attempt(&transaction, id, attempt)?;
     require_status(&transaction, id, &[JobStatus::Running], JobStatus::Done)?;
     transaction.execute(
         "INSERT INTO results (analysis_id, report_json) VALUES (?1, ?2)",
@@ -227,10 +230,12 @@ pub(super) fn finish_done(
 pub(super) fn finish_failed(
     connection: &mut Connection,
     id: &str,
+    attempt: Option<u32>,
     reason: &str,
 ) -> Result<(), StoreError> {
     validate_id(id)?;
     let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    require_attempt(&transaction, id, attempt)?;
     require_status(
         &transaction,
         id,
@@ -397,6 +402,32 @@ fn found(changed: usize, id: &str) -> Result<(), StoreError> {
         Err(StoreError::NotFound(id.to_owned()))
     } else {
         Ok(())
+    }
+}
+
+/// A claim's writes are refused once the job is running another attempt, or no longer running.
+fn require_attempt(
+    connection: &Connection,
+    id: &str,
+    attempt: Option<u32>,
+) -> Result<(), StoreError> {
+    let Some(attempt) = attempt else {
+        return Ok(());
+    };
+    let current: Option<(JobStatus, u32)> = connection
+        .query_row(
+            "SELECT status, attempts FROM analyses WHERE id = ?1",
+            [id],
+            |row| Ok((parsed(row, 0)?, unsigned32(row, 1)?)),
+        )
+        .optional()?;
+    match current {
+        None => Err(StoreError::NotFound(id.to_owned())),
+        Some((JobStatus::Running, attempts)) if attempts == attempt => Ok(()),
+        Some(_) => Err(StoreError::Superseded {
+            id: id.to_owned(),
+            attempt,
+        }),
     }
 }
 

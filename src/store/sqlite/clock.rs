@@ -4,20 +4,20 @@ use jiff::Timestamp;
 
 use crate::store::error::StoreError;
 
-pub(super) fn now() -> Timestamp {
+pub(in crate::store) fn now() -> Timestamp {
     Timestamp::now()
 }
 
-pub(super) fn now_rfc3339() -> String {
+pub(in crate::store) fn now_rfc3339() -> String {
     rfc3339(now())
 }
 
-pub(super) fn rfc3339(at: Timestamp) -> String {
+pub(in crate::store) fn rfc3339(at: Timestamp) -> String {
     at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 /// Reads a time given by a caller (any RFC 3339 offset or precision).
-pub(super) fn parse(value: &str) -> Result<Timestamp, StoreError> {
+pub(in crate::store) fn parse(value: &str) -> Result<Timestamp, StoreError> {
     value
         .parse::<Timestamp>()
         .map_err(|error| StoreError::InvalidTime {

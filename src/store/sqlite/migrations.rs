@@ -8,13 +8,16 @@ use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::store::error::StoreError;
 
-/// The migrations, version 1 first.
-pub(super) const MIGRATIONS: &[&str] = &[
+/// The migrations, version 1 first. The one schema of both backends: the PostgreSQL
+/// store applies the same list, its types spelled for PostgreSQL
+/// (`crate::store::postgres::migrate`).
+pub(in crate::store) const MIGRATIONS: &[&str] = &[
     V1_INITIAL,
     V2_SHARES,
     V3_RECOVERIES,
     V4_AUDIT_COUNTS,
     V5_LEFT_LOCKS,
+    V6_LEASES,
 ];
 
 const V1_INITIAL: &str = "
@@ -188,4 +191,14 @@ ALTER TABLE recovery_moves ADD COLUMN left_lock TEXT
     CHECK (left_lock IN ('may-be-held', 'released', 'not-held', 'unknown'));
 CREATE INDEX recovery_moves_left_locks ON recovery_moves (left_lock)
     WHERE left_lock = 'may-be-held';
+";
+
+/// Issue 27: workers in several processes claim jobs under a lease they renew while they
+/// work; a job whose lease has expired (its worker died) is claimed again. `lease_expires`
+/// is Unix milliseconds; the attempt a claim holds is `attempts` (a new claim increments it,
+/// so results are written keyed by analysis and attempt).
+const V6_LEASES: &str = "
+ALTER TABLE analyses ADD COLUMN lease_owner TEXT;
+ALTER TABLE analyses ADD COLUMN lease_expires INTEGER;
+CREATE INDEX analyses_by_lease ON analyses (status, lease_expires);
 ";

@@ -789,3 +789,14 @@ fn counted_refusals_are_one_row_per_client_and_minute() {
     assert_eq!(log[0].action, "login");
     assert_eq!(log[0].count, 1);
 }
+
+/// The contract every store keeps (`store/contract.rs`), here on SQLite.
+#[test]
+fn the_store_contract_holds_on_sqlite() {
+    let root = tempfile::tempdir().unwrap();
+    let mut made = 0;
+    crate::store::contract::run_all(&mut || {
+        made += 1;
+        Arc::new(SqliteStore::open(&root.path().join(format!("data-{made}"))).unwrap())
+    });
+}

@@ -1,0 +1,388 @@
+//! Issue 27: two API processes (`serve --jobs 0`) and three workers on one throwaway
+//! PostgreSQL and one shared blob folder, on loopback. Twenty uploads spread over both
+//! APIs; the worker running the slowest job is killed with SIGKILL while it runs it; every
+//! analysis ends `done` exactly once (the killed job on its second attempt, once its lease
+//! expired), both APIs answer every analysis with the same findings, and those are the
+//! findings a single process (the embedded SQLite default) finds in the same bundles.
+//! Skipped, saying why, where PostgreSQL is not installed (unless
+//! EVACDOC_REQUIRE_POSTGRES=1, as in CI).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use evacdoc::store::throwaway::ThrowawayCluster;
+use serde_json::Value;
+
+const TOKEN: &str = "scale-token-0123456789abcdef";
+/// Seconds a dead worker's job waits before another takes it.
+const LEASE: &str = "4";
+/// The sample scenarios uploaded (with the slow bundle, five distinct uploads).
+const SCENARIOS: [&str; 4] = [
+    "2020-juju-evacuate-race",
+    "2022-juju-pending-after-finished-yoga",
+    "2024-sunbeam-bfv-delay",
+    "2024-sosreports-two-timezones",
+];
+const SLOW: &str = "nova-compute-slow.log.gz";
+
+/// Everything a process printed, kept to show when the test fails.
+type Log = Arc<Mutex<Vec<String>>>;
+
+struct Process {
+    name: String,
+    child: Child,
+    log: Log,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn drain(
+    name: &str,
+    mut child: Child,
+) -> (
+    Process,
+    std::io::Lines<BufReader<std::process::ChildStderr>>,
+) {
+    let stderr = child.stderr.take().unwrap();
+    let lines = BufReader::new(stderr).lines();
+    (
+        Process {
+            name: name.to_owned(),
+            child,
+            log: Log::default(),
+        },
+        lines,
+    )
+}
+
+fn keep_draining(process: &Process, lines: std::io::Lines<BufReader<std::process::ChildStderr>>) {
+    let log = process.log.clone();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            log.lock().unwrap().push(line);
+        }
+    });
+}
+
+/// `evacdoc serve` with `args`; the process and its base URL (from what it prints).
+fn serve(name: &str, args: &[&str]) -> (Process, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("EVACDOC_TOKEN", TOKEN)
+        .env("EVACDOC_LOG", "evacdoc=info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (process, mut lines) = drain(name, child);
+    let started = Instant::now();
+    let base = loop {
+        let Some(Ok(line)) = lines.next() else {
+            panic!(
+                "{name} ended before it served: {:?}",
+                process.log.lock().unwrap()
+            );
+        };
+        if let Some(rest) = line.strip_prefix("evacdoc: serving on ") {
+            break rest.trim_end_matches('/').to_string();
+        }
+        process.log.lock().unwrap().push(line);
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{name} did not start"
+        );
+    };
+    keep_draining(&process, lines);
+    (process, base)
+}
+
+fn worker(name: &str, store: &str, blobs: &str) -> Process {
+    let child = Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+        .args(["worker", "--store", store, "--blobs", blobs, "--jobs", "1"])
+        .args(["--lease", LEASE])
+        .env("EVACDOC_LOG", "evacdoc=info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (process, lines) = drain(name, child);
+    keep_draining(&process, lines);
+    process
+}
+
+/// The last lines each process printed, for a failure message.
+fn logs(processes: &[&Process]) -> String {
+    let mut out = String::new();
+    for process in processes {
+        let log = process.log.lock().unwrap();
+        out.push_str(&format!("--- {} (last lines)\n", process.name));
+        for line in log.iter().rev().take(15).rev() {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn get(base: &str, path: &str) -> Value {
+    runtime().block_on(async {
+        let response = reqwest::Client::new()
+            .get(format!("{base}{path}"))
+            .bearer_auth(TOKEN)
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "GET {base}{path}: {}",
+            response.status()
+        );
+        response.json().await.unwrap()
+    })
+}
+
+fn upload(base: &str, name: &str, body: Vec<u8>) -> String {
+    runtime().block_on(async {
+        let response = reqwest::Client::new()
+            .post(format!("{base}/api/v1/analyses?name={name}"))
+            .bearer_auth(TOKEN)
+            .timeout(Duration::from_secs(60))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status();
+        let created: Value = response.json().await.unwrap();
+        assert!(
+            status.is_success(),
+            "upload {name} to {base}: {status} {created}"
+        );
+        created["id"].as_str().unwrap().to_string()
+    })
+}
+
+/// A scenario folder as a .tar.gz.
+fn tarball(scenario: &str) -> Vec<u8> {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/scenarios")
+        .join(scenario);
+    let encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut builder = tar::Builder::new(encoder);
+    builder.append_dir_all(scenario, &folder).unwrap();
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+/// A gzipped nova-compute log big enough that its analysis takes a second or more.
+fn slow_bundle() -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    for i in 0..50_000u32 {
+        let (m, s, ms) = ((i / 6000) % 60, (i / 100) % 60, i % 1000);
+        writeln!(
+            encoder,
+            "2024-10-08 06:{m:02}:{s:02}.{ms:03} 1187 INFO nova.compute.manager [req-6f2b1c9e-3d4a-4e5f-8a7b-{i:012} 0f8c3b2a9d7e4f1c8b6a5d4e3f2a1b0c 7c4e2f8a1b3d4c6e9f0a2b4c6d8e0f1a - default default] [instance: 8f0d3c52-1a7e-4b39-9c61-2e5b7a4d9f10] Took 0.{ms:03} seconds to build instance."
+        )
+        .unwrap();
+    }
+    encoder.finish().unwrap()
+}
+
+/// The five distinct uploads: (name, body).
+fn bundles() -> Vec<(String, Vec<u8>)> {
+    let mut out = vec![(SLOW.to_owned(), slow_bundle())];
+    for scenario in SCENARIOS {
+        out.push((format!("{scenario}.tar.gz"), tarball(scenario)));
+    }
+    out
+}
+
+/// Polls until every id is done or failed (through `base`); their views.
+fn wait_all(base: &str, ids: &[String], within: Duration, processes: &[&Process]) -> Vec<Value> {
+    let started = Instant::now();
+    loop {
+        let views: Vec<Value> = ids
+            .iter()
+            .map(|id| get(base, &format!("/api/v1/analyses/{id}")))
+            .collect();
+        let open: Vec<String> = views
+            .iter()
+            .filter(|v| v["status"] == "queued" || v["status"] == "running")
+            .map(|v| format!("{} {} (attempts {})", v["id"], v["status"], v["attempts"]))
+            .collect();
+        if open.is_empty() {
+            return views;
+        }
+        assert!(
+            started.elapsed() < within,
+            "after {within:?} still open: {open:?}\n{}",
+            logs(processes)
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn two_apis_and_three_workers_on_postgres_survive_a_killed_worker() {
+    let Some(cluster) = ThrowawayCluster::start_or_skip().unwrap() else {
+        return;
+    };
+    let test_started = Instant::now();
+    let store = cluster.create_database("scale").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let blobs_dir = dir.path().join("blobs");
+    let blobs = format!("file://{}", blobs_dir.display());
+    let shared = [
+        "--jobs", "0", "--store", &store, "--blobs", &blobs, "--lease", LEASE,
+    ];
+    let (api_a, base_a) = serve("api-a", &shared);
+    let (api_b, base_b) = serve("api-b", &shared);
+    let mut workers: Vec<Process> = (0..3)
+        .map(|n| worker(&format!("worker-{n}"), &store, &blobs))
+        .collect();
+    let bundles = bundles();
+
+    // The slow job first, so that a worker is busy with it when the others arrive.
+    let mut uploads: Vec<(String, usize)> = Vec::new();
+    for n in 0..20 {
+        let base = if n % 2 == 0 { &base_a } else { &base_b };
+        let which = n % bundles.len();
+        let (name, body) = &bundles[which];
+        uploads.push((upload(base, name, body.clone()), which));
+    }
+    let slow_id = uploads[0].0.clone();
+
+    // Find who runs the slow job (the lease names host:pid:…) and kill it mid-job.
+    let mut db = postgres::Client::connect(&store, postgres::NoTls).unwrap();
+    let started = Instant::now();
+    let owner: String = loop {
+        let row = db
+            .query_opt(
+                "SELECT lease_owner FROM analyses WHERE id = $1 AND status = 'running'",
+                &[&slow_id],
+            )
+            .unwrap();
+        if let Some(owner) = row.and_then(|row| row.get::<_, Option<String>>(0)) {
+            break owner;
+        }
+        let all: Vec<&Process> = workers.iter().chain([&api_a, &api_b]).collect();
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the slow job never ran\n{}",
+            logs(&all)
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let pid: u32 = owner.split(':').nth(1).unwrap().parse().unwrap();
+    let victim = workers
+        .iter()
+        .position(|w| w.child.id() == pid)
+        .unwrap_or_else(|| panic!("lease owner {owner} is none of the workers"));
+    let mut killed = workers.remove(victim);
+    killed.child.kill().unwrap(); // SIGKILL
+    killed.child.wait().unwrap();
+    let row = db
+        .query_one(
+            "SELECT status, attempts FROM analyses WHERE id = $1",
+            &[&slow_id],
+        )
+        .unwrap();
+    assert_eq!(
+        (row.get::<_, String>(0).as_str(), row.get::<_, i64>(1)),
+        ("running", 1),
+        "the slow job was still running its first attempt when its worker was killed"
+    );
+
+    let ids: Vec<String> = uploads.iter().map(|(id, _)| id.clone()).collect();
+    let mut all: Vec<&Process> = workers.iter().collect();
+    all.extend([&killed, &api_a, &api_b]);
+    let views = wait_all(&base_a, &ids, Duration::from_secs(150), &all);
+    for view in &views {
+        assert_eq!(view["status"], "done", "{view}\n{}", logs(&all));
+        let expected = if view["id"] == slow_id.as_str() { 2 } else { 1 };
+        assert_eq!(view["attempts"], expected, "{view}");
+    }
+    // Exactly once: one result row and the stored findings of one run per analysis.
+    for (id, _) in &uploads {
+        let row = db
+            .query_one(
+                "SELECT (SELECT COUNT(*) FROM results WHERE analysis_id = $1),
+                        (SELECT COUNT(*) FROM findings WHERE analysis_id = $1),
+                        (SELECT finding_count FROM analyses WHERE id = $1)",
+                &[id],
+            )
+            .unwrap();
+        assert_eq!(row.get::<_, i64>(0), 1, "{id}: one result");
+        assert_eq!(
+            row.get::<_, i64>(1),
+            row.get::<_, i64>(2),
+            "{id}: findings once"
+        );
+    }
+
+    // Both APIs answer every analysis, with the same findings.
+    let mut found: HashMap<usize, Value> = HashMap::new();
+    for (id, which) in &uploads {
+        let a = get(&base_a, &format!("/api/v1/analyses/{id}/findings"));
+        let b = get(&base_b, &format!("/api/v1/analyses/{id}/findings"));
+        assert_eq!(a, b, "{id}: the two APIs differ");
+        let view_b = get(&base_b, &format!("/api/v1/analyses/{id}"));
+        assert_eq!(view_b["status"], "done");
+        if let Some(earlier) = found.get(which) {
+            assert_eq!(earlier, &a, "{id}: the same bundle gave other findings");
+        }
+        found.insert(*which, a);
+    }
+    drop(workers);
+    drop(api_a);
+    drop(api_b);
+
+    // The same bundles in one process on the embedded default.
+    let data = dir.path().join("single");
+    let data_arg = data.display().to_string();
+    let (single, base) = serve("single", &["--jobs", "2", "--data", &data_arg]);
+    let single_ids: Vec<String> = bundles
+        .iter()
+        .map(|(name, body)| upload(&base, name, body.clone()))
+        .collect();
+    wait_all(&base, &single_ids, Duration::from_secs(120), &[&single]);
+    let mut compared = BTreeMap::new();
+    for (which, id) in single_ids.iter().enumerate() {
+        let alone = get(&base, &format!("/api/v1/analyses/{id}/findings"));
+        assert_eq!(
+            found.get(&which),
+            Some(&alone),
+            "{}: findings differ from a single process's",
+            bundles[which].0
+        );
+        compared.insert(
+            bundles[which].0.clone(),
+            alone.as_array().map_or(0, Vec::len),
+        );
+    }
+    assert!(
+        compared.values().any(|n| *n > 0),
+        "some bundle has findings: {compared:?}"
+    );
+    eprintln!(
+        "serve_scale: 20 analyses on 2 APIs + 3 workers (one killed), findings per bundle \
+         {compared:?}, {:.1} s",
+        test_started.elapsed().as_secs_f64()
+    );
+}
