@@ -133,9 +133,13 @@ impl SearchIndex {
         if let Some(range) = self.time_filter(query.from, query.to) {
             clauses.push((Occur::Must, range));
         }
-        if let Some(narrow) = self.narrowing(&literal.text)? {
-            clauses.push((Occur::Must, narrow));
-        }
+        let narrowed = match self.narrowing(&literal.text)? {
+            Some(narrow) => {
+                clauses.push((Occur::Must, narrow));
+                true
+            }
+            None => false,
+        };
         let candidates: Box<dyn Query> = if clauses.is_empty() {
             Box::new(AllQuery)
         } else {
@@ -146,8 +150,18 @@ impl SearchIndex {
             .search(candidates.as_ref(), &DocSetCollector)
             .map_err(|e| IndexError::tantivy(&self.dir, e))?;
         if found.len() > MAX_LITERAL_RECORDS {
+            let why = if narrowed || !self.raw_words {
+                "could be in"
+            } else {
+                "has no letter or digit to narrow by, and the search covers"
+            };
+            let hint = if self.raw_words {
+                "add a field or a time range, or search it as a word"
+            } else {
+                "this index was built before literal search: add a field or a time range, or analyse the bundle again"
+            };
             return Err(IndexError::Request(format!(
-                "{:?} is in more than {MAX_LITERAL_RECORDS} records: a literal search checks at most that many (add a field or a time range, or search it as a word)",
+                "{:?} {why} more than {MAX_LITERAL_RECORDS} records, the most a literal search checks line by line ({hint})",
                 literal.text
             )));
         }
