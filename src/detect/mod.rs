@@ -21,6 +21,7 @@ mod notification_rejected;
 mod notification_stuck;
 mod pending_after_finished;
 mod picture;
+mod quote;
 mod race_story;
 mod recovery_failed;
 mod repeated;
