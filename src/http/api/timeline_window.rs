@@ -103,6 +103,63 @@ pub fn bound(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detect::context::testing::{analysis_of, engine};
+    use crate::model::EventId;
+
+    /// An engine log of `n` lines a second apart from 10:00:00.
+    fn seconds(n: u32) -> Analysis {
+        let log: String = (0..n)
+            .map(|i| {
+                let time = format!("{:02}:{:02}:{:02}.000", 10 + i / 3600, i / 60 % 60, i % 60);
+                engine(
+                    &time,
+                    "5d0e8a61-2c4b-4f7d-9e3a-1b6c8d0f2e4a",
+                    "INFO",
+                    "masakari.engine.manager",
+                    &format!("periodic line {i}"),
+                )
+            })
+            .collect();
+        analysis_of(&[("ctl01/var/log/masakari/masakari-engine.log", &log)])
+    }
+
+    fn all_rows(analysis: &Analysis) -> Vec<Row> {
+        (0..analysis.events.len())
+            .map(|e| Row {
+                event: e as EventId,
+                repeated: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_come_500_a_page_within_the_range_and_a_page_past_the_end_is_the_last() {
+        let analysis = seconds(1_200);
+        assert_eq!(analysis.events.len(), 1_200);
+        let page = |from: Option<&str>, to: Option<&str>, page: usize| {
+            Window::parse(from, to, Some(page))
+                .unwrap()
+                .apply(&analysis, all_rows(&analysis))
+        };
+        let first = page(None, None, 1);
+        assert_eq!(
+            (first.total, first.pages, first.page, first.rows.len()),
+            (1_200, 3, 1, 500)
+        );
+        let last = page(None, None, 9);
+        assert_eq!((last.page, last.rows.len()), (3, 200));
+        assert_eq!(last.rows[0].event as usize, 1_000);
+        // 10:05:00 to 10:09:59 inclusive: 300 lines, one page.
+        let range = page(Some("2024-05-21 10:05:00"), Some("2024-05-21T10:09:59Z"), 1);
+        assert_eq!((range.total, range.pages, range.rows.len()), (300, 1, 300));
+        let first_time = analysis.events[range.rows[0].event as usize].time;
+        assert_eq!(
+            Some(first_time),
+            bound("from", Some("2024-05-21T10:05:00Z")).unwrap()
+        );
+        let empty = page(Some("2024-05-22 00:00:00"), None, 1);
+        assert_eq!((empty.total, empty.pages, empty.rows.len()), (0, 1, 0));
+    }
 
     const SECOND: i64 = 1_000_000_000;
 
