@@ -35,6 +35,8 @@ mod recovery;
 mod recovery_client;
 /// InstanceHA's guards, a host forced up while evacuations remain, fencing warnings.
 mod recovery_guards;
+/// What became of each instance of the scenarios' recoveries.
+mod recovery_outcomes;
 /// The executor's OpenStack client follows no redirect, at sign-in or on a call.
 mod recovery_redirects;
 /// `evacdoc redact`: same findings on pseudonymous hosts, nothing left behind.
@@ -45,6 +47,8 @@ mod search;
 mod serve_api;
 /// `evacdoc serve` in headless Chromium: sign in, upload, finding, picture, search.
 mod serve_browser;
+/// Upload to a copied, redacted bug text in headless Chromium.
+mod serve_browser_bug;
 /// Chromium: several sosreports chosen at once, a pasted id searched, bars and ±30 s.
 mod serve_browser_search;
 /// `evacdoc serve` against trickling uploads and guessed tokens; Secure cookies; the token
@@ -70,6 +74,9 @@ mod serve_search;
 mod serve_uploads;
 /// The service's live watcher and the latency from a failed recovery to its remediation.
 mod serve_watch;
+/// The support engineer's workbench: recoveries first, honest states, paged and
+/// compressed timelines, the redacted bug text, kept lines, HTML 404s.
+mod serve_workbench;
 /// Share links: redacted public views, access, rate limit.
 mod share;
 /// `evacdoc sim`: Keystone, Nova and Cinder on a loopback port.

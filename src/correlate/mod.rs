@@ -14,6 +14,7 @@ pub mod joins;
 pub mod keeper;
 pub mod notification_kinds;
 pub mod recovery;
+pub mod recovery_outcome;
 mod recovery_owner;
 pub mod request_instances;
 pub mod skew;

@@ -22,6 +22,7 @@ mod notification_rejected;
 mod notification_stuck;
 mod pending_after_finished;
 mod picture;
+mod quote;
 mod race_story;
 mod rebuild_rpc_mismatch;
 mod recovery_failed;

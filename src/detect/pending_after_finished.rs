@@ -20,6 +20,7 @@
 use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
 use crate::detect::evidence::{self, duration, of_capture, of_events};
 use crate::detect::finding::{Action, Finding, Highlight, Remediation, Severity};
+use crate::detect::quote::{clipped, once_each};
 use crate::detect::{DetectContext, Detector};
 use crate::model::{EventId, EventKind, LogLevel, Project, Uuid};
 
@@ -174,20 +175,23 @@ impl PendingAfterFinished {
             .failed_host
             .clone()
             .unwrap_or_else(|| "the failed host".into());
-        let causes: Vec<String> = failure_ids
-            .iter()
-            .filter_map(|&i| analysis.events.get(i as usize))
-            .map(|e| match (e.http(), e.kind) {
-                (Some(h), _) => format!("{} {} answered {}", h.method, h.path, h.status),
-                (None, EventKind::Traceback) => e
-                    .more()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or_else(|| "a traceback".into()),
-                _ => e.message().chars().take(160).collect(),
-            })
-            .take(4)
-            .collect();
+        let causes: Vec<String> = once_each(
+            failure_ids
+                .iter()
+                .filter_map(|&i| analysis.events.get(i as usize))
+                .map(|e| match (e.http(), e.kind) {
+                    (Some(h), _) => format!("{} {} answered {}", h.method, h.path, h.status),
+                    (None, EventKind::Traceback) => e
+                        .more()
+                        .rev()
+                        .find(|l| !l.trim().is_empty())
+                        .unwrap_or_else(|| "a traceback".into()),
+                    _ => clipped(&e.message(), 160),
+                }),
+        )
+        .into_iter()
+        .take(4)
+        .collect();
         let cause = if causes.is_empty() {
             "The API failure itself is not in these logs (eventlet prints it to the engine's \
              stderr only, which a log file does not catch; a thread-pool engine logs it as \

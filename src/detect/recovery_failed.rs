@@ -199,7 +199,7 @@ impl RecoveryFailed {
                     .rev()
                     .filter_map(|i| analysis.events.get(*i as usize))
                     .find(|e| e.level >= Some(LogLevel::Error))
-                    .map(|e| e.message().chars().take(200).collect::<String>())
+                    .map(|e| crate::detect::quote::clipped(&e.message(), 200))
                     .unwrap_or_else(|| "no error line in the logs".into());
                 (
                     format!("unclassified failure: {summary}"),

@@ -25,6 +25,7 @@ use super::api;
         api::search::search,
         api::lines::lines,
         api::triage::show,
+        api::bug_text::show,
         api::triage::submit,
         crate::http::share::api::create,
         crate::http::share::api::list,

@@ -7,12 +7,13 @@ use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::compression::CompressionLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
 
 use super::api::{
-    analyses, findings, lines, recoveries, remediation, search, timeline, triage, watch,
+    analyses, bug_text, findings, lines, recoveries, remediation, search, timeline, triage, watch,
 };
 use super::routes::{Route, mount};
 use super::share::api as share_api;
@@ -49,6 +50,7 @@ pub static API_ROUTES: &[Route] = &[
     Route::private("/api/v1/analyses/{id}/timeline", || get(timeline::show)),
     Route::private("/api/v1/analyses/{id}/search", || get(search::search)),
     Route::private("/api/v1/analyses/{id}/triage", || get(triage::show)),
+    Route::private("/api/v1/analyses/{id}/bug-text", || get(bug_text::show)),
     Route::private("/api/v1/triage", || {
         post(triage::submit).layer(DefaultBodyLimit::disable())
     }),
@@ -90,7 +92,9 @@ fn routes(state: &AppState) -> Router<AppState> {
         .fallback(share_public::fallback)
 }
 
-/// `routes` with the layers every answer goes through. A panic in a handler is caught
+/// `routes` with the layers every answer goes through. Answers are gzipped when the
+/// client accepts it (pages and timelines shrink tenfold; event streams, images and tiny
+/// bodies are left alone by the layer's default predicate). A panic in a handler is caught
 /// and answered as an internal error (500, the generic body with the request id): it
 /// ends that request only, and the service goes on serving. It is caught inside the
 /// metrics (so they count it) and again outside the routes (the fallback, middleware).
@@ -113,6 +117,7 @@ fn layered(routes: Router<AppState>, state: AppState) -> Router {
             header::X_FRAME_OPTIONS,
             HeaderValue::from_static("DENY"),
         ))
+        .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

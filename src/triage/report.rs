@@ -439,16 +439,16 @@ pub fn markdown(analysis: &Analysis, findings: &[Finding]) -> String {
         if !f.known_bugs.is_empty() {
             let _ = writeln!(out, "\nKnown bugs:\n");
             for b in &f.known_bugs {
-                let id = if b.id.is_empty() {
-                    String::new()
+                // A link only to a numbered bug: a tracker's project page is no bug.
+                if b.id.trim().is_empty() {
+                    let _ = writeln!(out, "- {} {}: {}", b.tracker, b.title, b.fix_status);
                 } else {
-                    format!(" #{}", b.id)
-                };
-                let _ = writeln!(
-                    out,
-                    "- [{}{id}]({}) {}: {}",
-                    b.tracker, b.url, b.title, b.fix_status
-                );
+                    let _ = writeln!(
+                        out,
+                        "- [{} #{}]({}) {}: {}",
+                        b.tracker, b.id, b.url, b.title, b.fix_status
+                    );
+                }
             }
         }
         out.push('\n');

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::correlate::Analysis;
 use crate::correlate::ids::short_host;
-use crate::correlate::recovery::recoveries;
+use crate::correlate::recovery::{Recovery, recoveries};
 use crate::model::{Event, EventId, Project, Uuid};
 
 use super::Subject;
@@ -130,10 +130,67 @@ pub(super) fn project(analysis: &Analysis, event: &Event) -> Project {
         .unwrap_or(Project::Other)
 }
 
+/// A rebuilt recovery's own lines: its runs' Masakari lines (as the recovery's owner
+/// attributed them: another host's recovery running in the same minutes on the same
+/// engine stays out), the lines naming it, and the lines of the instances its runs
+/// handled, up to a while after, but none another recovery's runs own.
+fn recovery_events(analysis: &Analysis, own: &Recovery, all: &[Recovery]) -> Vec<EventId> {
+    let mut out: Vec<EventId> = own.mentions.clone();
+    out.extend(own.attempts.iter().flat_map(|a| a.events.iter().copied()));
+    let Some((start, end)) = own.window(analysis) else {
+        return out;
+    };
+    let theirs: BTreeSet<EventId> = all
+        .iter()
+        .filter(|r| r.notification != own.notification)
+        .flat_map(|r| r.attempts.iter().flat_map(|a| a.events.iter().copied()))
+        .collect();
+    let mut instances: BTreeSet<Uuid> = own.instances().into_iter().collect();
+    for attempt in &own.attempts {
+        for &e in &attempt.events {
+            if let Some(event) = analysis.events.get(e as usize) {
+                instances.extend(event.instances.iter().copied());
+            }
+        }
+    }
+    for instance in instances {
+        for &i in analysis.index.instance.get(&instance).into_iter().flatten() {
+            let Some(event) = analysis.events.get(i as usize) else {
+                continue;
+            };
+            let other_notification = event.notifications.iter().any(|n| *n != own.notification);
+            if event.time >= start
+                && event.time <= end + RECOVERY_TAIL_NS
+                && !theirs.contains(&i)
+                && !other_notification
+            {
+                out.push(i);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// A notification's recovery: the Masakari lines from `Processing notification` to its
 /// end on the engine that ran it (other notifications' lines excluded), and the lines of
-/// the instances it touched, up to a while after.
+/// the instances it touched, up to a while after. Used when no recovery was rebuilt
+/// for it.
 fn notification_events(analysis: &Analysis, id: Uuid) -> Vec<EventId> {
+    let rebuilt;
+    let all = if analysis.recoveries.is_empty() {
+        rebuilt = recoveries(analysis);
+        &rebuilt
+    } else {
+        &analysis.recoveries
+    };
+    if let Some(own) = all
+        .iter()
+        .find(|r| r.notification == id && !r.attempts.is_empty())
+    {
+        return recovery_events(analysis, own, all);
+    }
     let Some(seed) = analysis.index.notification.get(&id) else {
         return Vec::new();
     };

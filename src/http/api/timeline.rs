@@ -1,15 +1,18 @@
 //! `/api/v1/analyses/{id}/timeline?instance=|request=|notification=|host=`: the
-//! interleaved story of one subject, as `evacdoc timeline --format json` gives it.
+//! interleaved story of one subject, as `evacdoc timeline --format json` gives it, one
+//! page of at most 500 rows at a time (`from`, `to`, `page`; `x-total-count` says how
+//! many rows the range holds).
 
 use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::header;
+use axum::http::{HeaderName, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::analyses::row_of;
+use super::timeline_window::Window;
 use crate::correlate::timeline::{Subject, entries, fold, select};
 use crate::correlate::timeline::{SvgOptions, render_svg};
 use crate::http::error::{ApiError, ErrorBody};
@@ -31,9 +34,20 @@ pub struct TimelineQuery {
     pub host: Option<String>,
     /// `json` (default) or `svg` (the swimlane picture).
     pub format: Option<String>,
+    /// Rows from this time on: RFC 3339, or `2024-10-08 06:25:03` (UTC).
+    pub from: Option<String>,
+    /// Rows up to this time, as `from`.
+    pub to: Option<String>,
+    /// Page of 500 rows, from 1 (past the last: the last).
+    pub page: Option<usize>,
 }
 
 impl TimelineQuery {
+    /// The time range and page asked for.
+    pub fn window(&self) -> Result<Window, ApiError> {
+        Window::parse(self.from.as_deref(), self.to.as_deref(), self.page)
+    }
+
     /// The subject asked for, or why the query is not one.
     pub fn subject(&self) -> Result<Subject, ApiError> {
         let given = [
@@ -109,6 +123,7 @@ pub async fn show(
     Query(query): Query<TimelineQuery>,
 ) -> Result<Response, ApiError> {
     let subject = query.subject()?;
+    let window = query.window()?;
     let svg = match query.format.as_deref() {
         None | Some("json") => false,
         Some("svg") => true,
@@ -122,20 +137,24 @@ pub async fn show(
     if svg {
         let picture = tokio::task::spawn_blocking(move || {
             let analysis = &loaded.analysis;
-            let rows = fold(analysis, &select(analysis, &subject));
-            render_svg(analysis, &rows, &[], &SvgOptions::default())
+            let paged = window.apply(analysis, fold(analysis, &select(analysis, &subject)));
+            render_svg(analysis, &paged.rows, &[], &SvgOptions::default())
         })
         .await?;
         return Ok(svg_response(picture));
     }
-    let value = tokio::task::spawn_blocking(move || {
+    let (value, total) = tokio::task::spawn_blocking(move || {
         let analysis = &loaded.analysis;
-        let rows = fold(analysis, &select(analysis, &subject));
-        serde_json::to_value(entries(analysis, &rows))
+        let paged = window.apply(analysis, fold(analysis, &select(analysis, &subject)));
+        serde_json::to_value(entries(analysis, &paged.rows)).map(|v| (v, paged.total))
     })
     .await?
     .map_err(ApiError::internal)?;
-    Ok(Json(value).into_response())
+    Ok((
+        [(HeaderName::from_static("x-total-count"), total.to_string())],
+        Json(value),
+    )
+        .into_response())
 }
 
 /// An SVG answer: its own strict policy (no scripts, inline styles only).

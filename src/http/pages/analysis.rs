@@ -1,7 +1,8 @@
 //! `GET /analyses/{id}`: while it runs, its status and progress (the page refreshes
-//! itself); when it failed, why; when done, the findings by severity, the hosts with
-//! their zones and clock skew, the configuration values that matter, and the files read,
-//! skipped and missing.
+//! itself); when it failed, why; when done, the recoveries and their outcome first, the
+//! environment, the findings by severity (or, honestly, that nothing was readable), the
+//! hosts with their zones and clock skew, the configuration values that matter, and the
+//! files read, skipped and missing.
 
 use std::cmp::Reverse;
 
@@ -9,12 +10,15 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::response::Response;
 
+use super::bug_panel::BugPanel;
 use super::config_view::{ConfigRow, config_rows};
+use super::environment_view::{EnvironmentView, environment};
 use super::format::{
     FileLinks, count, encode_component, human_bytes, prose_html, readable_time, short_path,
 };
 use super::guard::Viewer;
 use super::read_summary::ReadSummary;
+use super::recoveries_view::{RecoveriesView, recoveries};
 use super::render::{Chrome, PageError, ok};
 use super::rows::RowView;
 use crate::correlate::Analysis;
@@ -32,13 +36,14 @@ struct AnalysisPage {
     chrome: Chrome,
     row: RowView,
     done: Option<Done>,
+    bug: BugPanel,
 }
 
 /// What a finished analysis shows.
 struct Done {
-    layout: String,
     read: ReadSummary,
-    facts: Vec<(&'static str, String)>,
+    recoveries: RecoveriesView,
+    environment: EnvironmentView,
     groups: Vec<SeverityGroup>,
     hosts: Vec<HostView>,
     skew: Vec<SkewView>,
@@ -112,6 +117,7 @@ pub async fn page(
     };
     Ok(ok(&AnalysisPage {
         chrome,
+        bug: BugPanel::analysis(&row.id),
         row: RowView::of(&row),
         done,
     }))
@@ -125,23 +131,10 @@ fn done(id: &str, analysis: &Analysis, findings: &[Finding]) -> Done {
             .map(|h| h.hostname.clone())
             .unwrap_or_else(|| "?".to_string())
     };
-    let stats = &analysis.stats;
-    let facts = vec![
-        ("hosts", count(analysis.hosts.len() as u64)),
-        ("files read", count(stats.files)),
-        ("text read", human_bytes(stats.bytes)),
-        ("records", count(stats.records)),
-        ("unparsed", count(stats.unparsed)),
-        ("events kept", count(stats.events)),
-        (
-            "analysed in",
-            format!("{:.1} s", stats.elapsed_ms as f64 / 1000.0),
-        ),
-    ];
     Done {
-        layout: analysis.layout.as_str().to_string(),
-        read: ReadSummary::of(stats, analysis.skipped.len()),
-        facts,
+        read: ReadSummary::of_analysis(analysis),
+        recoveries: recoveries(id, analysis, findings),
+        environment: environment(analysis),
         groups: groups(id, findings),
         hosts: analysis
             .hosts

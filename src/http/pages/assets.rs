@@ -32,6 +32,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../web/static/live.js"),
     },
     Asset {
+        name: "copy.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../web/static/copy.js"),
+    },
+    Asset {
         name: "favicon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../../../web/static/favicon.svg"),

@@ -12,6 +12,7 @@ use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::http::api::analyses::row_of;
 use crate::http::api::lines::{LineRange, read};
+use crate::http::error::ApiError;
 use crate::http::state::AppState;
 
 /// Lines shown at once.
@@ -75,9 +76,12 @@ struct LineRow {
 pub async fn page(
     State(state): State<AppState>,
     viewer: Viewer,
-    Path((id, file)): Path<(String, u32)>,
+    Path((id, file)): Path<(String, String)>,
     Query(query): Query<FileQuery>,
 ) -> Result<Response, PageError> {
+    // A file is its number in the analysis: anything else is no file (the HTML 404,
+    // not the extractor's plain-text refusal).
+    let file: u32 = file.parse().map_err(|_| ApiError::not_found("file"))?;
     let row = row_of(&state, &id).await?;
     let lines = read(&state, &row.id, file, &query.range()).await?;
     let chrome = Chrome::new(lines.path.clone(), &viewer.csrf).within(&row.id, &row.name);

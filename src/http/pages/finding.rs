@@ -6,20 +6,23 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::response::Response;
 
+use super::bug_panel::BugPanel;
 use super::format::{
-    DayBreaks, FileLinks, HostHues, encode_component, prose_html, readable_time, short_path,
-    split_time,
+    DayBreaks, FileLinks, HostHues, bug_url, encode_component, prose_html, readable_time,
+    short_path, shown_time, split_time, text_level_class,
 };
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
+use crate::correlate::recovery_outcome::fully_recovered;
 use crate::correlate::timeline::SvgOptions;
 use crate::detect::finding::{Action, KnownBugRef};
-use crate::detect::{Finding, finding_picture};
+use crate::detect::{Finding, finding_picture, finding_picture_events};
 use crate::http::api::analyses::row_of;
 use crate::http::api::timeline::loaded;
 use crate::http::error::ApiError;
 use crate::http::state::AppState;
+use crate::model::Uuid;
 use crate::recovery::remediation::remediation_for;
 
 #[derive(Template)]
@@ -52,6 +55,11 @@ struct FindingPage {
     bugs: Vec<BugRow>,
     /// The recovery evacdoc can run for it, when there is one.
     remediation: Option<RemedyView>,
+    /// The "Post to the bug tracker" panel.
+    bug: BugPanel,
+    /// Why no Remediate is offered although the finding has a recovery: its notification
+    /// ended `finished` with every move done.
+    settled: String,
 }
 
 /// The remediation panel: what it would do, where to ask for it, on which clouds.
@@ -74,6 +82,10 @@ struct EvidenceRow {
     /// The date, where it changes from the row before.
     day: Option<String>,
     time: String,
+    /// What a line without a time is: `config` or `cli` (a command's captured output).
+    untimed: &'static str,
+    /// `lvl-error`, `lvl-warning` or empty.
+    level: &'static str,
     host: String,
     hue: String,
     location: String,
@@ -123,16 +135,26 @@ pub async fn page(
         .ok_or_else(|| ApiError::not_found("finding"))?;
     let chrome = Chrome::new(found.title.clone(), &viewer.csrf).within(&row.id, &row.name);
     let mut page = view(chrome, &row.id, &loaded.analysis, found);
-    page.remediation = remediation_for(found).ok().map(|r| RemedyView {
-        url: format!(
-            "/api/v1/analyses/{}/findings/{}/remediation",
-            row.id,
-            encode_component(&found.id)
-        ),
-        finding: found.id.to_string(),
-        summary: r.summary,
-        clouds: state.remediations.config.clouds.clone(),
-    });
+    let remedy = remediation_for(found).ok();
+    if remedy.is_some()
+        && let Some(n) = settled_notification(&loaded.analysis, found)
+    {
+        page.settled = format!(
+            "Nothing is left to recover: notification {n} ended finished with every move done."
+        );
+    }
+    page.remediation = remedy
+        .filter(|_| page.settled.is_empty())
+        .map(|r| RemedyView {
+            url: format!(
+                "/api/v1/analyses/{}/findings/{}/remediation",
+                row.id,
+                encode_component(&found.id)
+            ),
+            finding: found.id.to_string(),
+            summary: r.summary,
+            clouds: state.remediations.config.clouds.clone(),
+        });
     Ok(ok(&page))
 }
 
@@ -179,8 +201,9 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
             .map(|r| timeline("request", r))
             .collect(),
         explanation: paragraphs(&f.explanation),
-        picture: Some(finding_picture(analysis, f, &SvgOptions::default()))
-            .filter(|svg| !svg.trim().is_empty()),
+        // A finding of configuration alone has no line to draw: no empty picture.
+        picture: (!finding_picture_events(analysis, f).is_empty())
+            .then(|| finding_picture(analysis, f, &line_linked(id))),
         evidence: evidence(id, analysis, f),
         changes: f
             .remediation
@@ -202,6 +225,23 @@ fn view(chrome: Chrome, id: &str, analysis: &Analysis, f: &Finding) -> FindingPa
         actions: f.remediation.actions.iter().map(action_row).collect(),
         bugs: f.known_bugs.iter().map(bug_row).collect(),
         remediation: None,
+        settled: String::new(),
+        bug: BugPanel::finding(id, &f.id),
+    }
+}
+
+/// The finding's notification, when it ended `finished` with no instance left to move.
+fn settled_notification(analysis: &Analysis, f: &Finding) -> Option<String> {
+    let id = f.notification_id.as_deref().and_then(Uuid::parse)?;
+    let recovery = analysis.recoveries.iter().find(|r| r.notification == id)?;
+    fully_recovered(analysis, recovery).then(|| id.to_string())
+}
+
+/// Picture options whose dots link to their raw lines in analysis `id`.
+pub(super) fn line_linked(id: &str) -> SvgOptions {
+    SvgOptions {
+        line_links: Some(format!("/analyses/{id}/files/")),
+        ..SvgOptions::default()
     }
 }
 
@@ -218,13 +258,27 @@ fn evidence(id: &str, analysis: &Analysis, f: &Finding) -> Vec<EvidenceRow> {
     let links = FileLinks::new(id, analysis);
     let mut hues = HostHues::default();
     let mut days = DayBreaks::default();
+    // Access logs stamp their lines to the second.
+    let to_the_second: std::collections::HashSet<&str> = analysis
+        .files
+        .iter()
+        .filter(|file| file.format == "access")
+        .map(|file| file.path.as_str())
+        .collect();
     f.evidence
         .iter()
         .map(|e| {
             let (date, time) = e.timestamp.as_deref().map(split_time).unwrap_or_default();
+            let time = shown_time(time, to_the_second.contains(e.path.as_str()));
             EvidenceRow {
                 day: days.at(&date),
                 time,
+                untimed: if analysis.captures.iter().any(|c| c.file == e.path) {
+                    "cli"
+                } else {
+                    "config"
+                },
+                level: text_level_class(&e.text),
                 hue: hues.of(&e.host),
                 host: e.host.clone(),
                 location: format!("{}:{}", short_path(&e.path), e.line),
@@ -283,9 +337,7 @@ fn bug_row(bug: &KnownBugRef) -> BugRow {
             format!("{} #{}", bug.tracker, bug.id)
         },
         title: bug.title.clone(),
-        // Only web links: a catalog entry cannot put a script in an href.
-        url: (bug.url.starts_with("https://") || bug.url.starts_with("http://"))
-            .then(|| bug.url.clone()),
+        url: bug_url(bug),
         fixed_in: bug.fixed_in.join(", "),
         fix_status: bug.fix_status.clone(),
         status_class,
@@ -329,5 +381,14 @@ mod tests {
         );
         let bad = bug_row(&bug("javascript:alert(1)", "not installed"));
         assert_eq!((bad.url, bad.status_class), (None, "bad"));
+        // A tracker's project page is no bug: named, not linked.
+        let unnumbered = bug_row(&KnownBugRef {
+            id: String::new(),
+            ..bug("https://launchpad.net/masakari", "unknown")
+        });
+        assert_eq!(
+            (unnumbered.url, unnumbered.label.as_str()),
+            (None, "launchpad")
+        );
     }
 }

@@ -169,11 +169,73 @@ pub fn readable_time(timestamp: &str) -> String {
     }
 }
 
+/// Where a known bug links: a web address (a catalog entry cannot put a script in an
+/// href), and only for a bug with a number (a tracker's project page is no bug).
+pub fn bug_url(bug: &crate::detect::finding::KnownBugRef) -> Option<String> {
+    let web = bug.url.starts_with("https://") || bug.url.starts_with("http://");
+    (web && !bug.id.trim().is_empty()).then(|| bug.url.clone())
+}
+
+/// The time of day of a line as shown: a line stamped to the second (Apache `%t`)
+/// without the `.000` it never had.
+pub fn shown_time(time: String, second_precision: bool) -> String {
+    match time.strip_suffix(".000") {
+        Some(whole) if second_precision => whole.to_string(),
+        _ => time,
+    }
+}
+
+/// The CSS class that marks a line of a list by how bad it is: `lvl-error` (ERROR,
+/// CRITICAL, an HTTP 5xx), `lvl-warning` (WARNING, an HTTP 4xx), or nothing.
+pub fn level_class(event: &crate::model::Event) -> &'static str {
+    use crate::model::LogLevel;
+    match event.level {
+        Some(LogLevel::Error | LogLevel::Critical) => "lvl-error",
+        Some(LogLevel::Warning) => "lvl-warning",
+        Some(_) => "",
+        None => match event.http().map(|h| h.status) {
+            Some(500..) => "lvl-error",
+            Some(400..500) => "lvl-warning",
+            _ => "",
+        },
+    }
+}
+
+/// [`level_class`] of a line known by its text only (evidence): the level word of an
+/// oslo or syslog line among its first words, or an access line's status.
+pub fn text_level_class(text: &str) -> &'static str {
+    for word in text.split_whitespace().take(8) {
+        match word.trim_matches(|c: char| !c.is_ascii_alphabetic()) {
+            "ERROR" | "CRITICAL" | "error" | "crit" | "err" => return "lvl-error",
+            "WARNING" | "WARN" | "warning" | "warn" => return "lvl-warning",
+            "INFO" | "DEBUG" | "AUDIT" | "TRACE" => return "",
+            _ => {}
+        }
+    }
+    // `"GET /path HTTP/1.1" 503 123`: the word after the quoted request.
+    if let Some((_, after)) = text.split_once("\" ")
+        && let Some(status) = after
+            .split_whitespace()
+            .next()
+            .and_then(|s| s.parse::<u16>().ok())
+    {
+        return match status {
+            500..=599 => "lvl-error",
+            400..=499 => "lvl-warning",
+            _ => "",
+        };
+    }
+    ""
+}
+
 /// Where a file of an analysis is shown: its id is its position in `analysis.files`.
+/// Config files and CLI captures are not kept whole: they link to the page of the lines
+/// the analysis kept of them.
 #[derive(Debug)]
 pub struct FileLinks<'a> {
     analysis_id: &'a str,
     ids: HashMap<&'a str, usize>,
+    kept: std::collections::HashSet<&'a str>,
 }
 
 impl<'a> FileLinks<'a> {
@@ -184,14 +246,36 @@ impl<'a> FileLinks<'a> {
             .enumerate()
             .map(|(id, f)| (f.path.as_str(), id))
             .collect();
-        FileLinks { analysis_id, ids }
+        let kept = analysis
+            .config
+            .iter()
+            .map(|c| c.file.as_str())
+            .chain(analysis.captures.iter().map(|c| c.file.as_str()))
+            .collect();
+        FileLinks {
+            analysis_id,
+            ids,
+            kept,
+        }
     }
 
-    /// The raw file view at `line` of `path`, when `path` is a file that was read.
+    /// The raw file view at `line` of `path`, when `path` is a file that was read; the
+    /// kept lines of a config file or CLI capture.
     pub fn line(&self, path: &str, line: u64) -> Option<String> {
-        let id = self.ids.get(path)?;
-        Some(file_line_url(self.analysis_id, *id, line))
+        match self.ids.get(path) {
+            Some(id) => Some(file_line_url(self.analysis_id, *id, line)),
+            None if self.kept.contains(path) => Some(kept_line_url(self.analysis_id, path, line)),
+            None => None,
+        }
     }
+}
+
+/// The kept lines of config file or capture `path` of analysis `id`, at `line`.
+pub fn kept_line_url(id: &str, path: &str, line: u64) -> String {
+    format!(
+        "/analyses/{id}/kept?path={}&line={line}#L{line}",
+        encode_component(path)
+    )
 }
 
 /// The raw file view of file `file` of analysis `id`, around `line`.
@@ -288,6 +372,18 @@ mod tests {
             "2020-12-08 19:51:12.000"
         );
         assert_eq!(readable_time("-"), "-");
+    }
+
+    #[test]
+    fn lines_are_marked_by_their_level_word_or_status() {
+        let oslo = "2020-12-08 19:51:15.537 235 ERROR masakari.engine.manager [req-7bb8e483-e54e-457f-a110-1f9a95a1b4c8 masakari - - - -] Failed to process notification";
+        assert_eq!(text_level_class(oslo), "lvl-error");
+        let warn = "2020-12-08 19:51:14.214 235 WARNING masakari.compute.nova [-] x";
+        assert_eq!(text_level_class(warn), "lvl-warning");
+        let access = "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"POST /v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/action HTTP/1.1\" 400 540";
+        assert_eq!(text_level_class(access), "lvl-warning");
+        let info = "2020-12-08 19:50:57.142 235 INFO masakari.compute.nova [req-009aadf7-5b16-4432-b987-2c4db03e5793 masakari - - - -] Call get server command";
+        assert_eq!(text_level_class(info), "");
     }
 
     #[test]

@@ -7,15 +7,19 @@
 
 mod analysis;
 mod assets;
+mod bug_panel;
 mod config_view;
+mod environment_view;
 pub(crate) mod escaper;
 mod file;
 mod finding;
 mod format;
 mod guard;
 mod home;
+mod kept;
 mod login;
 mod read_summary;
+mod recoveries_view;
 mod render;
 mod rows;
 mod search;
@@ -42,6 +46,7 @@ pub static ROUTES: &[Route] = &[
     Route::page("/analyses/{id}/timeline", || get(timeline::page)),
     Route::page("/analyses/{id}/search", || get(search::page)),
     Route::page("/analyses/{id}/files/{file}", || get(file::page)),
+    Route::page("/analyses/{id}/kept", || get(kept::page)),
     Route::page("/analyses/{id}/share", || {
         get(share_preview::page).post(share_preview::create)
     }),

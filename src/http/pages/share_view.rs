@@ -358,8 +358,7 @@ fn finding_block(view: &RedactedView, f: &Finding) -> FindingBlock {
                     format!("{} #{}", b.tracker, b.id)
                 },
                 title: b.title.clone(),
-                url: (b.url.starts_with("https://") || b.url.starts_with("http://"))
-                    .then(|| b.url.clone()),
+                url: super::format::bug_url(b),
                 fix_status: b.fix_status.clone(),
             })
             .collect(),

@@ -7,13 +7,15 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use serde::Deserialize;
 
+use super::finding::line_linked;
 use super::format::{
-    DayBreaks, FileLinks, HostHues, encode_component, readable_time, short_path, split_time,
+    DayBreaks, FileLinks, HostHues, encode_component, level_class, readable_time, short_path,
+    shown_time, split_time,
 };
 use super::guard::Viewer;
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
-use crate::correlate::timeline::{SvgOptions, entries, fold, render_svg, select};
+use crate::correlate::timeline::{entries, fold, render_svg, select};
 use crate::http::api::analyses::row_of;
 use crate::http::api::timeline::{TimelineQuery, loaded};
 use crate::http::state::AppState;
@@ -34,6 +36,16 @@ struct TimelinePage {
     picture: Option<String>,
     /// Whether a subject was asked for (else the suggestions are shown).
     asked: bool,
+    /// The time range asked for, as given (the form shows it again).
+    from: String,
+    to: String,
+    /// Rows in the range, over every page; the page shown and how many there are.
+    total: usize,
+    page: usize,
+    pages: usize,
+    /// Links to the page before and after (the same subject and range).
+    previous: Option<String>,
+    next: Option<String>,
     /// The preview of a share link of this timeline (instances, notifications, hosts).
     share_url: Option<String>,
     suggestions: Vec<Suggestion>,
@@ -42,6 +54,8 @@ struct TimelinePage {
 struct TimelineRow {
     day: Option<String>,
     time: String,
+    /// `lvl-error`, `lvl-warning` or empty.
+    level: &'static str,
     host: String,
     hue: String,
     service: String,
@@ -69,6 +83,9 @@ pub struct TimelineForm {
     host: Option<String>,
     kind: Option<String>,
     value: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    page: Option<usize>,
 }
 
 impl TimelineForm {
@@ -80,6 +97,9 @@ impl TimelineForm {
             notification: self.notification,
             host: self.host,
             format: None,
+            from: self.from,
+            to: self.to,
+            page: self.page,
         };
         if let Some(value) = self.value.filter(|v| !v.trim().is_empty()) {
             match self.kind.as_deref() {
@@ -101,6 +121,10 @@ pub async fn page(
     Query(form): Query<TimelineForm>,
 ) -> Result<Response, PageError> {
     let query = form.query();
+    let (from, to) = (
+        query.from.clone().unwrap_or_default(),
+        query.to.clone().unwrap_or_default(),
+    );
     let row = row_of(&state, &id).await?;
     let loaded = loaded(&state, &row.id).await?;
     let (kind, value) = asked(&query);
@@ -114,18 +138,21 @@ pub async fn page(
     )
     .within(&row.id, &row.name);
     let asked_for = !value.is_empty();
+    let mut paging = (0, 1, 1);
     let (rows, picture, error) = if asked_for {
-        match query.subject() {
-            Ok(subject) => {
+        match query.subject().and_then(|s| query.window().map(|w| (s, w))) {
+            Ok((subject, window)) => {
                 let (loaded, id) = (loaded.clone(), row.id.clone());
-                let (rows, picture) = tokio::task::spawn_blocking(move || {
+                let (rows, picture, paged) = tokio::task::spawn_blocking(move || {
                     let analysis = &loaded.analysis;
-                    let folded = fold(analysis, &select(analysis, &subject));
-                    let picture = (!folded.is_empty())
-                        .then(|| render_svg(analysis, &folded, &[], &SvgOptions::default()));
-                    (rows(&id, analysis, &folded), picture)
+                    let paged = window.apply(analysis, fold(analysis, &select(analysis, &subject)));
+                    let picture = (!paged.rows.is_empty())
+                        .then(|| render_svg(analysis, &paged.rows, &[], &line_linked(&id)));
+                    let rows = rows(&id, analysis, &paged.rows);
+                    (rows, picture, (paged.total, paged.page, paged.pages))
                 })
                 .await?;
+                paging = paged;
                 (rows, picture, None)
             }
             Err(e) => (Vec::new(), None, Some(e.message)),
@@ -133,6 +160,18 @@ pub async fn page(
     } else {
         (Vec::new(), None, None)
     };
+    let (total, page, pages) = paging;
+    let page_url = |n: usize| {
+        format!(
+            "/analyses/{}/timeline?{kind}={}&from={}&to={}&page={n}",
+            row.id,
+            encode_component(&value),
+            encode_component(&from),
+            encode_component(&to)
+        )
+    };
+    let previous = (page > 1).then(|| page_url(page - 1));
+    let next = (page < pages).then(|| page_url(page + 1));
     let share_url = (asked_for && kind != "request").then(|| {
         format!(
             "/analyses/{}/share?scope=timeline&{kind}={}",
@@ -149,6 +188,13 @@ pub async fn page(
         rows,
         picture,
         asked: asked_for,
+        from,
+        to,
+        total,
+        page,
+        pages,
+        previous,
+        next,
         share_url,
         suggestions: suggestions(&row.id, &loaded),
     }))
@@ -181,13 +227,21 @@ fn rows(
     let links = FileLinks::new(id, analysis);
     let mut hues = HostHues::default();
     let mut days = DayBreaks::default();
+    // `entries` gives one entry per row whose event exists, in order.
+    let levels = folded
+        .iter()
+        .filter_map(|r| analysis.events.get(r.event as usize))
+        .map(level_class);
     entries(analysis, folded)
         .into_iter()
-        .map(|e| {
+        .zip(levels)
+        .map(|(e, level)| {
             let (date, time) = split_time(&e.timestamp);
+            let time = shown_time(time, e.second_precision);
             TimelineRow {
                 day: days.at(&date),
                 time,
+                level,
                 hue: hues.of(e.host),
                 host: e.host.to_string(),
                 service: e.service.to_string(),

@@ -40,7 +40,7 @@ pub(super) fn document(analysis: &Analysis, layout: &Layout<'_>, options: &SvgOp
     items::gap_shades(&mut out, layout);
     breaks(&mut out, layout);
     items::joins(&mut out, analysis, layout);
-    items::events(&mut out, analysis, layout);
+    items::events(&mut out, analysis, layout, options.line_links.as_deref());
     items::marks(&mut out, layout);
     legend(&mut out, layout);
     out.push_str("</svg>\n");

@@ -48,19 +48,57 @@ fn tooltip(analysis: &Analysis, item: &Item<'_>) -> String {
     text
 }
 
-/// Each line: a dot in its lane (a bar with the count over a folded run's span).
-pub(super) fn events(out: &mut String, analysis: &Analysis, layout: &Layout<'_>) {
+/// Gap kept between two count labels of one lane.
+const LABEL_GAP: f64 = 4.0;
+
+/// Each line: a dot in its lane (a bar with the count over a folded run's span). Errors
+/// and warnings are drawn last, over the info dots that share their place; a run's count
+/// goes above its bar, or below it when the label before in the lane is in the way, or
+/// is left to the tooltip when both are. With `link_prefix`, each line links to its place
+/// in its raw file.
+pub(super) fn events(
+    out: &mut String,
+    analysis: &Analysis,
+    layout: &Layout<'_>,
+    link_prefix: Option<&str>,
+) {
     out.push_str("<g class=\"events\">\n");
-    for item in &layout.items {
+    // Count labels placed in time order, left to right in each lane.
+    let mut labels = CountLabels::default();
+    let placed: Vec<Option<(f64, f64)>> = layout
+        .items
+        .iter()
+        .map(|item| {
+            let (count, _, x_last) = item.repeat?;
+            let width = (x_last - item.x).max(0.0) + 8.0;
+            let centre = item.x + width / 2.0 - 4.0;
+            let label_y = labels.place(item.lane, centre, &format!("×{count}"), item.y)?;
+            Some((centre, label_y))
+        })
+        .collect();
+    let mut order: Vec<_> = layout.items.iter().zip(placed).enumerate().collect();
+    // Stable: time order within a tone; the worse tone painted on top. `data-row` keeps
+    // each line's place in time order.
+    order.sort_by_key(|(_, (i, _))| i.tone);
+    for (row, (item, label)) in order {
         let class = item.tone.class();
         let (x, y) = (num(item.x), num(item.y));
         let repeated = match item.repeat {
             Some((count, _, _)) => format!(r#" repeat" data-count="{count}"#),
             None => String::new(),
         };
+        if let Some(prefix) = link_prefix {
+            let line = item.event.line;
+            let _ = write!(
+                out,
+                r#"<a href="{}{}?line={line}#L{line}">"#,
+                escape(prefix),
+                item.event.file
+            );
+        }
         let _ = write!(
             out,
-            r#"<g class="event{repeated}" data-time="{}" data-lane="{}" data-line="{}"><title>{}</title>"#,
+            r#"<g class="event{repeated}" data-row="{row}" data-time="{}" data-lane="{}" data-line="{}"><title>{}</title>"#,
             utc(item.event.time),
             item.lane,
             item.event.line,
@@ -70,20 +108,60 @@ pub(super) fn events(out: &mut String, analysis: &Analysis, layout: &Layout<'_>)
             let width = (x_last - item.x).max(0.0) + 8.0;
             let _ = write!(
                 out,
-                r#"<rect class="bar {class}" x="{}" y="{}" width="{}" height="8" rx="4"/><text class="count" x="{}" y="{}" text-anchor="middle">×{count}</text>"#,
+                r#"<rect class="bar {class}" x="{}" y="{}" width="{}" height="8" rx="4"/>"#,
                 num(item.x - 4.0),
                 num(item.y - 4.0),
                 num(width),
-                num(item.x + width / 2.0 - 4.0),
-                num(item.y - 8.0)
             );
+            if let Some((centre, label_y)) = label {
+                let _ = write!(
+                    out,
+                    r#"<text class="count" x="{}" y="{}" text-anchor="middle">×{count}</text>"#,
+                    num(centre),
+                    num(label_y)
+                );
+            }
         }
-        let _ = writeln!(
+        let _ = write!(
             out,
             r#"<circle class="dot {class}" cx="{x}" cy="{y}" r="4"/></g>"#
         );
+        out.push_str(if link_prefix.is_some() {
+            "</a>\n"
+        } else {
+            "\n"
+        });
     }
     out.push_str("</g>\n");
+}
+
+/// Where the count labels of each lane end, above and below the lane's line.
+#[derive(Default)]
+struct CountLabels {
+    /// Per lane: the right edge of the last label above, and below.
+    ends: BTreeMap<usize, (f64, f64)>,
+}
+
+impl CountLabels {
+    /// The baseline of a label centred on `centre` in `lane` (whose line is at `y`):
+    /// above when free, else below, else none.
+    fn place(&mut self, lane: usize, centre: f64, text: &str, y: f64) -> Option<f64> {
+        let half = text.chars().count() as f64 * super::layout::CHAR_11 / 2.0;
+        let (left, right) = (centre - half, centre + half);
+        let ends = self
+            .ends
+            .entry(lane)
+            .or_insert((f64::NEG_INFINITY, f64::NEG_INFINITY));
+        if left >= ends.0 + LABEL_GAP {
+            ends.0 = right;
+            Some(y - 8.0)
+        } else if left >= ends.1 + LABEL_GAP {
+            ends.1 = right;
+            Some(y + 15.0)
+        } else {
+            None
+        }
+    }
 }
 
 /// A line from each drawn Masakari call to the Nova request it caused.

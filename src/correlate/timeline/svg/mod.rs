@@ -28,6 +28,9 @@ pub struct SvgOptions {
     pub title: Option<String>,
     /// Pauses longer than this many seconds may be cut out of the axis.
     pub min_break_secs: u32,
+    /// Where a line's raw file is shown: each dot links to `{prefix}{file}?line={n}#L{n}`
+    /// (`/analyses/<id>/files/`). None (shares, the CLI): no links.
+    pub line_links: Option<String>,
 }
 
 impl Default for SvgOptions {
@@ -36,6 +39,7 @@ impl Default for SvgOptions {
             width: 1200,
             title: None,
             min_break_secs: 30,
+            line_links: None,
         }
     }
 }

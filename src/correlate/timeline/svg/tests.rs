@@ -98,6 +98,17 @@ fn groups<'a, 'i>(doc: &'a Document<'i>, class: &str) -> Vec<Node<'a, 'i>> {
         .collect()
 }
 
+/// The lines' groups in time order (they are painted errors last).
+fn events<'a, 'i>(doc: &'a Document<'i>) -> Vec<Node<'a, 'i>> {
+    let mut events = groups(doc, "event");
+    events.sort_by_key(|g| {
+        g.attribute("data-row")
+            .and_then(|r| r.parse::<usize>().ok())
+            .unwrap()
+    });
+    events
+}
+
 fn title_of(node: &Node<'_, '_>) -> String {
     node.children()
         .find(|c| c.has_tag_name("title"))
@@ -153,7 +164,7 @@ fn one_lane_per_host_and_service_and_every_line_with_its_tooltip() {
     assert_eq!(groups(&doc, "lane").len(), expected.len());
     assert!(lanes.iter().any(|(h, _)| h == "cmp01"), "{lanes:?}");
 
-    let events = groups(&doc, "event");
+    let events = events(&doc);
     assert_eq!(events.len(), rows.len());
     for (g, row) in events.iter().zip(&rows) {
         let e = &analysis.events[row.event as usize];
@@ -187,7 +198,7 @@ fn lines_run_left_to_right_in_time_and_the_wait_is_cut_out() {
     let analysis = analysis();
     let svg = render_svg(&analysis, &rows(&analysis), &[], &SvgOptions::default());
     let doc = Document::parse(&svg).unwrap();
-    let placed: Vec<(String, f64)> = groups(&doc, "event")
+    let placed: Vec<(String, f64)> = events(&doc)
         .iter()
         .map(|g| (g.attribute("data-time").unwrap().to_string(), x_of(g)))
         .collect();
@@ -290,6 +301,41 @@ fn marks_are_drawn_with_their_labels_and_output_is_stable() {
         .find(|g| title_of(g).contains("\" 400 "))
         .unwrap();
     assert_eq!(ring.attribute("cx"), Some(x_of(&dot).to_string().as_str()));
+}
+
+#[test]
+fn warnings_are_drawn_over_info_and_each_line_links_to_its_place() {
+    let analysis = analysis();
+    let options = SvgOptions {
+        line_links: Some("/analyses/a1/files/".into()),
+        ..SvgOptions::default()
+    };
+    let svg = render_svg(&analysis, &rows(&analysis), &[], &options);
+    let doc = Document::parse(&svg).unwrap();
+    let rank = |g: &Node<'_, '_>| {
+        let dot = g.descendants().find(|n| n.has_tag_name("circle")).unwrap();
+        ["debug", "info", "warning", "error"]
+            .iter()
+            .position(|t| has_class(&dot, t))
+            .unwrap()
+    };
+    // Painted in document order: every warning (the refused evacuation, the warning
+    // line) after every info dot, so none is hidden under one.
+    let painted: Vec<usize> = groups(&doc, "event").iter().map(rank).collect();
+    assert!(painted.windows(2).all(|w| w[0] <= w[1]), "{painted:?}");
+    assert!(painted.iter().any(|&r| r >= 2), "{painted:?}");
+    // Each line is a link to its raw line.
+    for g in groups(&doc, "event") {
+        let a = g.parent().unwrap();
+        assert!(a.has_tag_name("a"), "{:?}", a.tag_name());
+        let line = g.attribute("data-line").unwrap();
+        let href = a.attribute("href").unwrap();
+        assert!(href.starts_with("/analyses/a1/files/"), "{href}");
+        assert!(href.ends_with(&format!("?line={line}#L{line}")), "{href}");
+    }
+    // Without a prefix (shares, the CLI): no links.
+    let plain = render_svg(&analysis, &rows(&analysis), &[], &SvgOptions::default());
+    assert!(!plain.contains("<a "));
 }
 
 #[test]

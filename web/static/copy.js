@@ -1,0 +1,69 @@
+// evacdoc: Copy buttons and the bug-tracker panel. A <button data-copy="#target"> copies
+// the target's value (or text); a <details> holding <textarea data-src> fills them from
+// the API when first opened (the redacted text is made on demand, not with every page).
+(function () {
+  "use strict";
+
+  function copyText(text, done) {
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(function () { done(true); }, function () { done(fallback(text)); });
+    } else {
+      done(fallback(text));
+    }
+  }
+
+  // execCommand works where the asynchronous clipboard is refused (plain http).
+  function fallback(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    document.body.removeChild(area);
+    return ok;
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-copy]") : null;
+    if (!button) return;
+    var target = document.querySelector(button.getAttribute("data-copy"));
+    if (!target) return;
+    var text = "value" in target ? target.value : target.textContent;
+    var note = button.parentNode.querySelector(".copied");
+    copyText(text, function (ok) {
+      button.setAttribute("data-copied", ok ? "yes" : "no");
+      if (note) note.textContent = ok ? "Copied." : "Select the text and copy it by hand.";
+    });
+  });
+
+  function fill(area) {
+    if (area.getAttribute("data-loaded")) return;
+    area.setAttribute("data-loaded", "loading");
+    area.value = "Redacting…";
+    var xhr = new XMLHttpRequest();
+    xhr.open("GET", area.getAttribute("data-src"));
+    xhr.onload = function () {
+      if (xhr.status === 200) {
+        area.value = xhr.responseText;
+        area.setAttribute("data-loaded", "yes");
+      } else {
+        area.value = "The redacted text could not be made (HTTP " + xhr.status + ").";
+        area.removeAttribute("data-loaded");
+      }
+    };
+    xhr.onerror = function () { area.value = "The redacted text could not be loaded."; area.removeAttribute("data-loaded"); };
+    xhr.send();
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("details"), function (details) {
+    var areas = details.querySelectorAll("textarea[data-src]");
+    if (!areas.length) return;
+    function load() { if (details.open) Array.prototype.forEach.call(areas, fill); }
+    details.addEventListener("toggle", load);
+    load();
+  });
+})();
