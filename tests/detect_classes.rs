@@ -288,3 +288,19 @@ fn a_cinder_500_on_the_attachment_update_names_the_instance_the_attachment_and_b
 fn a_cinder_500_retried_into_a_rebuilt_instance_is_not_found() {
     assert!(findings("2024-sosreport-cinder-attachment-500-retried").is_empty());
 }
+
+#[test]
+fn an_exception_in_a_thread_pool_evacuation_worker_is_the_dropped_instances_failure() {
+    let f = only(
+        "2025-kolla-pending-after-finished-threadpool",
+        "pending-after-finished",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("cmp02"));
+    assert_eq!(f.instance_uuids, ["3f8a6d2c-9e1b-4c7a-8d5f-6a2b1c9e0d47"]);
+    assert!(cites(
+        &f,
+        "Exception in evacuation thread: Unknown Error (HTTP 503)"
+    ));
+    assert!(f.explanation.contains("Exception in evacuation thread"));
+    assert!(cites(&f, "exits with status: finished."));
+}
