@@ -349,6 +349,24 @@ fn two_apis_and_three_workers_on_postgres_survive_a_killed_worker() {
         }
         found.insert(*which, a);
     }
+    // The index the second worker built for the killed job, searched through both APIs.
+    let started = Instant::now();
+    loop {
+        let view = get(&base_a, &format!("/api/v1/analyses/{slow_id}"));
+        if view["index"]["state"] == "done" {
+            break;
+        }
+        assert_ne!(view["index"]["state"], "failed", "{view}");
+        assert!(
+            started.elapsed() < Duration::from_secs(90),
+            "index of {slow_id}: {view}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let query = format!("/api/v1/analyses/{slow_id}/search?q=%22build%20instance%22&per_page=5");
+    let (hits_a, hits_b) = (get(&base_a, &query), get(&base_b, &query));
+    assert_eq!(hits_a["total"], 50_000, "{hits_a}");
+    assert_eq!(hits_a, hits_b, "the two APIs search the same index");
     drop(workers);
     drop(api_a);
     drop(api_b);

@@ -69,3 +69,61 @@ fn blob_folder(blobs: &str) -> anyhow::Result<PathBuf> {
         .to_file_path()
         .map_err(|()| anyhow::anyhow!("--blobs {blobs:?}: not an absolute local path"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(store: Option<&str>, blobs: Option<&str>, lease: u64) -> StoreArgs {
+        StoreArgs {
+            store: store.map(str::to_owned),
+            blobs: blobs.map(str::to_owned),
+            lease,
+        }
+    }
+
+    #[test]
+    fn the_default_is_the_embedded_store() {
+        assert!(args(None, None, 10).shared().unwrap().is_none());
+    }
+
+    #[test]
+    fn a_postgres_store_and_a_file_folder_are_read() {
+        let shared = args(
+            Some("postgres://evacdoc:pw@db.internal:5432/evacdoc"),
+            Some("file:///srv/evacdoc%20blobs"),
+            4,
+        )
+        .shared()
+        .unwrap()
+        .unwrap();
+        assert_eq!(shared.blobs, PathBuf::from("/srv/evacdoc blobs"));
+        assert_eq!(shared.lease, Duration::from_secs(4));
+    }
+
+    #[test]
+    fn other_stores_object_storage_and_short_leases_are_refused_with_the_reason() {
+        let cases = [
+            (
+                args(Some("mysql://db/evacdoc"), Some("file:///srv/b"), 10),
+                "only postgres://",
+            ),
+            (
+                args(Some("postgres://db/evacdoc"), Some("s3://bucket"), 10),
+                "object storage is not supported yet",
+            ),
+            (
+                args(Some("postgres://db/evacdoc"), Some("/srv/b"), 10),
+                "--blobs",
+            ),
+            (
+                args(Some("postgres://db/evacdoc"), Some("file:///srv/b"), 1),
+                "at least 2 seconds",
+            ),
+        ];
+        for (args, expected) in cases {
+            let error = args.shared().unwrap_err().to_string();
+            assert!(error.contains(expected), "{error}");
+        }
+    }
+}
