@@ -78,6 +78,8 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// The computes down and the schedulers up, as the guards counted them.
     pub fleet: Fleet,
+    /// What the operator should know before applying (the host not declared fenced).
+    pub warnings: Vec<String>,
 }
 
 /// Why no plan could be made.
@@ -313,7 +315,22 @@ pub fn assemble(
         moves,
         steps,
         fleet,
+        warnings: fencing_warning(host, options).into_iter().collect(),
     }
+}
+
+/// Masakari never fences, and Nova's `down` only says heartbeats stopped: a host that
+/// still runs its instances while they are rebuilt elsewhere has two copies writing the
+/// same volumes and shared disks. `--host-fenced` stays the operator's statement.
+fn fencing_warning(host: &str, options: &RecoveryOptions) -> Option<String> {
+    (!options.host_fenced).then(|| {
+        format!(
+            "{host} is not declared fenced (--host-fenced): evacuating a host that may still \
+             run its instances risks data corruption (two copies writing the same volumes or \
+             shared disks). Nova seeing it down only means its heartbeats stopped; confirm it \
+             is powered off or isolated (`pcs stonith history show`, `crm_mon`, its BMC) first"
+        )
+    })
 }
 
 fn step(method: &str, path: String, why: String) -> Step {

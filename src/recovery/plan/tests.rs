@@ -213,3 +213,34 @@ async fn too_many_computes_down_or_no_scheduler_up_gives_no_plan_and_reads_no_se
         .unwrap_err();
     assert_eq!(error.code(), "no_scheduler_up");
 }
+
+#[tokio::test]
+async fn a_host_not_declared_fenced_is_a_warning_of_the_plan_a_fenced_one_is_not() {
+    let unfenced = plan(&cloud(false), "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(unfenced.warnings.len(), 1);
+    assert!(
+        unfenced.warnings[0].starts_with(
+            "compute-1 is not declared fenced (--host-fenced): evacuating a host that may \
+             still run its instances risks data corruption"
+        ),
+        "{:?}",
+        unfenced.warnings
+    );
+    let report = crate::recovery::RecoveryReport::planned(&unfenced, "cli");
+    assert!(
+        report
+            .text()
+            .contains("  WARNING: compute-1 is not declared fenced")
+    );
+    let fenced = RecoveryOptions {
+        host_fenced: true,
+        ..RecoveryOptions::default()
+    };
+    let fenced = plan(&cloud(false), "compute-1", &fenced).await.unwrap();
+    assert_eq!(fenced.warnings, Vec::<String>::new());
+    let json =
+        serde_json::to_value(crate::recovery::RecoveryReport::planned(&fenced, "cli")).unwrap();
+    assert!(json.get("warnings").is_none(), "{json}");
+}
