@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::cloud::{Cloud, CloudError, CloudVersions, ComputeService, Server};
 use super::guards::{Fleet, GuardError};
 use super::options::RecoveryOptions;
+use super::reenable::set_by_a_recovery;
 
 /// One API call of the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -235,7 +236,7 @@ pub fn assemble(
             "GET",
             format!("/os-services?binary=nova-compute&host={host}"),
             format!(
-                "read: nova-compute on {host} is {}, {}{}",
+                "read: nova-compute on {host} is {}, {}{}{}",
                 if service.up { "up" } else { "down" },
                 if service.enabled {
                     "enabled"
@@ -246,7 +247,8 @@ pub fn assemble(
                     ", forced down"
                 } else {
                     ""
-                }
+                },
+                resumed_from_nova(service, options)
             ),
         ),
         step(
@@ -331,6 +333,22 @@ fn fencing_warning(host: &str, options: &RecoveryOptions) -> Option<String> {
              is powered off or isolated (`pcs stonith history show`, `crm_mon`, its BMC) first"
         )
     })
+}
+
+/// An earlier recovery (the executor's, Masakari's, InstanceHA's), interrupted or not,
+/// is seen in Nova's own state, whatever the journal holds: its disabled reason. What it
+/// left is what this plan reads from Nova: the instances still on the host, and those
+/// rebuilding followed without a second evacuate.
+fn resumed_from_nova(service: &ComputeService, options: &RecoveryOptions) -> String {
+    let reason = service.disabled_reason.as_deref();
+    if service.enabled || !set_by_a_recovery(reason, options) {
+        return String::new();
+    }
+    format!(
+        "; disabled by an earlier recovery ({:?}): resumed from nova's state, only what is \
+         still on the host is moved",
+        reason.unwrap_or_default()
+    )
 }
 
 fn step(method: &str, path: String, why: String) -> Step {
