@@ -110,8 +110,19 @@ async fn no_scheduler_up_is_refused_and_half_the_computes_down_is_not() {
     assert_eq!(action_posts(&bench.nova_access_log()), Vec::<&str>::new());
     bench.sim.shutdown().await;
 
-    // One of two computes down is half, not more: planned.
+    // One of two computes down is half, not more: planned, with the fencing warning
+    // since the host is not declared fenced.
     let bench = Bench::start(fleet(2, 0, ""), false).await;
+    let (planned, code, _) = run_command(&bench, &[]).await;
+    assert_eq!((planned["status"].as_str(), code), (Some("planned"), 0));
+    let warning = planned["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("not declared fenced (--host-fenced)")
+            && warning.contains("risks data corruption"),
+        "{planned}"
+    );
+    let (fenced, _, _) = run_command(&bench, &["--host-fenced"]).await;
+    assert!(fenced.get("warnings").is_none(), "{fenced}");
     let planned = plan(&bench.cloud, "compute-1", &bench.options(false))
         .await
         .unwrap();

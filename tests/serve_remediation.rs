@@ -241,13 +241,22 @@ async fn remediation_is_refused_without_token_confirmation_or_allowed_cloud_and_
 /// The race played in the simulator, its logs analysed by a service that may remediate
 /// on the simulator's cloud: (bench, server, analysis id, `evacuate-400-race` finding id).
 pub(crate) async fn analysed_race() -> (Bench, TestServer, String, String) {
+    analysed_race_with(|_| {}).await
+}
+
+/// [`analysed_race`], the service's executor options changed by `change`.
+async fn analysed_race_with(
+    change: impl FnOnce(&mut evacdoc::recovery::RecoveryOptions),
+) -> (Bench, TestServer, String, String) {
     let notification = uuid::Uuid::new_v4().hyphenated().to_string();
     let bench = race_in_the_sim(&notification).await;
+    let mut options = bench.options(false);
+    change(&mut options);
     let server = TestServer::start_with(|config| {
         config.remediation = RemediationConfig {
             clouds: vec!["evacdoc-sim".into()],
             config_file: Some(bench.clouds_yaml()),
-            options: bench.options(false),
+            options,
         };
     })
     .await;
@@ -385,5 +394,29 @@ async fn a_finding_remediated_over_the_api_brings_the_instances_back_with_its_pr
     );
     assert!(decisions[3].1.starts_with("finished"), "{decisions:#?}");
     server.stop().await;
+    bench.sim.shutdown().await;
+}
+
+/// InstanceHA's guard through the service: a refusal is a 409 with its own code and the
+/// executor's sentence, and nothing is changed on the cloud.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guard_refusal_is_answered_409_with_its_code() {
+    // No compute may be down: the failed host alone is 1 of 3, more than 0 %.
+    let (bench, server, id, finding) = analysed_race_with(|o| o.max_down_percent = 0).await;
+    let (status, body) = remediate(&server, &id, &finding, json!({"host_fenced": true})).await;
+    assert_eq!(status, 409, "{body}");
+    let text = body.to_string();
+    assert!(text.contains("too_many_computes_down"), "{text}");
+    assert!(
+        text.contains("recovery of compute-1 refused: 1 of 3 nova-compute services are down"),
+        "{text}"
+    );
+    assert!(
+        bench
+            .servers()
+            .await
+            .iter()
+            .all(|s| s.host.as_deref() == Some("compute-1") && !s.locked)
+    );
     bench.sim.shutdown().await;
 }

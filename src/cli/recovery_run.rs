@@ -216,7 +216,7 @@ pub fn recover(
             }
             Err(RunError::Journal(error)) => return Err(error.into()),
         };
-        print(args.format, &RecoveryReport::ran(&planned.steps, &ended))?;
+        print(args.format, &RecoveryReport::ran(&planned, &ended))?;
         Ok(if ended.status == RecoveryStatus::Finished {
             ExitCode::SUCCESS
         } else {

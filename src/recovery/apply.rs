@@ -66,6 +66,9 @@ where
         .map(|m| (m.instance.clone(), m.source.clone()))
         .collect();
     let recovery = journal.begin_recovery(&plan.host, source, &moves)?;
+    for warning in &plan.warnings {
+        observer.host_step(&format!("warning: {warning}"));
+    }
     match make_host_down(cloud, plan, options, observer).await {
         HostOutcome::Ready => {}
         HostOutcome::Refused(message) => {

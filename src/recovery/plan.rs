@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::cloud::{Cloud, CloudError, CloudVersions, ComputeService, Server};
 use super::guards::{Fleet, GuardError};
 use super::options::RecoveryOptions;
+use super::reenable::set_by_a_recovery;
 
 /// One API call of the plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -78,6 +79,8 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// The computes down and the schedulers up, as the guards counted them.
     pub fleet: Fleet,
+    /// What the operator should know before applying (the host not declared fenced).
+    pub warnings: Vec<String>,
 }
 
 /// Why no plan could be made.
@@ -233,7 +236,7 @@ pub fn assemble(
             "GET",
             format!("/os-services?binary=nova-compute&host={host}"),
             format!(
-                "read: nova-compute on {host} is {}, {}{}",
+                "read: nova-compute on {host} is {}, {}{}{}",
                 if service.up { "up" } else { "down" },
                 if service.enabled {
                     "enabled"
@@ -244,7 +247,8 @@ pub fn assemble(
                     ", forced down"
                 } else {
                     ""
-                }
+                },
+                resumed_from_nova(service, options)
             ),
         ),
         step(
@@ -313,7 +317,38 @@ pub fn assemble(
         moves,
         steps,
         fleet,
+        warnings: fencing_warning(host, options).into_iter().collect(),
     }
+}
+
+/// Masakari never fences, and Nova's `down` only says heartbeats stopped: a host that
+/// still runs its instances while they are rebuilt elsewhere has two copies writing the
+/// same volumes and shared disks. `--host-fenced` stays the operator's statement.
+fn fencing_warning(host: &str, options: &RecoveryOptions) -> Option<String> {
+    (!options.host_fenced).then(|| {
+        format!(
+            "{host} is not declared fenced (--host-fenced): evacuating a host that may still \
+             run its instances risks data corruption (two copies writing the same volumes or \
+             shared disks). Nova seeing it down only means its heartbeats stopped; confirm it \
+             is powered off or isolated (`pcs stonith history show`, `crm_mon`, its BMC) first"
+        )
+    })
+}
+
+/// An earlier recovery (the executor's, Masakari's, InstanceHA's), interrupted or not,
+/// is seen in Nova's own state, whatever the journal holds: its disabled reason. What it
+/// left is what this plan reads from Nova: the instances still on the host, and those
+/// rebuilding followed without a second evacuate.
+fn resumed_from_nova(service: &ComputeService, options: &RecoveryOptions) -> String {
+    let reason = service.disabled_reason.as_deref();
+    if service.enabled || !set_by_a_recovery(reason, options) {
+        return String::new();
+    }
+    format!(
+        "; disabled by an earlier recovery ({:?}): resumed from nova's state, only what is \
+         still on the host is moved",
+        reason.unwrap_or_default()
+    )
 }
 
 fn step(method: &str, path: String, why: String) -> Step {

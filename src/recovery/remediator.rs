@@ -84,10 +84,15 @@ impl ExecutorRemediator {
                 return Ok(RemediationOutcome {
                     applied: false,
                     summary: format!(
-                        "planned: {} ({} calls, {} moves)",
+                        "planned: {} ({} calls, {} moves){}",
                         remediation.summary,
                         planned.steps.len(),
-                        planned.moves.len()
+                        planned.moves.len(),
+                        planned
+                            .warnings
+                            .iter()
+                            .map(|w| format!("; warning: {w}"))
+                            .collect::<String>()
                     ),
                 });
             }

@@ -27,6 +27,9 @@ pub struct RecoveryReport {
     /// What started it: a finding id, or `cli`.
     pub source: String,
     pub plan: Vec<Step>,
+    /// What the operator should know (the host not declared fenced).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     pub moves: Vec<MoveReport>,
 }
 
@@ -55,6 +58,7 @@ impl RecoveryReport {
             recovery_id: None,
             source: source.to_owned(),
             plan: plan.steps.clone(),
+            warnings: plan.warnings.clone(),
             moves: plan
                 .moves
                 .iter()
@@ -76,7 +80,7 @@ impl RecoveryReport {
     }
 
     /// A run, as the journal ended it.
-    pub fn ran(plan: &[Step], row: &RecoveryRow) -> RecoveryReport {
+    pub fn ran(plan: &Plan, row: &RecoveryRow) -> RecoveryReport {
         RecoveryReport {
             schema: SCHEMA,
             host: row.host.clone(),
@@ -86,7 +90,8 @@ impl RecoveryReport {
             message: row.message.clone(),
             recovery_id: Some(row.id),
             source: row.source.clone(),
-            plan: plan.to_vec(),
+            plan: plan.steps.clone(),
+            warnings: plan.warnings.clone(),
             moves: row
                 .moves
                 .iter()
@@ -112,6 +117,9 @@ impl RecoveryReport {
         }
         if let Some(message) = &self.message {
             let _ = writeln!(out, "  {message}");
+        }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "  WARNING: {warning}");
         }
         let _ = writeln!(out, "\nplan ({} calls):", self.plan.len());
         for (n, step) in self.plan.iter().enumerate() {

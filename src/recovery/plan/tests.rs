@@ -213,3 +213,74 @@ async fn too_many_computes_down_or_no_scheduler_up_gives_no_plan_and_reads_no_se
         .unwrap_err();
     assert_eq!(error.code(), "no_scheduler_up");
 }
+
+#[tokio::test]
+async fn a_host_not_declared_fenced_is_a_warning_of_the_plan_a_fenced_one_is_not() {
+    let unfenced = plan(&cloud(false), "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(unfenced.warnings.len(), 1);
+    assert!(
+        unfenced.warnings[0].starts_with(
+            "compute-1 is not declared fenced (--host-fenced): evacuating a host that may \
+             still run its instances risks data corruption"
+        ),
+        "{:?}",
+        unfenced.warnings
+    );
+    let report = crate::recovery::RecoveryReport::planned(&unfenced, "cli");
+    assert!(
+        report
+            .text()
+            .contains("  WARNING: compute-1 is not declared fenced")
+    );
+    let fenced = RecoveryOptions {
+        host_fenced: true,
+        ..RecoveryOptions::default()
+    };
+    let fenced = plan(&cloud(false), "compute-1", &fenced).await.unwrap();
+    assert_eq!(fenced.warnings, Vec::<String>::new());
+    let json =
+        serde_json::to_value(crate::recovery::RecoveryReport::planned(&fenced, "cli")).unwrap();
+    assert!(json.get("warnings").is_none(), "{json}");
+}
+
+#[tokio::test]
+async fn a_host_an_earlier_recovery_disabled_is_resumed_from_novas_state() {
+    let cloud = cloud(false);
+    {
+        let mut state = cloud.state.lock().unwrap();
+        let service = state.service.as_mut().unwrap();
+        service.enabled = false;
+        service.forced_down = true;
+        service.disabled_reason = Some("Masakari detected host failed.".to_owned());
+        // One instance moved already by that recovery, one still rebuilding.
+        state.servers[0].host = Some("compute-2".to_owned());
+        state.servers[1].task_state = Some("rebuilding".to_owned());
+    }
+    let resumed = plan(&cloud, "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        resumed.steps[0].why,
+        "read: nova-compute on compute-1 is down, disabled, forced down; disabled by an \
+         earlier recovery (\"Masakari detected host failed.\"): resumed from nova's state, \
+         only what is still on the host is moved"
+    );
+    assert!(!resumed.disable, "disabled already");
+    assert_eq!(resumed.moves.len(), 3);
+    assert!(resumed.moves.iter().any(|m| m.evacuating));
+    // An operator's own reason is not a recovery's.
+    cloud
+        .state
+        .lock()
+        .unwrap()
+        .service
+        .as_mut()
+        .unwrap()
+        .disabled_reason = Some("maintenance".to_owned());
+    let again = plan(&cloud, "compute-1", &RecoveryOptions::default())
+        .await
+        .unwrap();
+    assert!(!again.steps[0].why.contains("earlier recovery"));
+}
