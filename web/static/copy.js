@@ -1,5 +1,5 @@
 // evacdoc: Copy buttons and the bug-tracker panel. A <button data-copy="#target"> copies
-// the target's value (or text); a <details> holding <textarea data-src> fills them from
+// the target's value (or text), a <button data-copy-text> its attribute's text; a <details> holding <textarea data-src> fills them from
 // the API when first opened (the redacted text is made on demand, not with every page).
 (function () {
   "use strict";
@@ -27,16 +27,22 @@
     return ok;
   }
 
+  // data-copy="#target" copies the target; data-copy-text="…" copies its own text (a log
+  // line as Markdown), saying so on the button itself.
   document.addEventListener("click", function (event) {
-    var button = event.target.closest ? event.target.closest("[data-copy]") : null;
+    var button = event.target.closest ? event.target.closest("[data-copy], [data-copy-text]") : null;
     if (!button) return;
-    var target = document.querySelector(button.getAttribute("data-copy"));
-    if (!target) return;
-    var text = "value" in target ? target.value : target.textContent;
+    var text = button.getAttribute("data-copy-text");
+    if (text === null) {
+      var target = document.querySelector(button.getAttribute("data-copy"));
+      if (!target) return;
+      text = "value" in target ? target.value : target.textContent;
+    }
     var note = button.parentNode.querySelector(".copied");
     copyText(text, function (ok) {
       button.setAttribute("data-copied", ok ? "yes" : "no");
       if (note) note.textContent = ok ? "Copied." : "Select the text and copy it by hand.";
+      else if (button.hasAttribute("data-copy-text")) button.textContent = ok ? "Copied" : "Copy failed";
     });
   });
 
