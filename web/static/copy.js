@@ -46,6 +46,40 @@
     });
   });
 
+  // The one-step share: make the link through the share API, show it and copy it.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-share-api]") : null;
+    if (!button || button.disabled) return;
+    var panel = button.closest(".share-now");
+    var note = panel.querySelector(".copied");
+    var field = panel.querySelector("input.share-url");
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    button.disabled = true;
+    note.textContent = "Making the link…";
+    var xhr = new XMLHttpRequest();
+    xhr.open("POST", button.getAttribute("data-share-api"));
+    xhr.setRequestHeader("Content-Type", "application/json");
+    xhr.setRequestHeader("x-csrf-token", meta ? meta.getAttribute("content") : "");
+    xhr.onload = function () {
+      var made = null;
+      try { made = JSON.parse(xhr.responseText); } catch (e) { made = null; }
+      if (xhr.status !== 201 || !made || !made.url) {
+        button.disabled = false;
+        note.textContent = (made && made.error) || ("The link could not be made (HTTP " + xhr.status + ").");
+        return;
+      }
+      field.value = window.location.origin + made.url;
+      field.hidden = false;
+      field.select();
+      copyText(field.value, function (ok) {
+        button.setAttribute("data-copied", ok ? "yes" : "no");
+        note.textContent = (ok ? "Copied. " : "Copy it from the box. ") + "It is shown only this once.";
+      });
+    };
+    xhr.onerror = function () { button.disabled = false; note.textContent = "The link could not be made."; };
+    xhr.send(JSON.stringify({ scope: JSON.parse(button.getAttribute("data-share-scope")) }));
+  });
+
   function fill(area) {
     if (area.getAttribute("data-loaded")) return;
     area.setAttribute("data-loaded", "loading");
