@@ -148,6 +148,7 @@ async fn upload_recoveries_finding_and_the_redacted_bug_text_copied_in_chromium(
     let one_step = "button[data-share-api]";
     wait_for(&browser, one_step).await.click().await.unwrap();
     wait_attribute(&browser, one_step, "data-copied", "yes").await;
+    shot(&browser, "workbench-share-one-step.png").await;
     let made = value_of(&browser, "#bug-share-url").await;
     assert!(
         made.starts_with(&server.url("/s/")),
