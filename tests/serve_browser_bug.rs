@@ -144,6 +144,30 @@ async fn upload_recoveries_finding_and_the_redacted_bug_text_copied_in_chromium(
     .await;
     shot(&browser, "workbench-bug-text.png").await;
 
+    // The share link made and copied in one step, shown in the panel, and live.
+    let one_step = "button[data-share-api]";
+    wait_for(&browser, one_step).await.click().await.unwrap();
+    wait_attribute(&browser, one_step, "data-copied", "yes").await;
+    shot(&browser, "workbench-share-one-step.png").await;
+    let made = value_of(&browser, "#bug-share-url").await;
+    assert!(
+        made.starts_with(&server.url("/s/")),
+        "{made} is a whole link"
+    );
+    let shares = server
+        .get_json(&format!("/api/v1/analyses/{id}/shares"))
+        .await;
+    assert_eq!(shares[0]["scope"]["kind"], "finding", "{shares}");
+    assert_eq!(shares[0]["state"], "live", "{shares}");
+    browser.goto(&made).await.unwrap();
+    let public = wait_for(&browser, "main").await.text().await.unwrap();
+    assert!(
+        public.contains("is still in use") && !public.contains("cmp02"),
+        "{public}"
+    );
+    browser.back().await.unwrap();
+    wait_for(&browser, "details#bug-tracker").await;
+
     // A share link, made from the preview and copied.
     wait_for(&browser, "a.share-link")
         .await

@@ -1,11 +1,12 @@
 //! In headless Chromium: one sosreport per node chosen together in the home page's file
 //! input make one analysis; a pasted instance id on its search page shows every line
-//! holding it, the histogram and the facets; a bar zooms, "±30 s" opens every host's
-//! lines around a line.
+//! holding it, the histogram and the facets; a bar zooms, a drag across bars searches
+//! within them, "±30 s" opens every host's lines around a line.
 
 use std::time::{Duration, Instant};
 
 use fantoccini::Locator;
+use fantoccini::actions::{InputSource, MOUSE_BUTTON_LEFT, MouseActions, PointerAction};
 
 use crate::analysis::scenario;
 use crate::serve_api::{TOKEN, TestServer};
@@ -114,6 +115,63 @@ async fn several_sosreports_upload_as_one_and_a_pasted_id_is_searched_in_chromiu
         query.contains("from=") && query.contains("to=") && query.contains(INSTANCE),
         "{query}"
     );
+
+    // A drag from the first bar to the third: the search within their range.
+    browser
+        .goto(&server.url(&format!("/analyses/{id}/search?q={INSTANCE}")))
+        .await
+        .unwrap();
+    wait_for(&browser, "svg.histogram").await;
+    let bars = browser
+        .find_all(Locator::Css("svg.histogram a"))
+        .await
+        .unwrap();
+    assert!(bars.len() >= 3, "{} bars", bars.len());
+    let from = bars[0].attr("data-from").await.unwrap().unwrap();
+    let to = bars[2].attr("data-to").await.unwrap().unwrap();
+    let drag = MouseActions::new("mouse".to_string())
+        .then(PointerAction::MoveToElement {
+            element: bars[0].clone(),
+            duration: None,
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Down {
+            button: MOUSE_BUTTON_LEFT,
+        })
+        .then(PointerAction::MoveToElement {
+            element: bars[2].clone(),
+            duration: Some(Duration::from_millis(100)),
+            x: 0.0,
+            y: 0.0,
+        })
+        .then(PointerAction::Up {
+            button: MOUSE_BUTTON_LEFT,
+        });
+    browser.perform_actions(drag).await.unwrap();
+    let started = Instant::now();
+    let pairs = loop {
+        let url = browser.current_url().await.unwrap();
+        let pairs: Vec<(String, String)> = url.query_pairs().into_owned().collect();
+        if pairs.iter().any(|(k, _)| k == "from") {
+            break pairs;
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{url}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let value = |name: &str| {
+        pairs
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        (value("q"), value("from"), value("to")),
+        (INSTANCE.to_string(), from, to),
+        "{pairs:?}"
+    );
+    wait_for(&browser, "li.log-row").await;
 
     // ±30 s around a line: no query, every host's lines of that minute.
     browser

@@ -292,6 +292,18 @@ async fn the_pages_of_an_uploaded_scenario() {
             .contains(&format!("/analyses/{id}/timeline?instance="))
     );
     assert!(finding.body.contains("wait_period_after_service_update"));
+
+    // Each evidence line's Copy control carries it as Markdown: host, time, the text fenced.
+    let row = between(&finding.body, "<li class=\"log-row", "</li>");
+    let host = between(row, "<span class=\"log-host mono\">", "<");
+    let text = unescape(between(row, "<code class=\"log-text\">", "</code>"));
+    let markdown = unescape(between(row, "data-copy-text=\"", "\""));
+    assert!(markdown.starts_with(&format!("`{host}` 20")), "{markdown}");
+    assert!(markdown.contains(" UTC `"), "{markdown}");
+    assert!(
+        markdown.ends_with(&format!("\n```\n{}\n```\n", text.trim_end())),
+        "{markdown}"
+    );
     assert!(
         finding
             .header(header::CONTENT_SECURITY_POLICY)
@@ -328,6 +340,8 @@ async fn the_pages_of_an_uploaded_scenario() {
     .await;
     assert_eq!(search.status, StatusCode::OK);
     assert!(search.body.contains("<mark>"), "{}", search.body);
+    let hit = unescape(between(&search.body, "data-copy-text=\"", "\""));
+    assert!(hit.contains("evacuate") && hit.contains("\n```\n"), "{hit}");
     assert!(search.body.contains("lines match") || search.body.contains("1 line matches"));
     let bad = get(
         &service,
@@ -509,6 +523,14 @@ async fn a_finding_is_previewed_shared_once_and_revoked_from_the_pages() {
     assert_eq!(public.status, StatusCode::OK, "{}", public.body);
     assert!(public.body.contains("is still in use"));
     assert!(!public.body.contains("node02ob100"));
+    // Its lines come as Markdown too, redacted as shown (the host name is not above), to
+    // select by hand: a public page runs no script.
+    let copied = unescape(between(
+        &public.body,
+        "<pre class=\"line-markdown mono\">",
+        "</pre>",
+    ));
+    assert!(copied.contains("\n```\n"), "{copied}");
     assert!(
         !public.body.contains("csrf"),
         "nothing of the session on a public page"

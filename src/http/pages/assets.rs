@@ -37,6 +37,11 @@ const ASSETS: &[Asset] = &[
         bytes: include_bytes!("../../../web/static/copy.js"),
     },
     Asset {
+        name: "brush.js",
+        content_type: "text/javascript; charset=utf-8",
+        bytes: include_bytes!("../../../web/static/brush.js"),
+    },
+    Asset {
         name: "favicon.svg",
         content_type: "image/svg+xml",
         bytes: include_bytes!("../../../web/static/favicon.svg"),

@@ -12,6 +12,7 @@ use super::format::{
     short_path, shown_time, split_time, text_level_class,
 };
 use super::guard::Viewer;
+use super::line_markdown::{line_markdown, when_shown};
 use super::render::{Chrome, PageError, ok};
 use crate::correlate::Analysis;
 use crate::correlate::recovery_outcome::fully_recovered;
@@ -92,6 +93,8 @@ struct EvidenceRow {
     path: String,
     url: Option<String>,
     text: String,
+    /// The line as Markdown with its host, time and place, for its Copy control.
+    markdown: String,
 }
 
 struct ChangeRow {
@@ -270,7 +273,10 @@ fn evidence(id: &str, analysis: &Analysis, f: &Finding) -> Vec<EvidenceRow> {
         .map(|e| {
             let (date, time) = e.timestamp.as_deref().map(split_time).unwrap_or_default();
             let time = shown_time(time, to_the_second.contains(e.path.as_str()));
+            let location = format!("{}:{}", short_path(&e.path), e.line);
+            let when = when_shown(&date, &time);
             EvidenceRow {
+                markdown: line_markdown(&e.host, &when, &location, &e.text),
                 day: days.at(&date),
                 time,
                 untimed: if analysis.captures.iter().any(|c| c.file == e.path) {
@@ -281,7 +287,7 @@ fn evidence(id: &str, analysis: &Analysis, f: &Finding) -> Vec<EvidenceRow> {
                 level: text_level_class(&e.text),
                 hue: hues.of(&e.host),
                 host: e.host.clone(),
-                location: format!("{}:{}", short_path(&e.path), e.line),
+                location,
                 path: e.path.clone(),
                 url: links.line(&e.path, e.line as u64),
                 text: e.text.clone(),

@@ -17,6 +17,7 @@ mod format;
 mod guard;
 mod home;
 mod kept;
+mod line_markdown;
 mod login;
 mod read_summary;
 mod recoveries_view;

@@ -13,6 +13,7 @@ use super::format::{
     DayBreaks, FileLinks, HostHues, count, marked_html, readable_time, short_path, split_time,
 };
 use super::guard::Viewer;
+use super::line_markdown::{line_markdown, when_shown};
 use super::render::{Chrome, PageError, ok, page as page_with};
 use super::search_parts::{
     FacetGroup, SearchState, around, facet_groups, histogram_svg, width_label,
@@ -82,6 +83,8 @@ struct HitRow {
     around: Option<String>,
     /// The text, HTML-escaped, with `<mark>` around the matches.
     html: String,
+    /// The line as Markdown with its host, time and place, for its Copy control.
+    markdown: String,
 }
 
 /// `GET /analyses/{id}/search`.
@@ -210,7 +213,7 @@ fn fill(
         found.histogram.buckets.last(),
     ) {
         view.histogram_label = format!(
-            "{} – {} UTC, bars of {}; click a bar to zoom",
+            "{} – {} UTC, bars of {}; click a bar or drag across bars to zoom",
             readable_time(&first.start),
             readable_time(&last.end),
             width_label(found.histogram.bucket_seconds)
@@ -224,14 +227,17 @@ fn fill(
         .iter()
         .map(|h| {
             let (date, time) = h.timestamp.as_deref().map(split_time).unwrap_or_default();
+            let location = format!("{}:{}", short_path(&h.path), h.line);
+            let when = when_shown(&date, &time);
             HitRow {
+                markdown: line_markdown(&h.host, &when, &location, &h.text),
                 day: days.at(&date),
                 time,
                 hue: hues.of(&h.host),
                 host: h.host.clone(),
                 service: h.service.clone(),
                 level: h.level.clone().unwrap_or_default(),
-                location: format!("{}:{}", short_path(&h.path), h.line),
+                location,
                 path: h.path.clone(),
                 url: links.and_then(|l| l.line(&h.path, h.line)),
                 around: h.timestamp.as_deref().and_then(|t| around(id, t)),

@@ -1,6 +1,6 @@
 //! The search page's parts beside the hits: the links that change one thing of the
 //! search (a facet, a time range), the facet lists and the histogram drawn as SVG bars
-//! that zoom to their range.
+//! that zoom to their range (a click on one, or a drag across several: static/brush.js).
 
 use std::fmt::Write as _;
 
@@ -129,6 +129,8 @@ pub fn facet_groups(id: &str, state: &SearchState, facets: &Facets) -> Vec<Facet
 
 /// The histogram as inline SVG: one bar per bucket, each a link to the search within
 /// its bucket, with its range and count as its title. Empty when there is no bucket.
+/// The bars carry their range and the SVG the search without one, so a drag across bars
+/// can search within them (static/brush.js).
 pub fn histogram_svg(id: &str, state: &SearchState, histogram: &Histogram) -> String {
     const WIDTH: f64 = 720.0;
     const HEIGHT: f64 = 72.0;
@@ -139,7 +141,8 @@ pub fn histogram_svg(id: &str, state: &SearchState, histogram: &Histogram) -> St
     let most = buckets.iter().map(|b| b.count).max().unwrap_or(0).max(1) as f64;
     let step = WIDTH / buckets.len() as f64;
     let mut svg = format!(
-        r#"<svg class="histogram" viewBox="0 0 {WIDTH} {HEIGHT}" preserveAspectRatio="none" role="img" aria-label="hits over time">"#
+        r#"<svg class="histogram" viewBox="0 0 {WIDTH} {HEIGHT}" preserveAspectRatio="none" role="img" aria-label="hits over time" data-search="{}">"#,
+        escape_html(&state.within("", "").url(id, None))
     );
     for (i, b) in buckets.iter().enumerate() {
         let height = if b.count == 0 {
@@ -157,8 +160,10 @@ pub fn histogram_svg(id: &str, state: &SearchState, histogram: &Histogram) -> St
         );
         let _ = write!(
             svg,
-            r#"<a href="{}"><rect class="slot" x="{:.2}" y="0" width="{:.2}" height="{HEIGHT}"/><rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}"/><title>{}</title></a>"#,
+            r#"<a href="{}" data-from="{}" data-to="{}"><rect class="slot" x="{:.2}" y="0" width="{:.2}" height="{HEIGHT}"/><rect class="bar" x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}"/><title>{}</title></a>"#,
             escape_html(&url),
+            escape_html(&b.start),
+            escape_html(&last_ns),
             i as f64 * step,
             step,
             i as f64 * step + step * 0.1,
@@ -262,6 +267,11 @@ mod tests {
             svg.contains("from=2020-12-08T19%3A51%3A00Z&amp;to=2020-12-08T19%3A51%3A59.999999999Z")
         );
         assert!(svg.contains("2020-12-08 19:51:00 – 2020-12-08 19:52:00: 4"));
+        // What a drag across bars needs: the search without a range, each bar's range.
+        assert!(svg.contains(r#"data-search="/analyses/a1/search""#));
+        assert!(svg.contains(
+            r#"data-from="2020-12-08T19:52:00Z" data-to="2020-12-08T19:52:59.999999999Z""#
+        ));
         assert_eq!(width_label(60), "1 min");
         assert_eq!(width_label(5), "5 s");
     }

@@ -8,6 +8,7 @@ use crate::detect::{Finding, finding_picture};
 use crate::share::{RedactedView, Scope, TimelineScope};
 
 use super::format::{DayBreaks, HostHues, prose_html, readable_time, short_path, split_time};
+use super::line_markdown::{line_markdown, when_shown};
 
 /// The page's content. `base` is where the link's own routes are (`/s/<token>`), or
 /// `None` in a preview (nothing to link to yet).
@@ -60,6 +61,8 @@ pub(crate) struct LineRow {
     pub path: String,
     pub text: String,
     pub more: String,
+    /// The line as Markdown (redacted as shown), for its Copy control.
+    pub markdown: String,
 }
 
 pub(crate) struct ChangeRow {
@@ -251,6 +254,12 @@ fn timeline_block(view: &RedactedView, t: &TimelineScope) -> Option<TimelineBloc
         .into_iter()
         .map(|e| {
             let (date, time) = split_time(&e.timestamp);
+            let markdown = line_markdown(
+                &format!("{} {}", e.host, e.service),
+                &when_shown(&date, &time),
+                &format!("{}:{}", short_path(e.path), e.line),
+                &e.text,
+            );
             LineRow {
                 day: days.at(&date),
                 time,
@@ -260,6 +269,7 @@ fn timeline_block(view: &RedactedView, t: &TimelineScope) -> Option<TimelineBloc
                 path: e.path.to_string(),
                 text: e.text.to_string(),
                 more: e.more.join("\n"),
+                markdown,
             }
         })
         .collect();
@@ -320,6 +330,12 @@ fn finding_block(view: &RedactedView, f: &Finding) -> FindingBlock {
             .iter()
             .map(|e| {
                 let (date, time) = e.timestamp.as_deref().map(split_time).unwrap_or_default();
+                let markdown = line_markdown(
+                    &e.host,
+                    &when_shown(&date, &time),
+                    &format!("{}:{}", short_path(&e.path), e.line),
+                    &e.text,
+                );
                 LineRow {
                     day: days.at(&date),
                     time,
@@ -329,6 +345,7 @@ fn finding_block(view: &RedactedView, f: &Finding) -> FindingBlock {
                     path: e.path.clone(),
                     text: e.text.clone(),
                     more: String::new(),
+                    markdown,
                 }
             })
             .collect(),
