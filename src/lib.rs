@@ -8,6 +8,8 @@
 //! wrong and `triage` attaches the known bugs. `correlate` and `detect` are pure functions
 //! over data.
 
+/// Where uploads, analysis documents and search indexes are kept: a folder, S3 or Swift.
+pub mod blobs;
 /// Joining records into one analysis: events, indexes, joins, clock skew, timelines.
 pub mod correlate;
 /// Detectors: what went wrong, with the evidence.

@@ -198,6 +198,8 @@ fn normalize_auth_type(config: &mut CloudConfig) -> Result<(), CloudError> {
         "password" | "v3password" => "v3password",
         "applicationcredential" | "v3applicationcredential" => "v3applicationcredential",
         "token" | "v3token" => "v3token",
+        // Swift's own v1 auth (tempauth, swauth): only the Swift blob store takes it.
+        "v1password" => "v1password",
         _ => {
             return Err(CloudError::Config(format!(
                 "auth_type '{given}' is not supported (password or v3applicationcredential)"

@@ -241,6 +241,26 @@ impl Api {
             .clone()
     }
 
+    /// The token's secret and when it expires (Unix seconds), for a client that sends
+    /// it itself (the Swift blob store).
+    pub fn token_secret(&self) -> (String, i64) {
+        let token = self.token();
+        let expires = token
+            .auth_info
+            .as_ref()
+            .map_or(i64::MAX, |a| a.token.expires_at.timestamp());
+        (token.token.expose_secret().to_owned(), expires)
+    }
+
+    /// Signs in again unless the token is no longer `seen` (another call renewed it).
+    pub async fn renew_token(&self, seen: &str) -> Result<(), CloudError> {
+        let current = self.token();
+        if current.token.expose_secret() != seen {
+            return Ok(());
+        }
+        self.renew(&current).await
+    }
+
     /// Signs in again unless another call did since `refused` was sent.
     async fn renew(&self, refused: &AuthToken) -> Result<(), CloudError> {
         let _one = self.inner.renewing.lock().await;
