@@ -11,6 +11,7 @@ mod evacuate_400_chain;
 pub(crate) mod evacuate_400_race;
 mod evacuation_race_risk;
 mod evidence;
+mod explained;
 pub mod finding;
 mod force_up_refused;
 mod hostmonitor_join_epoch;
