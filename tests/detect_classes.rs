@@ -304,3 +304,36 @@ fn an_exception_in_a_thread_pool_evacuation_worker_is_the_dropped_instances_fail
     assert!(f.explanation.contains("Exception in evacuation thread"));
     assert!(cites(&f, "exits with status: finished."));
 }
+
+#[test]
+fn an_evacuation_before_the_host_was_fenced_names_the_host_the_first_call_and_the_late_fencing() {
+    let all = findings("2024-sosreport-evacuated-unfenced");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only("2024-sosreport-evacuated-unfenced", "evacuated-unfenced");
+    assert_eq!(f.severity, evacdoc::detect::Severity::Warning);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-1"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("3f9d2b6e-8a1c-4e57-b0d3-6c2a9e4f1b87")
+    );
+    assert_eq!(f.instance_uuids.len(), 2);
+    assert!(cites(
+        &f,
+        "Call evacuate command for instance 5c8e1a3f-2b7d-4e96-8a40-1f3d9c6b2e75"
+    ));
+    // The fencing that succeeded only after the evacuation, and the two failures before.
+    assert!(cites(&f, "completed='2024-05-21 10:05:58Z'"));
+    assert!(cites(&f, "reboot of compute-1 failed"));
+    assert!(
+        f.summary
+            .contains("only 2 min 23 s after the first evacuation"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("2 fencing record(s)"), "{}", f.summary);
+}
+
+#[test]
+fn an_evacuation_after_the_host_was_fenced_is_not_found() {
+    assert!(findings("2024-sosreport-evacuated-after-fencing").is_empty());
+}

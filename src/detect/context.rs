@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::correlate::Analysis;
 use crate::correlate::recovery::Recovery;
+use crate::detect::explained::explained_notifications;
 use crate::detect::{DETECTORS, Finding};
 use crate::model::{Event, Uuid};
 
@@ -61,6 +62,11 @@ impl Ownership {
         }
         owners
     }
+
+    /// The notifications whose recoveries handled `instance`.
+    pub fn handlers_of(&self, instance: &Uuid) -> &[Uuid] {
+        self.instances.get(instance).map_or(&[], Vec::as_slice)
+    }
 }
 
 impl<'a> DetectContext<'a> {
@@ -108,13 +114,19 @@ impl<'a> DetectContext<'a> {
 }
 
 /// Detectors that explain a recovery's failure: when one of them fires for a
-/// notification, `recovery-failed` says nothing more about it.
-pub const FAILURE_CLASSES: [&str; 5] = [
+/// notification (or for the instances its recovery evacuated), `recovery-failed` says
+/// nothing more about it. Not listed: detectors of what comes before a notification
+/// (monitors, rejected notifications: no recovery exists) or after a recovery (a compute
+/// refusing to start, a refused force-up: the recovery's own end is another matter).
+pub const FAILURE_CLASSES: &[&str] = &[
     "evacuate-400-race",
     "pending-after-finished",
     "bfv-evacuation-delay",
     "notification-stuck-running",
     "duplicate-host-flows",
+    "source-restart-mid-evacuation",
+    "rebuild-rpc-mismatch",
+    "cinder-attachment-500",
 ];
 
 /// Runs every registered detector.
@@ -124,13 +136,15 @@ pub fn run_all(analysis: &Analysis, options: &DetectOptions) -> Vec<Finding> {
     use rayon::prelude::*;
     let per_detector: Vec<Vec<Finding>> = DETECTORS.par_iter().map(|d| d.detect(&ctx)).collect();
     let mut findings: Vec<Finding> = per_detector.into_iter().flatten().collect();
-    // A failure one of the three classes explains is not reported again as generic.
-    let explained: Vec<Option<String>> = findings
-        .iter()
-        .filter(|f| FAILURE_CLASSES.contains(&f.detector))
-        .map(|f| f.notification_id.clone())
-        .collect();
-    findings.retain(|f| f.detector != "recovery-failed" || !explained.contains(&f.notification_id));
+    // A failure one of the failure classes explains is not reported again as generic.
+    let explained = explained_notifications(&ctx.owners, &findings);
+    findings.retain(|f| {
+        f.detector != "recovery-failed"
+            || !f
+                .notification_id
+                .as_ref()
+                .is_some_and(|n| explained.contains(n))
+    });
     // One finding per cause: repeated warnings of one cause do not bury the critical ones.
     crate::detect::repeated::merge_repeated(findings)
 }

@@ -9,8 +9,10 @@ pub(crate) mod context;
 mod duplicate_host_flows;
 mod evacuate_400_chain;
 pub(crate) mod evacuate_400_race;
+mod evacuated_unfenced;
 mod evacuation_race_risk;
 mod evidence;
+mod explained;
 pub mod finding;
 mod force_up_refused;
 mod hostmonitor_join_epoch;
@@ -62,6 +64,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &source_restart_mid_evacuation::SourceRestartMidEvacuation,
     &rebuild_rpc_mismatch::RebuildRpcMismatch,
     &cinder_attachment_500::CinderAttachment500,
+    &evacuated_unfenced::EvacuatedUnfenced,
     &recovery_failed::RecoveryFailed,
 ];
 

@@ -195,6 +195,14 @@ fn container_log(rel: &str) -> Option<Service> {
     None
 }
 
+/// A sos command output of the cluster evacdoc reads: a file right in
+/// `sos_commands/pacemaker/`.
+fn cluster_command(lower: &str) -> bool {
+    lower
+        .strip_prefix("sos_commands/pacemaker/")
+        .is_some_and(|name| !name.contains('/'))
+}
+
 /// The role of `rel`, a path inside a host folder (`var/log/nova/nova-compute.log`).
 pub fn role_of(rel: &str) -> Role {
     let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -225,6 +233,9 @@ pub fn role_of(rel: &str) -> Role {
             n if evacdoc_parsers::clock::tool_of(n).is_some() => Role::Clock,
             "hostname" => Role::Hostname,
             _ if lower.contains("/openstack") || lower.contains("masakari") => Role::MaybeCapture,
+            // The cluster's own commands (`pcs stonith history show`, `crm_mon`), not
+            // crm_report's copies of whole logs below them.
+            _ if cluster_command(&lower) => Role::MaybeCapture,
             _ => Role::Ignored("sos command output evacdoc does not read"),
         };
     }
@@ -570,6 +581,14 @@ mod tests {
         assert!(matches!(role_of("var/log/wtmp"), Role::Ignored(_)));
         assert!(matches!(
             role_of("sos_commands/block/lsblk"),
+            Role::Ignored(_)
+        ));
+        assert_eq!(
+            role_of("sos_commands/pacemaker/pcs_stonith_history_show"),
+            Role::MaybeCapture
+        );
+        assert!(matches!(
+            role_of("sos_commands/pacemaker/crm_report/ctl-1/cib.xml"),
             Role::Ignored(_)
         ));
     }

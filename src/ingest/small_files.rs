@@ -183,7 +183,18 @@ pub(crate) fn read_captures(
         return;
     }
     if let Some(text) = read_small(p, skipped) {
-        let found = evacdoc_parsers::capture::parse_captures(&text);
+        let mut found = evacdoc_parsers::capture::parse_captures(&text);
+        // sos's `pcs stonith history show` with no line is a history with no fencing:
+        // evidence as much as a listing (only its file name says what it is).
+        if found.is_empty()
+            && p.inner
+                .ends_with("sos_commands/pacemaker/pcs_stonith_history_show")
+        {
+            found.push(evacdoc_parsers::capture::Capture::FenceHistory {
+                complete: true,
+                actions: Vec::new(),
+            });
+        }
         if found.is_empty() {
             return;
         }

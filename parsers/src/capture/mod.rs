@@ -2,7 +2,8 @@
 //! logs: `notification show|list`, `notification vmove list|show`, `server show`,
 //! `server event list [--long]`, `volume show` and `volume attachment list`, in the
 //! default table format (cliff/prettytable borders, `--fit-width` wrapped cells, `grep`ped
-//! rows without borders), `-f json`, `-f yaml` and, for lists, `-f value`.
+//! rows without borders), `-f json`, `-f yaml` and, for lists, `-f value`; and the
+//! cluster around it: Pacemaker's fencing history.
 //!
 //! Captures are recognised by their content, never by the file name. A file may hold
 //! several, each optionally preceded by its command line (`$ openstack server show …`);
@@ -13,6 +14,7 @@
 //! Captures are small, so the records own their data. Nothing here panics.
 
 mod command;
+mod fencing;
 mod fields;
 mod migration;
 mod notification;
@@ -26,6 +28,7 @@ mod testutil;
 mod vmove;
 mod volume;
 
+pub use fencing::{FenceAction, FenceState, is_complete_history, parse_fence_history};
 pub use migration::Migration;
 pub use notification::{Notification, NotificationRow, ProgressDetail, WorkflowTask};
 pub use scan::{parse_capture, parse_captures};
@@ -64,6 +67,15 @@ pub enum Capture {
     VolumeAttachments(Vec<VolumeAttachment>),
     /// `openstack server migration list` (or `nova migration-list`, `os-migrations`).
     Migrations(Vec<Migration>),
+    /// Pacemaker's fencing history (`pcs stonith history show`, `stonith_admin --history`,
+    /// crm_mon's `Fencing History`).
+    FenceHistory {
+        /// Whether it lists every action, the successful ones included (not crm_mon's
+        /// default `Failed Fencing Actions` / `Pending Fencing Actions` sections).
+        complete: bool,
+        /// The actions, in the order printed.
+        actions: Vec<FenceAction>,
+    },
 }
 
 /// The steps below [`parse_captures`], for the fuzz targets in `parsers/fuzz`: not API.

@@ -107,10 +107,20 @@ pub fn parse_capture(text: &str) -> Option<Capture> {
 /// ```
 pub fn parse_captures(text: &str) -> Vec<Capture> {
     let bytes = text.as_bytes();
-    if !SIGNATURES.iter().any(|s| memmem::find(bytes, s).is_some()) {
-        return Vec::new();
+    let mut out = if SIGNATURES.iter().any(|s| memmem::find(bytes, s).is_some()) {
+        Scanner::new(text).run()
+    } else {
+        Vec::new()
+    };
+    // Captures of the cluster around OpenStack carry none of its signatures.
+    let fencing = super::fencing::parse_fence_history(text);
+    if !fencing.is_empty() {
+        out.push(Capture::FenceHistory {
+            complete: super::fencing::is_complete_history(text),
+            actions: fencing,
+        });
     }
-    Scanner::new(text).run()
+    out
 }
 
 /// One document of a capture, before its command is known.

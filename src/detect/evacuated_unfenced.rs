@@ -1,0 +1,266 @@
+//! `evacuated-unfenced`: Masakari evacuated a host's instances while nothing in the bundle
+//! says the host was fenced first. Masakari never fences: it trusts the monitor, and an
+//! evacuation of a host that is still running (cut off from the network, hung, or half
+//! up) starts a second copy of each instance on the same disks or volumes: data
+//! corruption. With Pacemaker the fencing is on record in its history
+//! (`pcs stonith history show` in a sosreport's `sos_commands/pacemaker/`, crm_mon's
+//! `Fencing History`: `reboot of <host> successful: … completed='…'`,
+//! lib/fencing/st_output.c in Pacemaker 2.1.2 and 2.1.9).
+//!
+//! Inputs: Masakari engine logs (the evacuate calls); a complete fencing history capture
+//! (`pcs stonith history show`; crm_mon's default sections list only failed and pending
+//! actions; without one the absence of a record proves nothing and nothing is reported).
+//! Pacemaker's log lines of fencing are not read: syslog's and pacemaker.log's times
+//! carry no year, which evacdoc does not resolve.
+//!
+//! Logic (measuring): per host-failure recovery with evacuate calls, the first call; the
+//! fencing records of its host (names compared without their domain); a successful
+//! `reboot` or `off` completed between an hour before the recovery's first line and the
+//! first call fences it. Telling: a recovery with none is a warning, with the fencing
+//! that came too late or failed when there is some.
+
+use crate::correlate::recovery::{CallAction, Recovery};
+use crate::correlate::timeline::utc;
+use crate::detect::evidence::{self, host_name, of_events};
+use crate::detect::finding::{Evidence, Finding, Remediation, Severity};
+use crate::detect::{DetectContext, Detector};
+use crate::model::{EventId, Uuid};
+use evacdoc_parsers::capture::{Capture, FenceState};
+
+/// The detector.
+#[derive(Debug)]
+pub struct EvacuatedUnfenced;
+
+/// How long before a recovery's first line a fencing still counts for it: the cluster
+/// fences the host when it loses it, Masakari hears of it at about the same time.
+const FENCE_LOOKBACK_NANOS: i64 = 3_600 * 1_000_000_000;
+
+/// One fencing record of a host, from a history capture.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FenceRecord {
+    /// The fenced node as written.
+    pub target: String,
+    /// Whether it succeeded (`reboot` or `off`, `successful` / `OK`).
+    pub fenced: bool,
+    /// When it completed (UTC nanoseconds), when known.
+    pub time: Option<i64>,
+    /// Where it is written.
+    pub evidence: Evidence,
+}
+
+/// A recovery that evacuated a host nothing shows fenced before.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unfenced {
+    /// The failed host.
+    pub host: String,
+    /// The notification.
+    pub notification: Uuid,
+    /// Masakari's first evacuate call.
+    pub first_call: EventId,
+    /// The instances it evacuated.
+    pub instances: Vec<Uuid>,
+    /// The host's other fencing records: too late, failed or pending.
+    pub others: Vec<FenceRecord>,
+}
+
+fn is_fencing(action: &str) -> bool {
+    matches!(action, "reboot" | "off")
+}
+
+fn short(host: &str) -> String {
+    host.split('.').next().unwrap_or(host).to_ascii_lowercase()
+}
+
+/// Every fencing record of the bundle's history captures, and whether one of them is
+/// complete (would list a successful fencing).
+pub fn fence_records(ctx: &DetectContext<'_>) -> (Vec<FenceRecord>, bool) {
+    let analysis = ctx.analysis;
+    let mut out = Vec::new();
+    let mut history = false;
+    for c in &analysis.captures {
+        let Capture::FenceHistory { complete, actions } = &c.capture else {
+            continue;
+        };
+        history |= complete;
+        let records = actions.iter().map(|a| FenceRecord {
+            target: a.target.clone(),
+            fenced: a.state == FenceState::Successful && is_fencing(&a.action),
+            time: a.completed,
+            evidence: Evidence {
+                path: c.file.clone(),
+                line: a.line,
+                host: String::new(),
+                timestamp: a.completed.map(utc),
+                text: a.text.clone(),
+            },
+        });
+        // crm_mon repeats what the full history lists.
+        for r in records {
+            let seen = out.iter().any(|o: &FenceRecord| {
+                (&o.target, o.fenced, o.time) == (&r.target, r.fenced, r.time)
+            });
+            if !seen {
+                out.push(r);
+            }
+        }
+    }
+    (out, history)
+}
+
+/// The first evacuate call of `recovery` and the instances evacuated.
+fn first_call(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<(EventId, Vec<Uuid>)> {
+    let calls: Vec<_> = recovery
+        .attempts
+        .iter()
+        .flat_map(|a| a.calls_of(CallAction::Evacuate, None))
+        .collect();
+    let first = calls
+        .iter()
+        .map(|c| c.event)
+        .min_by_key(|&e| ctx.analysis.events.get(e as usize).map(|e| e.time))?;
+    let mut instances: Vec<Uuid> = Vec::new();
+    for i in calls.iter().filter_map(|c| c.instance) {
+        if !instances.contains(&i) {
+            instances.push(i);
+        }
+    }
+    Some((first, instances))
+}
+
+/// Measures every recovery that evacuated a host with no fencing on record before.
+pub fn measure(ctx: &DetectContext<'_>) -> Vec<Unfenced> {
+    let (records, history) = fence_records(ctx);
+    if !history {
+        return Vec::new();
+    }
+    let analysis = ctx.analysis;
+    let mut out = Vec::new();
+    for r in ctx.host_failures() {
+        let Some(host) = r.failed_host.clone() else {
+            continue;
+        };
+        let Some((first, instances)) = first_call(ctx, r) else {
+            continue;
+        };
+        let Some(call_time) = analysis.events.get(first as usize).map(|e| e.time) else {
+            continue;
+        };
+        let from = r.window(analysis).map_or(call_time, |(start, _)| start) - FENCE_LOOKBACK_NANOS;
+        let of_host: Vec<&FenceRecord> = records
+            .iter()
+            .filter(|f| short(&f.target) == short(&host))
+            .collect();
+        let fenced_before = of_host
+            .iter()
+            .any(|f| f.fenced && f.time.is_some_and(|t| t >= from && t <= call_time));
+        if fenced_before {
+            continue;
+        }
+        out.push(Unfenced {
+            host,
+            notification: r.notification,
+            first_call: first,
+            instances,
+            others: of_host.into_iter().cloned().collect(),
+        });
+    }
+    out
+}
+
+impl Detector for EvacuatedUnfenced {
+    fn id(&self) -> &'static str {
+        "evacuated-unfenced"
+    }
+
+    fn doc(&self) -> &'static str {
+        "Masakari evacuated a host's instances while the cluster's fencing history shows no \
+         successful fencing of that host before the first evacuation: a data-corruption risk."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        measure(ctx).iter().map(|u| self.tell(ctx, u)).collect()
+    }
+}
+
+impl EvacuatedUnfenced {
+    /// What the host's other records say, in a sentence (empty when there are none).
+    fn others_said(ctx: &DetectContext<'_>, u: &Unfenced) -> String {
+        let call_time = ctx
+            .analysis
+            .events
+            .get(u.first_call as usize)
+            .map_or(0, |e| e.time);
+        let late = u
+            .others
+            .iter()
+            .filter(|f| f.fenced)
+            .filter_map(|f| f.time)
+            .filter(|&t| t > call_time)
+            .min();
+        let failed = u.others.iter().filter(|f| !f.fenced).count();
+        let mut said = String::new();
+        if let Some(t) = late {
+            said += &format!(
+                " The cluster fenced {} only {} after the first evacuation.",
+                u.host,
+                evidence::duration(t - call_time)
+            );
+        }
+        if failed > 0 {
+            said += &format!(
+                " {failed} fencing record(s) of {} did not succeed (failed or pending).",
+                u.host
+            );
+        }
+        said
+    }
+
+    fn tell(&self, ctx: &DetectContext<'_>, u: &Unfenced) -> Finding {
+        let analysis = ctx.analysis;
+        let host = &u.host;
+        let mut evidence = of_events(analysis, [u.first_call]);
+        evidence.extend(u.others.iter().take(4).map(|f| f.evidence.clone()));
+        let engine_host = analysis
+            .events
+            .get(u.first_call as usize)
+            .map(|e| host_name(analysis, e))
+            .unwrap_or_default();
+        let others = Self::others_said(ctx, u);
+        Finding {
+            id: format!("{}:{}", self.id(), u.notification).into(),
+            detector: self.id(),
+            severity: Severity::Warning,
+            title: format!(
+                "Instances of {host} were evacuated with no record of {host} being fenced first"
+            ),
+            summary: format!(
+                "Masakari (on {engine_host}) evacuated {} instance(s) of {host} for notification {}, and the \
+                 cluster's fencing history has no successful reboot or off of {host} before the first \
+                 evacuation.{others}",
+                u.instances.len(),
+                u.notification
+            ),
+            failed_host: Some(host.clone()),
+            instance_uuids: u.instances.iter().map(|i| i.to_string()).collect(),
+            notification_id: Some(u.notification.to_string()),
+            request_ids: evidence::request_ids(analysis, &[u.first_call]),
+            window: evidence::window(analysis, &[u.first_call]),
+            evidence,
+            explanation: format!(
+                "Masakari does not fence: it evacuates on the monitor's word that {host} is down. If {host} was \
+                 still running (isolated from the network, hung, or coming back), each evacuated instance now \
+                 runs twice on the same disks or volumes, which corrupts them. Pacemaker records every fencing \
+                 it does; the bundle's fencing history shows none of {host} that completed before Masakari's \
+                 first evacuate call."
+            ),
+            remediation: Remediation::advice(format!(
+                "Check now that {host} is powered off or isolated (its BMC, the switch port) and that none of the \
+                 evacuated instances also runs there; then configure STONITH for the compute nodes (pacemaker-remote \
+                 with a fence device) so that the cluster fences a failed host before Masakari is notified, and \
+                 keep Masakari's wait_period_after_service_update longer than the fencing takes."
+            )),
+            known_bugs: Vec::new(),
+            highlights: Vec::new(),
+        }
+    }
+}
