@@ -48,22 +48,37 @@ fn decoding_threads() -> u32 {
 /// Errors are for the file that cannot be opened; a stream that turns out damaged
 /// fails later, in `read`.
 pub fn open_decompressed(path: &Path) -> Result<(Compression, Box<dyn Read + Send>), IngestError> {
-    let io = |source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
+    let (mut file, size) = open_file(path)?;
+    let magic = read_head(&mut file, 6).map_err(|source| io_error(path, source))?;
+    decompressing(path, size, magic, file)
+}
+
+/// Opens a file to read (never a folder): the one place ingest opens an input file,
+/// with its size on disk.
+pub(super) fn open_file(path: &Path) -> Result<(File, u64), IngestError> {
+    #[cfg(test)]
+    opens::count();
+    let file = File::open(path).map_err(|source| io_error(path, source))?;
+    let meta = file.metadata().map_err(|source| io_error(path, source))?;
     if meta.is_dir() {
         return Err(IngestError::IsDirectory {
             path: path.to_path_buf(),
         });
     }
-    let size = meta.len();
-    let mut file = File::open(path).map_err(io)?;
-    let head = read_head(&mut file, 6).map_err(io)?;
-    let compression = detect_compression(&head);
-    // Put the sniffed bytes back in front of the rest of the file.
-    let raw = BufReader::with_capacity(64 << 10, std::io::Cursor::new(head).chain(file));
+    Ok((file, meta.len()))
+}
+
+/// The decompressed content of `rest`, a file of `size` bytes whose first bytes
+/// (`magic`, six are enough) were read already and go back in front.
+pub(super) fn decompressing(
+    path: &Path,
+    size: u64,
+    magic: Vec<u8>,
+    rest: File,
+) -> Result<(Compression, Box<dyn Read + Send>), IngestError> {
+    let io = |source| io_error(path, source);
+    let compression = detect_compression(&magic);
+    let raw = BufReader::with_capacity(64 << 10, std::io::Cursor::new(magic).chain(rest));
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(raw),
         Compression::Gzip => Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw))),
@@ -79,6 +94,32 @@ pub fn open_decompressed(path: &Path) -> Result<(Compression, Box<dyn Read + Sen
         Compression::Bzip2 => Box::new(BufReader::new(bzip2::bufread::MultiBzDecoder::new(raw))),
     };
     Ok((compression, reader))
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> IngestError {
+    IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Files opened by this thread, for the tests that check each input is opened once.
+#[cfg(test)]
+pub(crate) mod opens {
+    use std::cell::Cell;
+
+    thread_local! {
+        static OPENS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn count() {
+        OPENS.with(|n| n.set(n.get() + 1));
+    }
+
+    /// Files opened by this thread so far.
+    pub(crate) fn so_far() -> usize {
+        OPENS.with(Cell::get)
+    }
 }
 
 /// The decompressed content of one file.

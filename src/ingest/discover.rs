@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::IngestError;
 use super::IngestLimits;
-use super::archive::{detect_archive, extract_partial};
+use super::archive::{OpenedArchive, extract_opened, open_archive};
 use super::limits::{LimitKind, LimitUnit};
 
 /// A file found in an input.
@@ -158,10 +158,10 @@ pub fn discover_within(
                 .unwrap_or_default();
             // A single file or an archive: its content appears under its own name, so
             // that two inputs never collide.
-            match detect_archive(input)? {
-                Some(_) => {
+            match open_archive(input)? {
+                Some(archive) => {
                     let prefix = format!("{}/", archive_stem(&name));
-                    if let Err(error) = unpacker.unpack(input, &prefix, 0, &mut found) {
+                    if let Err(error) = unpacker.unpack(archive, &prefix, 0, &mut found) {
                         // The message names the archive by its place in the bundle.
                         return Err(IngestError::InBundle {
                             message: found.in_bundle(&error.to_string()),
@@ -195,7 +195,7 @@ impl Unpacker<'_> {
     /// came before it, which is walked, and is listed as skipped.
     fn unpack(
         &mut self,
-        archive: &Path,
+        archive: OpenedArchive,
         prefix: &str,
         depth: usize,
         found: &mut Found,
@@ -208,8 +208,9 @@ impl Unpacker<'_> {
             source,
         })?;
         let limits = self.limits.for_extract(self.bytes_left, self.entries_left);
-        let mut report = extract_partial(archive, &dest, &limits)?;
-        report.stopped = report.stopped.map(|stop| self.budget_error(archive, stop));
+        let path = archive.path().to_path_buf();
+        let mut report = extract_opened(archive, &dest, &limits)?;
+        report.stopped = report.stopped.map(|stop| self.budget_error(&path, stop));
         self.bytes_left = self.bytes_left.saturating_sub(report.consumed);
         self.entries_left = self.entries_left.saturating_sub(report.entries);
         let label = prefix.trim_end_matches('/').to_string();
@@ -318,7 +319,7 @@ impl Unpacker<'_> {
                 } else if file_type.is_file() {
                     let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
                     if archive_name(&name) {
-                        match detect_archive(&path) {
+                        match open_archive(&path) {
                             Ok(Some(_)) if depth >= self.limits.max_depth => {
                                 let max = self.limits.max_depth;
                                 found.skipped.push((
@@ -329,9 +330,9 @@ impl Unpacker<'_> {
                                 ));
                                 continue;
                             }
-                            Ok(Some(_)) => {
+                            Ok(Some(archive)) => {
                                 let inner = format!("{prefix}{}/", archive_stem(&name));
-                                if let Err(error) = self.unpack(&path, &inner, depth, found) {
+                                if let Err(error) = self.unpack(archive, &inner, depth, found) {
                                     let reason = found.in_bundle(&error.to_string());
                                     found.skipped.push((rel, reason));
                                 }
@@ -381,6 +382,52 @@ mod tests {
         assert_eq!(archive_stem("juju-crashdump-1.tar.gz"), "juju-crashdump-1");
         assert!(archive_name("bundle.zip"));
         assert!(!archive_name("nova-compute.log.2.gz"));
+    }
+
+    /// A gzipped tar of `files` (name, content).
+    fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, data) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            builder.append_data(&mut header, name, *data).unwrap();
+        }
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar).unwrap();
+        gz.finish().unwrap()
+    }
+
+    const LOG: &[u8] =
+        b"2026-03-02 10:00:00.000 1 INFO masakari.engine.manager [-] Processing notification\n";
+
+    #[test]
+    fn each_archive_is_opened_once_nested_ones_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = tar_gz(&[("var/log/masakari/masakari-engine.log", LOG)]);
+        let outer = tar_gz(&[
+            ("sosreport-ctl1/sosreport-cmp1.tar.gz", &inner),
+            ("sosreport-ctl1/var/log/nova/nova-compute.log", LOG),
+        ]);
+        let bundle = dir.path().join("case-01.tar.gz");
+        std::fs::write(&bundle, &outer).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let before = crate::ingest::decompress::opens::so_far();
+        let found = discover(&[bundle], work.path()).unwrap();
+        let opened = crate::ingest::decompress::opens::so_far() - before;
+        let rels: Vec<&str> = found.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(
+            rels,
+            [
+                "case-01/sosreport-ctl1/sosreport-cmp1/var/log/masakari/masakari-engine.log",
+                "case-01/sosreport-ctl1/var/log/nova/nova-compute.log",
+            ]
+        );
+        assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+        // The bundle once and the archive inside it once: sniffed, then read from the
+        // same reader. The logs are opened later, by the reading pass.
+        assert_eq!(opened, 2);
     }
 
     #[test]
