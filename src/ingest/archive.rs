@@ -21,9 +21,9 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::IngestError;
 use super::decompress::{Compression, decompressing, detect_compression, open_file, read_head};
 use super::limits::{LimitKind, LimitUnit};
+use super::{IngestError, Named};
 use sink::Sink;
 
 /// The container format of an archive; its compression is separate.
@@ -106,7 +106,8 @@ pub struct ExtractReport {
 /// An archive opened once and recognised by its first bytes, ready for
 /// [`extract_opened`]: nothing opens or sniffs the file again.
 pub struct OpenedArchive {
-    path: PathBuf,
+    /// The archive's name in messages.
+    name: PathBuf,
     kind: ArchiveKind,
     compression: Compression,
     /// Size on disk, for the ratio bound.
@@ -125,7 +126,7 @@ enum Content {
 impl std::fmt::Debug for OpenedArchive {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenedArchive")
-            .field("path", &self.path)
+            .field("name", &self.name)
             .field("kind", &self.kind)
             .field("compression", &self.compression)
             .finish()
@@ -133,9 +134,9 @@ impl std::fmt::Debug for OpenedArchive {
 }
 
 impl OpenedArchive {
-    /// The archive's path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The archive's name in messages.
+    pub fn name(&self) -> &Path {
+        &self.name
     }
 
     /// Its container format.
@@ -152,12 +153,9 @@ impl OpenedArchive {
 /// Opens `path` and says whether it is an archive, by content: `ustar` at offset 257
 /// of the decompressed stream for tar, `PK` headers for zip. A compressed log is not
 /// one (`None`, and the file is closed again).
-pub fn open_archive(path: &Path) -> Result<Option<OpenedArchive>, IngestError> {
-    let (mut file, size) = open_file(path)?;
-    let io = |source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+pub fn open_archive(archive: Named<'_>) -> Result<Option<OpenedArchive>, IngestError> {
+    let (mut file, size) = open_file(archive)?;
+    let io = |source| archive.io_error(source);
     let magic = read_head(&mut file, 6).map_err(io)?;
     let compression = detect_compression(&magic);
     let (head, content) = if compression == Compression::None {
@@ -169,12 +167,12 @@ pub fn open_archive(path: &Path) -> Result<Option<OpenedArchive>, IngestError> {
         file.seek(SeekFrom::Start(0)).map_err(io)?;
         (head, Content::File(file))
     } else {
-        let (_, mut reader) = decompressing(path, size, magic, file)?;
+        let (_, mut reader) = decompressing(archive, size, magic, file)?;
         // A stream damaged after its first block is still an archive: extraction
         // reports the damage. One that gives not a byte is no archive and no log
         // either: say why rather than skip it unnamed.
         let head = read_head(&mut reader, 512).map_err(|error| IngestError::Damaged {
-            path: path.to_path_buf(),
+            path: archive.name.to_path_buf(),
             reason: format!("{compression:?} stream unreadable from its start: {error}")
                 .to_lowercase(),
         })?;
@@ -182,7 +180,7 @@ pub fn open_archive(path: &Path) -> Result<Option<OpenedArchive>, IngestError> {
         (head, Content::Stream(Box::new(stream)))
     };
     Ok(archive_kind(&head).map(|kind| OpenedArchive {
-        path: path.to_path_buf(),
+        name: archive.name.to_path_buf(),
         kind,
         compression,
         size,
@@ -200,41 +198,42 @@ fn archive_kind(head: &[u8]) -> Option<ArchiveKind> {
     }
 }
 
-/// Opens and extracts the archive at `path` into `dest` (created if missing). See the
-/// module documentation for what is an error and what is reported.
+/// Opens and extracts the archive at `path` into `dest` (created if missing), both
+/// named by their paths. See the module documentation for what is an error and what is
+/// reported.
 pub fn extract(
     path: &Path,
     dest: &Path,
     limits: &ExtractLimits,
 ) -> Result<ExtractReport, IngestError> {
-    let Some(archive) = open_archive(path)? else {
+    let Some(archive) = open_archive(Named::as_given(path))? else {
         return Err(IngestError::NotAnArchive {
             path: path.to_path_buf(),
         });
     };
-    let mut report = extract_opened(archive, dest, limits)?;
+    let mut report = extract_opened(archive, Named::as_given(dest), limits)?;
     match report.stopped.take() {
         Some(limit) => Err(limit),
         None => Ok(report),
     }
 }
 
-/// Extracts an archive [`open_archive`] opened into `dest`. A limit that stops the
-/// extraction is reported in [`ExtractReport::stopped`], with the counts of what came
-/// before it.
+/// Extracts an archive [`open_archive`] opened into `dest`, a folder named in messages
+/// by the archive's place in the bundle. A limit that stops the extraction is reported
+/// in [`ExtractReport::stopped`], with the counts of what came before it.
 pub fn extract_opened(
     archive: OpenedArchive,
-    dest: &Path,
+    dest: Named<'_>,
     limits: &ExtractLimits,
 ) -> Result<ExtractReport, IngestError> {
     let OpenedArchive {
-        path,
+        name,
         kind,
         size,
         content,
         ..
     } = archive;
-    let path = path.as_path();
+    let path = name.as_path();
     let by_ratio = super::limits::ratio_cap(limits.max_ratio, limits.ratio_from, size);
     let effective = ExtractLimits {
         max_total_bytes: limits.max_total_bytes.min(by_ratio),
@@ -262,7 +261,7 @@ pub fn extract_opened(
         }) if by_ratio < limits.max_total_bytes => {
             let mut report = sink.finish(None);
             report.stopped = Some(IngestError::RatioExceeded {
-                path: path.to_path_buf(),
+                path: name.clone(),
                 ratio: limits.max_ratio,
                 size,
                 limit,
@@ -283,14 +282,11 @@ pub fn extract_opened(
 fn spooled(
     path: &Path,
     stream: Box<dyn Read + Send>,
-    dest: &Path,
+    dest: Named<'_>,
     limits: &ExtractLimits,
 ) -> Result<File, IngestError> {
-    let io = |source| IngestError::Io {
-        path: dest.to_path_buf(),
-        source,
-    };
-    let mut spool = tempfile::tempfile_in(dest).map_err(io)?;
+    let io = |source| dest.io_error(source);
+    let mut spool = tempfile::tempfile_in(dest.path).map_err(io)?;
     let copied = std::io::copy(
         &mut stream.take(limits.max_total_bytes.saturating_add(1)),
         &mut spool,

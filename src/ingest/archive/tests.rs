@@ -15,7 +15,7 @@ enum Entry<'a> {
 
 /// What [`open_archive`] recognised `path` as.
 fn detect_archive(path: &Path) -> Result<Option<(ArchiveKind, Compression)>, IngestError> {
-    open_archive(path).map(|opened| opened.map(|a| (a.kind(), a.compression())))
+    open_archive(Named::as_given(path)).map(|opened| opened.map(|a| (a.kind(), a.compression())))
 }
 
 fn tar_bytes(entries: &[Entry<'_>]) -> Vec<u8> {
