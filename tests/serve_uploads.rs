@@ -265,7 +265,7 @@ async fn members_with_names_too_long_are_skipped_and_the_analysis_goes_on() {
 }
 
 /// The race scenario as a `.tar.gz` that also holds a sosreport `.tar.gz` cut in half.
-fn scenario_with_a_damaged_member() -> Vec<u8> {
+pub(crate) fn scenario_with_a_damaged_member() -> Vec<u8> {
     let gzip = |data: &[u8]| {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(data).unwrap();
