@@ -55,8 +55,8 @@ pub fn open_decompressed(
     decompressing(file, size, magic, opened)
 }
 
-/// Opens a file to read (never a folder): the one place ingest opens an input file,
-/// with its size on disk.
+/// Opens a file to read (never a folder), with its size on disk: how every
+/// decompressing reader and [`super::archive::open_archive`] open their file.
 pub(super) fn open_file(file: Named<'_>) -> Result<(File, u64), IngestError> {
     #[cfg(test)]
     opens::count();
