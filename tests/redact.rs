@@ -405,3 +405,33 @@ fn the_cli_public_copy_is_default_deny_with_its_report_beside_it() {
                 .all(|(p, _)| !p.to_string_lossy().contains("sosreport-"))
     );
 }
+
+#[test]
+fn a_damaged_nested_archive_is_named_by_the_upload_and_its_member_path_in_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Where a service keeps the upload, and the name the user gave it.
+    let kept = tmp.path().join("data/analyses/0f3c/input/case-01.tar.gz");
+    std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    std::fs::write(
+        &kept,
+        crate::serve_uploads::scenario_with_a_damaged_member(),
+    )
+    .unwrap();
+    let mut options = RedactOptions::new(tmp.path().join("out"), None);
+    options.work_dir = Some(tmp.path().join("data/tmp"));
+    options.input_names = vec!["case-01.tar.gz".into()];
+    let report = redact_bundle(std::slice::from_ref(&kept), &options).unwrap();
+    let (_, reason) = report
+        .skipped
+        .iter()
+        .find(|(path, _)| path == "case-01/nested/sosreport-cmp1")
+        .unwrap_or_else(|| panic!("{:?}", report.skipped));
+    assert!(
+        reason.starts_with(
+            "archive damaged, read what came before: case-01/nested/sosreport-cmp1.tar.gz: truncated"
+        ),
+        "{reason}"
+    );
+    let listed = format!("{:?}", report.skipped);
+    assert!(!listed.contains(&*tmp.path().to_string_lossy()), "{listed}");
+}

@@ -264,6 +264,67 @@ async fn members_with_names_too_long_are_skipped_and_the_analysis_goes_on() {
     assert!(!shown.contains(&*data.to_string_lossy()));
 }
 
+/// The race scenario as a `.tar.gz` that also holds a sosreport `.tar.gz` cut in half.
+pub(crate) fn scenario_with_a_damaged_member() -> Vec<u8> {
+    let gzip = |data: &[u8]| {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(data).unwrap();
+        gz.finish().unwrap()
+    };
+    let line = b"2024-10-08 06:25:03.311 1187 INFO nova.compute.manager [-] Starting instance...\n";
+    let mut inner = tar::Builder::new(Vec::new());
+    let log = line.repeat(2000);
+    let mut header = tar::Header::new_gnu();
+    header.set_size(log.len() as u64);
+    header.set_mode(0o644);
+    inner
+        .append_data(&mut header, "var/log/nova/nova-compute.log", &log[..])
+        .unwrap();
+    let inner = gzip(&inner.into_inner().unwrap());
+    let cut = &inner[..inner.len() / 2];
+    let name = "2020-juju-evacuate-race";
+    let mut builder = tar::Builder::new(Vec::new());
+    builder.follow_symlinks(false);
+    builder
+        .append_dir_all(name, crate::analysis::scenario(name))
+        .unwrap();
+    let mut header = tar::Header::new_gnu();
+    header.set_size(cut.len() as u64);
+    header.set_mode(0o644);
+    builder
+        .append_data(&mut header, "nested/sosreport-cmp1.tar.gz", cut)
+        .unwrap();
+    gzip(&builder.into_inner().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_nested_archive_is_named_by_the_upload_and_its_member_path() {
+    let (_root, data, tmp) = folders();
+    let server = serve(&data, &tmp, &[], None);
+    let (status, created) = server
+        .upload("case-01.tar.gz", scenario_with_a_damaged_member())
+        .await;
+    assert_eq!(status, 202, "{created}");
+    let view = wait_settled(&server, created["id"].as_str().unwrap()).await;
+    assert_eq!(view["status"], "done", "{view}");
+    let skipped = view["result"]["analysis"]["skipped"].as_array().unwrap();
+    let damaged = skipped
+        .iter()
+        .find(|s| s["path"] == "case-01/nested/sosreport-cmp1")
+        .unwrap_or_else(|| panic!("{skipped:?}"));
+    let reason = damaged["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with(
+            "archive damaged, read what came before: case-01/nested/sosreport-cmp1.tar.gz: truncated"
+        ),
+        "{reason}"
+    );
+    // No work or data folder in anything the service says of it.
+    let text = view.to_string();
+    assert!(!text.contains(&*data.to_string_lossy()), "{text}");
+    assert!(!text.contains(&*tmp.to_string_lossy()), "{text}");
+}
+
 /// A zip of the race scenario's files (links left out: zip keeps them as files).
 fn scenario_zip() -> Vec<u8> {
     let root = crate::analysis::scenario("2020-juju-evacuate-race");

@@ -5,7 +5,8 @@
 //! written outside the work folder, no link created, the limits kept.
 use std::path::Path;
 
-use evacdoc::ingest::archive::{ExtractLimits, detect_archive, extract};
+use evacdoc::ingest::Named;
+use evacdoc::ingest::archive::{ExtractLimits, OpenedArchive, extract_opened, open_archive};
 use evacdoc::ingest::decompress::read_decompressed;
 
 const LIMITS: ExtractLimits = ExtractLimits {
@@ -38,15 +39,15 @@ fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 fn read_all(path: &Path) {
-    if let Ok(d) = read_decompressed(path, READ_LIMIT) {
+    if let Ok(d) = read_decompressed(Named::as_given(path), READ_LIMIT) {
         assert!(d.bytes.len() as u64 <= READ_LIMIT);
         std::hint::black_box(d.damage.map(|e| e.to_string()));
     }
 }
 
 /// Extracts `archive` into `dest` and reads what came out; `depth` more levels of nesting.
-fn unpack(archive: &Path, dest: &Path, depth: usize) {
-    let Ok(report) = extract(archive, dest, &LIMITS) else {
+fn unpack(archive: OpenedArchive, dest: &Path, depth: usize) {
+    let Ok(report) = extract_opened(archive, Named::as_given(dest), &LIMITS) else {
         return;
     };
     assert!(report.bytes <= LIMITS.max_total_bytes);
@@ -54,10 +55,12 @@ fn unpack(archive: &Path, dest: &Path, depth: usize) {
     let mut files = Vec::new();
     files_under(dest, &mut files);
     for (n, file) in files.iter().enumerate() {
-        match detect_archive(file) {
-            Ok(Some(_)) if depth > 0 => {
-                unpack(file, &dest.with_extension(format!("nested{n}")), depth - 1)
-            }
+        match open_archive(Named::as_given(file)) {
+            Ok(Some(archive)) if depth > 0 => unpack(
+                archive,
+                &dest.with_extension(format!("nested{n}")),
+                depth - 1,
+            ),
             Ok(_) => read_all(file),
             Err(e) => std::hint::black_box(e.to_string()).clear(),
         }
@@ -70,8 +73,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let input = root.join("bundle.tar.gz");
     std::fs::write(&input, data).expect("write the input");
     let work = root.join("work");
-    match detect_archive(&input) {
-        Ok(Some(_)) => unpack(&input, &work, 1),
+    match open_archive(Named::as_given(&input)) {
+        Ok(Some(archive)) => unpack(archive, &work, 1),
         Ok(None) => read_all(&input),
         Err(e) => std::hint::black_box(e.to_string()).clear(),
     }

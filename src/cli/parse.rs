@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Args, ValueEnum};
-use evacdoc::ingest::read_file;
+use evacdoc::ingest::{Named, read_file};
 use evacdoc::parsers::ini::{IniDocument, parse_ini};
 use evacdoc::parsers::line::{Content, Wrapper};
 use evacdoc::parsers::sniff::{FileKind, sniff};
@@ -31,7 +31,7 @@ enum OutputFormat {
 }
 
 pub fn run(args: &ParseArgs) -> anyhow::Result<ExitCode> {
-    let bytes = read_file(&args.file)?;
+    let bytes = read_file(Named::as_given(&args.file))?;
     let decoded = decode(&bytes);
     let name = args.file.to_string_lossy();
     let stdout = std::io::stdout().lock();

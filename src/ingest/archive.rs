@@ -17,12 +17,13 @@ mod sink;
 mod tar_entries;
 mod zip_entries;
 
-use std::io::{Read, Seek};
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use super::IngestError;
-use super::decompress::{Compression, open_decompressed, read_head};
+use super::decompress::{Compression, decompressing, detect_compression, open_file, read_head};
 use super::limits::{LimitKind, LimitUnit};
+use super::{IngestError, Named};
 use sink::Sink;
 
 /// The container format of an archive; its compression is separate.
@@ -91,7 +92,7 @@ pub struct ExtractReport {
     /// Set when the archive is truncated or corrupt: it names the archive, the entry
     /// and the reason. What came before is extracted.
     pub damage: Option<IngestError>,
-    /// Set by [`extract_partial`] when a limit stopped the extraction: what came
+    /// Set by [`extract_opened`] when a limit stopped the extraction: what came
     /// before is in the destination.
     pub stopped: Option<IngestError>,
     /// Entry data gone through, written or passed over (counts against the limits).
@@ -102,25 +103,89 @@ pub struct ExtractReport {
     pub empty_files: u64,
 }
 
-/// Says whether `path` is an archive, by content: `ustar` at offset 257 of the
-/// decompressed stream for tar, `PK` headers for zip. A compressed log is not one.
-pub fn detect_archive(path: &Path) -> Result<Option<(ArchiveKind, Compression)>, IngestError> {
-    let (compression, mut reader) = open_decompressed(path)?;
-    // A stream damaged after its first block is still an archive: extraction reports
-    // the damage, so a read error here only shortens the head. One that gives not a
-    // byte is no archive and no log either: say why rather than skip it unnamed.
-    let head = match read_head(&mut reader, 512) {
-        Ok(head) => head,
-        Err(error) if compression != Compression::None => {
-            return Err(IngestError::Damaged {
-                path: path.to_path_buf(),
-                reason: format!("{compression:?} stream unreadable from its start: {error}")
-                    .to_lowercase(),
-            });
+/// An archive opened once and recognised by its first bytes, ready for
+/// [`extract_opened`]: nothing opens or sniffs the file again.
+pub struct OpenedArchive {
+    /// The archive's name in messages.
+    name: PathBuf,
+    kind: ArchiveKind,
+    compression: Compression,
+    /// Size on disk, for the ratio bound.
+    size: u64,
+    content: Content,
+}
+
+/// What [`extract_opened`] reads: the file itself when it is not compressed (a zip
+/// seeks in it), else the decompressed stream with the sniffed head put back in front.
+enum Content {
+    /// Rewound to its start.
+    File(File),
+    Stream(Box<dyn Read + Send>),
+}
+
+impl std::fmt::Debug for OpenedArchive {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedArchive")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("compression", &self.compression)
+            .finish()
+    }
+}
+
+impl OpenedArchive {
+    /// The archive's name in messages.
+    pub fn name(&self) -> &Path {
+        &self.name
+    }
+
+    /// Its container format.
+    pub fn kind(&self) -> ArchiveKind {
+        self.kind
+    }
+
+    /// Its compression.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+}
+
+/// Opens `path` and says whether it is an archive, by content: `ustar` at offset 257
+/// of the decompressed stream for tar, `PK` headers for zip. A compressed log is not
+/// one (`None`, and the file is closed again).
+pub fn open_archive(archive: Named<'_>) -> Result<Option<OpenedArchive>, IngestError> {
+    let (mut file, size) = open_file(archive)?;
+    let io = |source| archive.io_error(source);
+    let magic = read_head(&mut file, 6).map_err(io)?;
+    let compression = detect_compression(&magic);
+    let (head, content) = if compression == Compression::None {
+        // A read error only shortens the head: such a file is no archive.
+        let mut head = magic;
+        if (&mut file).take(512 - 6).read_to_end(&mut head).is_err() {
+            head.clear();
         }
-        Err(_) => Vec::new(),
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        (head, Content::File(file))
+    } else {
+        let (_, mut reader) = decompressing(archive, size, magic, file)?;
+        // A stream damaged after its first block is still an archive: extraction
+        // reports the damage. One that gives not a byte is no archive and no log
+        // either: say why rather than skip it unnamed.
+        let head = read_head(&mut reader, 512).map_err(|error| IngestError::Damaged {
+            path: archive.name.to_path_buf(),
+            reason: format!("{compression:?} stream unreadable from its start: {error}")
+                .to_lowercase(),
+        })?;
+        let stream = std::io::Cursor::new(head.clone()).chain(reader);
+        (head, Content::Stream(Box::new(stream)))
     };
-    Ok(archive_kind(&head).map(|kind| (kind, compression)))
+    Ok(archive_kind(&head).map(|kind| OpenedArchive {
+        name: archive.name.to_path_buf(),
+        kind,
+        compression,
+        size,
+        content,
+    }))
 }
 
 fn archive_kind(head: &[u8]) -> Option<ArchiveKind> {
@@ -133,49 +198,58 @@ fn archive_kind(head: &[u8]) -> Option<ArchiveKind> {
     }
 }
 
-/// Extracts the archive at `path` into `dest` (created if missing). See the module
-/// documentation for what is an error and what is reported.
+/// Opens and extracts the archive at `path` into `dest` (created if missing), both
+/// named by their paths. See the module documentation for what is an error and what is
+/// reported.
 pub fn extract(
     path: &Path,
     dest: &Path,
     limits: &ExtractLimits,
 ) -> Result<ExtractReport, IngestError> {
-    let mut report = extract_partial(path, dest, limits)?;
+    let Some(archive) = open_archive(Named::as_given(path))? else {
+        return Err(IngestError::NotAnArchive {
+            path: path.to_path_buf(),
+        });
+    };
+    let mut report = extract_opened(archive, Named::as_given(dest), limits)?;
     match report.stopped.take() {
         Some(limit) => Err(limit),
         None => Ok(report),
     }
 }
 
-/// As [`extract`], but a limit that stops the extraction is reported in
-/// [`ExtractReport::stopped`], with the counts of what came before it.
-pub fn extract_partial(
-    path: &Path,
-    dest: &Path,
+/// Extracts an archive [`open_archive`] opened into `dest`, a folder named in messages
+/// by the archive's place in the bundle. A limit that stops the extraction is reported
+/// in [`ExtractReport::stopped`], with the counts of what came before it.
+pub fn extract_opened(
+    archive: OpenedArchive,
+    dest: Named<'_>,
     limits: &ExtractLimits,
 ) -> Result<ExtractReport, IngestError> {
-    let Some((kind, compression)) = detect_archive(path)? else {
-        return Err(IngestError::NotAnArchive {
-            path: path.to_path_buf(),
-        });
-    };
-    let size = std::fs::metadata(path)
-        .map_err(|source| IngestError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?
-        .len();
+    let OpenedArchive {
+        name,
+        kind,
+        size,
+        content,
+        ..
+    } = archive;
+    let path = name.as_path();
     let by_ratio = super::limits::ratio_cap(limits.max_ratio, limits.ratio_from, size);
     let effective = ExtractLimits {
         max_total_bytes: limits.max_total_bytes.min(by_ratio),
         ..*limits
     };
     let mut sink = Sink::new(path, dest, &effective)?;
-    let outcome = match kind {
-        ArchiveKind::Tar => open_decompressed(path)
-            .and_then(|(_, reader)| tar_entries::extract_tar(reader, &mut sink)),
-        ArchiveKind::Zip => seekable(path, dest, compression, &effective)
-            .and_then(|reader| zip_entries::extract_zip(reader, &mut sink))
+    let outcome = match (kind, content) {
+        (ArchiveKind::Tar, Content::File(file)) => {
+            tar_entries::extract_tar(BufReader::with_capacity(64 << 10, file), &mut sink)
+        }
+        (ArchiveKind::Tar, Content::Stream(stream)) => tar_entries::extract_tar(stream, &mut sink),
+        (ArchiveKind::Zip, Content::File(file)) => {
+            zip_entries::extract_zip(file, &mut sink).map(|()| None)
+        }
+        (ArchiveKind::Zip, Content::Stream(stream)) => spooled(path, stream, dest, &effective)
+            .and_then(|spool| zip_entries::extract_zip(spool, &mut sink))
             .map(|()| None),
     };
     match outcome {
@@ -187,7 +261,7 @@ pub fn extract_partial(
         }) if by_ratio < limits.max_total_bytes => {
             let mut report = sink.finish(None);
             report.stopped = Some(IngestError::RatioExceeded {
-                path: path.to_path_buf(),
+                path: name.clone(),
                 ratio: limits.max_ratio,
                 size,
                 limit,
@@ -203,27 +277,18 @@ pub fn extract_partial(
     }
 }
 
-/// A zip needs seeking; a compressed one is first decompressed into an unnamed
-/// temporary file in `dest`, within the total limit.
-fn seekable(
+/// A zip needs seeking: a compressed one is decompressed into an unnamed temporary
+/// file in `dest` first, within the total limit.
+fn spooled(
     path: &Path,
-    dest: &Path,
-    compression: Compression,
+    stream: Box<dyn Read + Send>,
+    dest: Named<'_>,
     limits: &ExtractLimits,
-) -> Result<Box<dyn ReadSeek>, IngestError> {
-    let io = |at: &Path, source| IngestError::Io {
-        path: at.to_path_buf(),
-        source,
-    };
-    if compression == Compression::None {
-        return Ok(Box::new(
-            std::fs::File::open(path).map_err(|e| io(path, e))?,
-        ));
-    }
-    let (_, reader) = open_decompressed(path)?;
-    let mut spool = tempfile::tempfile_in(dest).map_err(|e| io(dest, e))?;
+) -> Result<File, IngestError> {
+    let io = |source| dest.io_error(source);
+    let mut spool = tempfile::tempfile_in(dest.path).map_err(io)?;
     let copied = std::io::copy(
-        &mut reader.take(limits.max_total_bytes.saturating_add(1)),
+        &mut stream.take(limits.max_total_bytes.saturating_add(1)),
         &mut spool,
     )
     .map_err(|err| super::decompress::damaged(path, None, &err))?;
@@ -235,14 +300,9 @@ fn seekable(
             unit: LimitUnit::Bytes,
         });
     }
-    spool
-        .seek(std::io::SeekFrom::Start(0))
-        .map_err(|e| io(dest, e))?;
-    Ok(Box::new(spool))
+    spool.seek(SeekFrom::Start(0)).map_err(io)?;
+    Ok(spool)
 }
-
-trait ReadSeek: Read + Seek {}
-impl<T: Read + Seek> ReadSeek for T {}
 
 #[cfg(test)]
 mod tests;

@@ -2,10 +2,10 @@
 //! bounded whatever the size of the file.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::IngestError;
 use super::decompress::open_decompressed;
+use super::{IngestError, Named};
 
 /// Size of a piece. Small enough that a piece is still in the CPU's cache when the
 /// parser reads it after the copy from the kernel (8 MiB pieces cost a fifth more CPU);
@@ -22,15 +22,17 @@ pub struct LineChunks {
     eof: bool,
     total: u64,
     limit: u64,
-    path: PathBuf,
-    /// Why reading stopped before the end, if it did (cut-short stream, limit).
+    /// The file's name in messages.
+    name: PathBuf,
+    /// Why reading stopped before the end, if it did (cut-short stream, limit); the
+    /// caller names the file.
     pub damage: Option<String>,
 }
 
 impl std::fmt::Debug for LineChunks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LineChunks")
-            .field("path", &self.path)
+            .field("name", &self.name)
             .field("total", &self.total)
             .finish()
     }
@@ -38,8 +40,8 @@ impl std::fmt::Debug for LineChunks {
 
 impl LineChunks {
     /// Opens `path`, decompressing by its magic bytes; at most `limit` bytes are read.
-    pub fn open(path: &Path, limit: u64) -> Result<LineChunks, IngestError> {
-        let (_, reader) = open_decompressed(path)?;
+    pub fn open(file: Named<'_>, limit: u64) -> Result<LineChunks, IngestError> {
+        let (_, reader) = open_decompressed(file)?;
         Ok(LineChunks {
             reader,
             buf: Vec::with_capacity(CHUNK_BYTES + READ_BYTES),
@@ -47,7 +49,7 @@ impl LineChunks {
             eof: false,
             total: 0,
             limit,
-            path: path.to_path_buf(),
+            name: file.name.to_path_buf(),
             damage: None,
         })
     }
@@ -69,11 +71,7 @@ impl LineChunks {
             let n = self.buf.len() - old;
             self.total += n as u64;
             if self.total > self.limit {
-                self.damage = Some(format!(
-                    "{}: read stopped at the {}-byte limit",
-                    self.path.display(),
-                    self.limit
-                ));
+                self.damage = Some(format!("read stopped at the {}-byte limit", self.limit));
                 self.eof = true;
             }
             match result {
@@ -82,7 +80,7 @@ impl LineChunks {
                 Ok(_) => {}
                 Err(error) => {
                     if self.damage.is_none() {
-                        self.damage = Some(format!("{}: {error}", self.path.display()));
+                        self.damage = Some(error.to_string());
                     }
                     self.eof = true;
                 }
@@ -124,7 +122,7 @@ mod tests {
             .map(|i| format!("line {i} {}", "x".repeat(40)))
             .collect();
         std::fs::write(&path, lines.join("\n")).unwrap();
-        let mut chunks = LineChunks::open(&path, u64::MAX).unwrap();
+        let mut chunks = LineChunks::open(Named::as_given(&path), u64::MAX).unwrap();
         let mut seen = Vec::new();
         let mut pieces = 0;
         while let Some((piece, last)) = chunks.next_piece() {

@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::IngestError;
 use super::limits::{LimitKind, LimitUnit};
+use super::{IngestError, Named};
 
 /// How a file is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -47,23 +47,40 @@ fn decoding_threads() -> u32 {
 ///
 /// Errors are for the file that cannot be opened; a stream that turns out damaged
 /// fails later, in `read`.
-pub fn open_decompressed(path: &Path) -> Result<(Compression, Box<dyn Read + Send>), IngestError> {
-    let io = |source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let meta = std::fs::metadata(path).map_err(io)?;
+pub fn open_decompressed(
+    file: Named<'_>,
+) -> Result<(Compression, Box<dyn Read + Send>), IngestError> {
+    let (mut opened, size) = open_file(file)?;
+    let magic = read_head(&mut opened, 6).map_err(|source| file.io_error(source))?;
+    decompressing(file, size, magic, opened)
+}
+
+/// Opens a file to read (never a folder), with its size on disk: how every
+/// decompressing reader and [`super::archive::open_archive`] open their file.
+pub(super) fn open_file(file: Named<'_>) -> Result<(File, u64), IngestError> {
+    #[cfg(test)]
+    opens::count();
+    let opened = File::open(file.path).map_err(|source| file.io_error(source))?;
+    let meta = opened.metadata().map_err(|source| file.io_error(source))?;
     if meta.is_dir() {
         return Err(IngestError::IsDirectory {
-            path: path.to_path_buf(),
+            path: file.name.to_path_buf(),
         });
     }
-    let size = meta.len();
-    let mut file = File::open(path).map_err(io)?;
-    let head = read_head(&mut file, 6).map_err(io)?;
-    let compression = detect_compression(&head);
-    // Put the sniffed bytes back in front of the rest of the file.
-    let raw = BufReader::with_capacity(64 << 10, std::io::Cursor::new(head).chain(file));
+    Ok((opened, meta.len()))
+}
+
+/// The decompressed content of `rest`, a file of `size` bytes whose first bytes
+/// (`magic`, six are enough) were read already and go back in front.
+pub(super) fn decompressing(
+    file: Named<'_>,
+    size: u64,
+    magic: Vec<u8>,
+    rest: File,
+) -> Result<(Compression, Box<dyn Read + Send>), IngestError> {
+    let io = |source| file.io_error(source);
+    let compression = detect_compression(&magic);
+    let raw = BufReader::with_capacity(64 << 10, std::io::Cursor::new(magic).chain(rest));
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(raw),
         Compression::Gzip => Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw))),
@@ -79,6 +96,25 @@ pub fn open_decompressed(path: &Path) -> Result<(Compression, Box<dyn Read + Sen
         Compression::Bzip2 => Box::new(BufReader::new(bzip2::bufread::MultiBzDecoder::new(raw))),
     };
     Ok((compression, reader))
+}
+
+/// Files opened by this thread, for the tests that check each input is opened once.
+#[cfg(test)]
+pub(crate) mod opens {
+    use std::cell::Cell;
+
+    thread_local! {
+        static OPENS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn count() {
+        OPENS.with(|n| n.set(n.get() + 1));
+    }
+
+    /// Files opened by this thread so far.
+    pub(crate) fn so_far() -> usize {
+        OPENS.with(Cell::get)
+    }
 }
 
 /// The decompressed content of one file.
@@ -99,20 +135,20 @@ pub struct Decompressed {
 /// More than `limit` decompressed bytes is an error (a decompression bomb, or a file
 /// that belongs to a streaming reader). A damaged stream is not an error: the bytes
 /// before the damage come back with [`Decompressed::damage`] set.
-pub fn read_decompressed(path: &Path, limit: u64) -> Result<Decompressed, IngestError> {
-    let (compression, reader) = open_decompressed(path)?;
+pub fn read_decompressed(file: Named<'_>, limit: u64) -> Result<Decompressed, IngestError> {
+    let (compression, reader) = open_decompressed(file)?;
     let mut bytes = Vec::new();
     // On error, read_to_end keeps what it read: that is the partial content.
     let result = reader.take(limit.saturating_add(1)).read_to_end(&mut bytes);
     if u64::try_from(bytes.len()).unwrap_or(u64::MAX) > limit {
         return Err(IngestError::LimitExceeded {
-            path: path.to_path_buf(),
+            path: file.name.to_path_buf(),
             what: LimitKind::DecompressedContent,
             limit,
             unit: LimitUnit::Bytes,
         });
     }
-    let damage = result.err().map(|err| damaged(path, None, &err));
+    let damage = result.err().map(|err| damaged(file.name, None, &err));
     Ok(Decompressed {
         compression,
         bytes,
@@ -193,6 +229,10 @@ mod tests {
         enc.finish().unwrap()
     }
 
+    fn read(path: &Path, limit: u64) -> Result<Decompressed, IngestError> {
+        read_decompressed(Named::as_given(path), limit)
+    }
+
     fn write(dir: &Path, name: &str, data: &[u8]) -> std::path::PathBuf {
         let path = dir.join(name);
         std::fs::write(&path, data).unwrap();
@@ -223,12 +263,12 @@ mod tests {
             ("e.gz", bz2(LOG), Compression::Bzip2),
         ];
         for (name, data, compression) in cases {
-            let out = read_decompressed(&write(dir.path(), name, &data), 1 << 20).unwrap();
+            let out = read(&write(dir.path(), name, &data), 1 << 20).unwrap();
             assert_eq!(out.compression, compression, "{name}");
             assert_eq!(out.bytes, LOG, "{name}");
             assert!(out.damage.is_none(), "{name}");
         }
-        let empty = read_decompressed(&write(dir.path(), "empty", b""), 10).unwrap();
+        let empty = read(&write(dir.path(), "empty", b""), 10).unwrap();
         assert!(empty.bytes.is_empty() && empty.damage.is_none());
     }
 
@@ -236,17 +276,17 @@ mod tests {
     fn reads_all_members_of_concatenated_streams() {
         let dir = tempfile::tempdir().unwrap();
         let gz = [gzip(b"first\n"), gzip(b"second\n")].concat();
-        let out = read_decompressed(&write(dir.path(), "m.gz", &gz), 100).unwrap();
+        let out = read(&write(dir.path(), "m.gz", &gz), 100).unwrap();
         assert_eq!(out.bytes, b"first\nsecond\n");
         let xz = [xz(b"first\n"), xz(b"second\n")].concat();
-        let out = read_decompressed(&write(dir.path(), "m.xz", &xz), 100).unwrap();
+        let out = read(&write(dir.path(), "m.xz", &xz), 100).unwrap();
         assert_eq!(out.bytes, b"first\nsecond\n");
         let zst = [
             zstd::encode_all(&b"first\n"[..], 3).unwrap(),
             zstd::encode_all(&b"second\n"[..], 3).unwrap(),
         ]
         .concat();
-        let out = read_decompressed(&write(dir.path(), "m.zst", &zst), 100).unwrap();
+        let out = read(&write(dir.path(), "m.zst", &zst), 100).unwrap();
         assert_eq!(out.bytes, b"first\nsecond\n");
     }
 
@@ -265,7 +305,7 @@ mod tests {
         ] {
             let cut = &data[..data.len() * 3 / 4];
             let path = write(dir.path(), name, cut);
-            let out = read_decompressed(&path, 1 << 30).unwrap();
+            let out = read(&path, 1 << 30).unwrap();
             let damage = out.damage.expect(name).to_string();
             assert!(
                 damage.starts_with(&format!("{}: ", path.display())),
@@ -289,7 +329,7 @@ mod tests {
             "masakari-engine.log.gz",
             &data[..data.len() / 2],
         );
-        let out = read_decompressed(&path, 1 << 30).unwrap();
+        let out = read(&path, 1 << 30).unwrap();
         let damage = out.damage.unwrap().to_string();
         assert!(
             damage.contains("masakari-engine.log.gz: truncated"),
@@ -305,7 +345,7 @@ mod tests {
         for byte in data.iter_mut().skip(12) {
             *byte = 0xff;
         }
-        let out = read_decompressed(&write(dir.path(), "bad.gz", &data), 1 << 20).unwrap();
+        let out = read(&write(dir.path(), "bad.gz", &data), 1 << 20).unwrap();
         let d = out.damage.unwrap().to_string();
         assert!(d.contains("bad.gz: "));
     }
@@ -315,7 +355,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let data = gzip(&vec![0; 20 << 20]);
         let path = write(dir.path(), "bomb.gz", &data);
-        let err = read_decompressed(&path, 1 << 20).unwrap_err().to_string();
+        let err = read(&path, 1 << 20).unwrap_err().to_string();
         assert_eq!(
             err,
             format!(
@@ -324,18 +364,15 @@ mod tests {
             )
         );
         // Exactly at the limit is fine.
-        assert_eq!(
-            read_decompressed(&path, 20 << 20).unwrap().bytes.len(),
-            20 << 20
-        );
+        assert_eq!(read(&path, 20 << 20).unwrap().bytes.len(), 20 << 20);
     }
 
     #[test]
     fn open_errors_name_the_file() {
-        let err = read_decompressed(Path::new("/nonexistent/x.gz"), 10).unwrap_err();
+        let err = read(Path::new("/nonexistent/x.gz"), 10).unwrap_err();
         assert!(err.to_string().starts_with("/nonexistent/x.gz: "));
         let dir = tempfile::tempdir().unwrap();
-        let err = read_decompressed(dir.path(), 10).unwrap_err();
+        let err = read(dir.path(), 10).unwrap_err();
         assert!(matches!(err, IngestError::IsDirectory { .. }));
     }
 }

@@ -3,10 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::IngestError;
-use super::IngestLimits;
-use super::archive::{detect_archive, extract_partial};
+use super::archive::{OpenedArchive, extract_opened, open_archive};
 use super::limits::{LimitKind, LimitUnit};
+use super::{IngestError, IngestLimits, Named};
 
 /// A file found in an input.
 #[derive(Clone, Debug)]
@@ -15,10 +14,23 @@ pub struct FoundFile {
     pub rel: String,
     /// Where to read it.
     pub abs: PathBuf,
+    /// What messages call it: the path the user gave, or its place in the bundle when
+    /// an archive held it (never the work folder it was unpacked in).
+    pub name: PathBuf,
     /// Size on disk (compressed size for `.gz` and friends).
     pub size: u64,
     /// Named on the command line itself (not found inside a folder or archive).
     pub given: bool,
+}
+
+impl FoundFile {
+    /// The file to read, with its name for messages.
+    pub fn named(&self) -> Named<'_> {
+        Named {
+            path: &self.abs,
+            name: &self.name,
+        }
+    }
 }
 
 /// A symbolic link found in an input (never followed).
@@ -41,38 +53,6 @@ pub struct Found {
     pub skipped: Vec<(String, String)>,
     /// The input labels, as given.
     pub inputs: Vec<String>,
-    /// Where each archive was unpacked, and its place in the bundle (`case/part/`):
-    /// what [`Found::in_bundle`] names work-folder paths by.
-    pub unpacked: Vec<(PathBuf, String)>,
-    /// The work folder the archives were unpacked in.
-    pub work: PathBuf,
-}
-
-impl Found {
-    /// `text` with every work-folder path (`<work>/<n>/part/x.log`) named by its place in
-    /// the bundle (`case/part/x.log`): messages name what the user gave, never where it
-    /// was unpacked.
-    pub fn in_bundle(&self, text: &str) -> String {
-        in_bundle(&self.work, &self.unpacked, text)
-    }
-}
-
-/// See [`Found::in_bundle`]: the longest folders first, so that `<work>/10` is never
-/// read as `<work>/1` followed by `0`.
-fn in_bundle(work: &Path, unpacked: &[(PathBuf, String)], text: &str) -> String {
-    let mut out = text.to_string();
-    let mut folders: Vec<&(PathBuf, String)> = unpacked.iter().collect();
-    folders.sort_by_key(|(dest, _)| std::cmp::Reverse(dest.as_os_str().len()));
-    for (dest, prefix) in &folders {
-        out = out.replace(&format!("{}/", dest.display()), prefix);
-    }
-    for (dest, prefix) in &folders {
-        out = out.replace(&dest.display().to_string(), prefix.trim_end_matches('/'));
-    }
-    if !work.as_os_str().is_empty() {
-        out = out.replace(&work.display().to_string(), "(work folder)");
-    }
-    out
 }
 
 /// File names that say "this may be an archive"; the content decides.
@@ -99,26 +79,26 @@ pub fn archive_stem(name: &str) -> &str {
     name
 }
 
-/// Walks the inputs. Archives (given directly or found inside folders) are unpacked under
-/// `work`, which the caller owns and removes.
+/// Walks the inputs, each named by its path. Archives (given directly or found inside
+/// folders) are unpacked under `work`, which the caller owns and removes.
 ///
 /// Paths are relative to the input; with several inputs, each input's files appear
 /// under its own name so that two bundles never mix (`case-a/var/log/...`).
 pub fn discover(inputs: &[PathBuf], work: &Path) -> Result<Found, IngestError> {
-    discover_within(inputs, work, &IngestLimits::default())
+    let named: Vec<Named<'_>> = inputs.iter().map(|i| Named::as_given(i)).collect();
+    discover_within(&named, work, &IngestLimits::default())
 }
 
 /// [`discover`] within `limits`: one budget of expanded bytes and entries for every
-/// archive of the inputs, nested ones included.
+/// archive of the inputs, nested ones included. Messages call each input by its
+/// name (the service's: the upload's file name), and what an archive held by its
+/// place in the bundle.
 pub fn discover_within(
-    inputs: &[PathBuf],
+    inputs: &[Named<'_>],
     work: &Path,
     limits: &IngestLimits,
 ) -> Result<Found, IngestError> {
-    let mut found = Found {
-        work: work.to_path_buf(),
-        ..Found::default()
-    };
+    let mut found = Found::default();
     let mut unpacker = Unpacker {
         work,
         limits,
@@ -128,14 +108,12 @@ pub fn discover_within(
     };
     let mut used_names: Vec<String> = Vec::new();
     for input in inputs {
-        found.inputs.push(input.display().to_string());
-        let meta = std::fs::metadata(input).map_err(|source| IngestError::Io {
-            path: input.clone(),
-            source,
-        })?;
+        found.inputs.push(input.path.display().to_string());
+        let meta = std::fs::metadata(input.path).map_err(|source| input.io_error(source))?;
         if meta.is_dir() {
             let prefix = if inputs.len() > 1 {
                 let name = input
+                    .path
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_else(|| "input".into());
@@ -150,27 +128,24 @@ pub fn discover_within(
             } else {
                 String::new()
             };
-            unpacker.walk(input, &prefix, 0, &mut found);
+            unpacker.walk(input.path, &prefix, input.name, 0, &mut found);
         } else {
             let name = input
+                .path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default();
             // A single file or an archive: its content appears under its own name, so
             // that two inputs never collide.
-            match detect_archive(input)? {
-                Some(_) => {
+            match open_archive(*input)? {
+                Some(archive) => {
                     let prefix = format!("{}/", archive_stem(&name));
-                    if let Err(error) = unpacker.unpack(input, &prefix, 0, &mut found) {
-                        // The message names the archive by its place in the bundle.
-                        return Err(IngestError::InBundle {
-                            message: found.in_bundle(&error.to_string()),
-                        });
-                    }
+                    unpacker.unpack(archive, &prefix, 0, &mut found)?;
                 }
                 None => found.files.push(FoundFile {
                     rel: name,
-                    abs: input.clone(),
+                    abs: input.path.to_path_buf(),
+                    name: input.name.to_path_buf(),
                     size: meta.len(),
                     given: true,
                 }),
@@ -191,34 +166,37 @@ struct Unpacker<'a> {
 }
 
 impl Unpacker<'_> {
-    /// Unpacks `archive` and walks what it holds. A limit that stops it leaves what
-    /// came before it, which is walked, and is listed as skipped.
+    /// Unpacks `archive` and walks what it holds, under `prefix`, its place in the
+    /// bundle (which also names the folder it is unpacked in). A limit that stops it
+    /// leaves what came before it, which is walked, and is listed as skipped.
     fn unpack(
         &mut self,
-        archive: &Path,
+        archive: OpenedArchive,
         prefix: &str,
         depth: usize,
         found: &mut Found,
     ) -> Result<(), IngestError> {
         self.unpacked += 1;
         let dest = self.work.join(format!("{}", self.unpacked));
-        found.unpacked.push((dest.clone(), prefix.to_string()));
-        std::fs::create_dir_all(&dest).map_err(|source| IngestError::Io {
-            path: dest.clone(),
-            source,
-        })?;
+        let label = prefix.trim_end_matches('/').to_string();
+        let dest_name = PathBuf::from(&label);
+        let dest_named = Named {
+            path: &dest,
+            name: &dest_name,
+        };
+        std::fs::create_dir_all(&dest).map_err(|source| dest_named.io_error(source))?;
         let limits = self.limits.for_extract(self.bytes_left, self.entries_left);
-        let mut report = extract_partial(archive, &dest, &limits)?;
-        report.stopped = report.stopped.map(|stop| self.budget_error(archive, stop));
+        let archive_name = archive.name().to_path_buf();
+        let mut report = extract_opened(archive, dest_named, &limits)?;
+        report.stopped = report
+            .stopped
+            .map(|stop| self.budget_error(&archive_name, stop));
         self.bytes_left = self.bytes_left.saturating_sub(report.consumed);
         self.entries_left = self.entries_left.saturating_sub(report.entries);
-        let label = prefix.trim_end_matches('/').to_string();
         if let Some(limit) = report.stopped {
             found.skipped.push((
                 label.clone(),
-                found.in_bundle(&format!(
-                    "archive not unpacked past a limit, read what came before: {limit}"
-                )),
+                format!("archive not unpacked past a limit, read what came before: {limit}"),
             ));
         }
         if report.empty_files > 0 {
@@ -244,8 +222,7 @@ impl Unpacker<'_> {
             ));
         }
         if let Some(damage) = report.damage {
-            let reason =
-                found.in_bundle(&format!("archive damaged, read what came before: {damage}"));
+            let reason = format!("archive damaged, read what came before: {damage}");
             found.skipped.push((label, reason));
         }
         for (link, target) in report.symlinks {
@@ -254,7 +231,7 @@ impl Unpacker<'_> {
                 target: target.to_string_lossy().into_owned(),
             });
         }
-        self.walk(&dest, prefix, depth + 1, found);
+        self.walk(&dest, prefix, &dest_name, depth + 1, found);
         Ok(())
     }
 
@@ -284,11 +261,12 @@ impl Unpacker<'_> {
         }
     }
 
-    /// Walks `dir`, adding files under `prefix`. Errors on single entries are recorded
-    /// and the walk goes on: one unreadable folder must not lose the rest of a bundle.
-    fn walk(&mut self, dir: &Path, prefix: &str, depth: usize, found: &mut Found) {
-        let mut stack = vec![(dir.to_path_buf(), prefix.to_string())];
-        while let Some((dir, prefix)) = stack.pop() {
+    /// Walks `dir`, adding files under `prefix`; `name` is what messages call `dir`.
+    /// Errors on single entries are recorded and the walk goes on: one unreadable
+    /// folder must not lose the rest of a bundle.
+    fn walk(&mut self, dir: &Path, prefix: &str, name: &Path, depth: usize, found: &mut Found) {
+        let mut stack = vec![(dir.to_path_buf(), prefix.to_string(), name.to_path_buf())];
+        while let Some((dir, prefix, dir_name)) = stack.pop() {
             let entries = match std::fs::read_dir(&dir) {
                 Ok(entries) => entries,
                 Err(error) => {
@@ -299,9 +277,11 @@ impl Unpacker<'_> {
                 }
             };
             for entry in entries.flatten() {
-                let name = entry.file_name().to_string_lossy().into_owned();
+                let file_name = entry.file_name();
+                let name = file_name.to_string_lossy().into_owned();
                 let rel = format!("{prefix}{name}");
                 let path = entry.path();
+                let shown = dir_name.join(&file_name);
                 let Ok(file_type) = entry.file_type() else {
                     found.skipped.push((rel, "cannot read file type".into()));
                     continue;
@@ -314,11 +294,15 @@ impl Unpacker<'_> {
                         });
                     }
                 } else if file_type.is_dir() {
-                    stack.push((path, format!("{rel}/")));
+                    stack.push((path, format!("{rel}/"), shown));
                 } else if file_type.is_file() {
                     let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
                     if archive_name(&name) {
-                        match detect_archive(&path) {
+                        let file = Named {
+                            path: &path,
+                            name: &shown,
+                        };
+                        match open_archive(file) {
                             Ok(Some(_)) if depth >= self.limits.max_depth => {
                                 let max = self.limits.max_depth;
                                 found.skipped.push((
@@ -329,18 +313,16 @@ impl Unpacker<'_> {
                                 ));
                                 continue;
                             }
-                            Ok(Some(_)) => {
+                            Ok(Some(archive)) => {
                                 let inner = format!("{prefix}{}/", archive_stem(&name));
-                                if let Err(error) = self.unpack(&path, &inner, depth, found) {
-                                    let reason = found.in_bundle(&error.to_string());
-                                    found.skipped.push((rel, reason));
+                                if let Err(error) = self.unpack(archive, &inner, depth, found) {
+                                    found.skipped.push((rel, error.to_string()));
                                 }
                                 continue;
                             }
                             Ok(None) => {}
                             Err(error) => {
-                                let reason = found.in_bundle(&error.to_string());
-                                found.skipped.push((rel, reason));
+                                found.skipped.push((rel, error.to_string()));
                                 continue;
                             }
                         }
@@ -348,6 +330,7 @@ impl Unpacker<'_> {
                     found.files.push(FoundFile {
                         rel,
                         abs: path,
+                        name: shown,
                         size,
                         given: false,
                     });
@@ -381,6 +364,109 @@ mod tests {
         assert_eq!(archive_stem("juju-crashdump-1.tar.gz"), "juju-crashdump-1");
         assert!(archive_name("bundle.zip"));
         assert!(!archive_name("nova-compute.log.2.gz"));
+    }
+
+    /// A gzipped tar of `files` (name, content).
+    fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (name, data) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            builder.append_data(&mut header, name, *data).unwrap();
+        }
+        let tar = builder.into_inner().unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &tar).unwrap();
+        gz.finish().unwrap()
+    }
+
+    const LOG: &[u8] =
+        b"2026-03-02 10:00:00.000 1 INFO masakari.engine.manager [-] Processing notification\n";
+
+    #[test]
+    fn each_archive_is_opened_once_nested_ones_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = tar_gz(&[("var/log/masakari/masakari-engine.log", LOG)]);
+        let outer = tar_gz(&[
+            ("sosreport-ctl1/sosreport-cmp1.tar.gz", &inner),
+            ("sosreport-ctl1/var/log/nova/nova-compute.log", LOG),
+        ]);
+        let bundle = dir.path().join("case-01.tar.gz");
+        std::fs::write(&bundle, &outer).unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let before = crate::ingest::decompress::opens::so_far();
+        let found = discover(&[bundle], work.path()).unwrap();
+        let opened = crate::ingest::decompress::opens::so_far() - before;
+        let rels: Vec<&str> = found.files.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(
+            rels,
+            [
+                "case-01/sosreport-ctl1/sosreport-cmp1/var/log/masakari/masakari-engine.log",
+                "case-01/sosreport-ctl1/var/log/nova/nova-compute.log",
+            ]
+        );
+        assert!(found.skipped.is_empty(), "{:?}", found.skipped);
+        // The bundle once and the archive inside it once: sniffed, then read from the
+        // same reader. The logs are opened later, by the reading pass.
+        assert_eq!(opened, 2);
+    }
+
+    #[test]
+    fn errors_name_the_upload_and_the_member_never_the_work_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let inner = tar_gz(&[("var/log/nova/nova-compute.log", &LOG.repeat(400))]);
+        let cut = &inner[..inner.len() / 2];
+        let outer = tar_gz(&[
+            ("sosreport-cmp1.tar.gz", cut),
+            ("var/log/masakari/masakari-engine.log", LOG),
+        ]);
+        // Where the service keeps an upload, and the name the user gave it.
+        let kept = dir.path().join("analyses/0f3c/input/case-01.tar.gz");
+        std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+        std::fs::write(&kept, &outer).unwrap();
+        let work = dir.path().join("tmp/evacdoc-x");
+        std::fs::create_dir_all(&work).unwrap();
+        let upload = Named {
+            path: &kept,
+            name: Path::new("case-01.tar.gz"),
+        };
+        let found = discover_within(&[upload], &work, &IngestLimits::default()).unwrap();
+        let damaged = found
+            .skipped
+            .iter()
+            .find(|(path, _)| path == "case-01/sosreport-cmp1")
+            .unwrap_or_else(|| panic!("{:?}", found.skipped));
+        assert!(
+            damaged.1.starts_with(
+                "archive damaged, read what came before: case-01/sosreport-cmp1.tar.gz: truncated"
+            ),
+            "{}",
+            damaged.1
+        );
+        let names: Vec<String> = found
+            .files
+            .iter()
+            .map(|f| f.name.display().to_string())
+            .collect();
+        assert!(
+            names.contains(&"case-01/var/log/masakari/masakari-engine.log".to_string()),
+            "{names:?}"
+        );
+        let everything = format!("{:?} {names:?}", found.skipped);
+        assert!(
+            !everything.contains(&*dir.path().to_string_lossy()),
+            "{everything}"
+        );
+
+        // The upload itself unreadable as an archive: named by its own name.
+        std::fs::write(&kept, b"PK\x03\x04 not really a zip").unwrap();
+        let err = discover_within(&[upload], &work, &IngestLimits::default()).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("case-01.tar.gz: unreadable zip"),
+            "{err}"
+        );
     }
 
     #[test]

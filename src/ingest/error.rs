@@ -60,13 +60,6 @@ pub enum IngestError {
         /// Its unit.
         unit: LimitUnit,
     },
-    /// An error whose paths were named by their place in the bundle (the work folder
-    /// the service or the CLI unpacked into never shows).
-    #[error("{message}")]
-    InBundle {
-        /// The message, paths in the bundle.
-        message: String,
-    },
     /// An archive expanded to more than the ratio allows over its own size.
     #[error(
         "{}: expands to over {ratio} times its {size} bytes (stopped at {limit} bytes; a decompression bomb?)",

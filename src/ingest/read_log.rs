@@ -174,7 +174,7 @@ fn read_records<S: RecordSink + ?Sized>(
         rotation: rotation_number,
         incomplete: p.incomplete.clone(),
     };
-    let mut chunks = match LineChunks::open(&p.file.abs, max_bytes) {
+    let mut chunks = match LineChunks::open(p.file.named(), max_bytes) {
         Ok(chunks) => chunks,
         Err(error) => {
             return FileRead {
@@ -242,8 +242,7 @@ fn read_records<S: RecordSink + ?Sized>(
     // from there on; named by its place in the bundle, not the work folder.
     let mut cut = None;
     if let Some(damage) = &chunks.damage {
-        let abs = format!("{}: ", p.file.abs.display());
-        let reason = format!("read up to damage: {}", damage.replace(&abs, ""));
+        let reason = format!("read up to damage: {damage}");
         info.incomplete = Some(reason.clone());
         cut = Some(reason);
     }

@@ -2,18 +2,17 @@
 //! clock settings.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use evacdoc_parsers::ini::parse_ini;
 use evacdoc_parsers::utf8::decode;
 
-use crate::ingest::IngestError;
 use crate::ingest::decompress::read_decompressed;
 use crate::ingest::discover::Found;
 use crate::ingest::layout::{HostRoot, root_of};
 use crate::ingest::place::{NO_HOST, Placed};
 use crate::ingest::role::Role;
 use crate::ingest::timezone::{HostZone, zone_name_in, zone_name_of_link};
+use crate::ingest::{IngestError, Named};
 use crate::model::Service;
 use crate::model::inventory::{
     CaptureFile, ConfigValue, HostClock, InstalledPackage, Skipped, ZoneSource,
@@ -72,7 +71,7 @@ pub(crate) fn identify_small_files(placed: &[Placed<'_>]) -> crate::redact::name
         .par_iter()
         .filter(|p| !matches!(p.role, Role::Log(_)) && p.file.size <= MAX_SMALL_FILE)
         .filter_map(|p| {
-            let (text, _) = read_text(&p.file.abs, MAX_SMALL_FILE).ok()?;
+            let (text, _) = read_text(p.file.named(), MAX_SMALL_FILE).ok()?;
             // Binary content says nothing line by line.
             if text.bytes().take(8192).any(|b| b == 0) {
                 return None;
@@ -110,8 +109,11 @@ pub(crate) fn zones_of_links(
 /// The most a capture or clock file may hold.
 pub(crate) const MAX_SMALL_FILE: u64 = 16 << 20;
 
-pub(crate) fn read_text(path: &Path, limit: u64) -> Result<(String, Option<String>), IngestError> {
-    let content = read_decompressed(path, limit)?;
+pub(crate) fn read_text(
+    file: Named<'_>,
+    limit: u64,
+) -> Result<(String, Option<String>), IngestError> {
+    let content = read_decompressed(file, limit)?;
     let text = decode(&content.bytes).text.into_owned();
     Ok((text, content.damage.map(|d| d.to_string())))
 }
@@ -125,7 +127,7 @@ fn read_small(p: &Placed<'_>, skipped: &mut Vec<Skipped>) -> Option<String> {
             reason,
         })
     };
-    match read_text(&p.file.abs, MAX_SMALL_FILE) {
+    match read_text(p.file.named(), MAX_SMALL_FILE) {
         Ok((text, damage)) => {
             if let Some(damage) = damage {
                 report(format!("read up to damage: {damage}"));
@@ -265,7 +267,7 @@ fn read_clock(p: &Placed<'_>, clocks: &mut Vec<HostClock>) {
 pub(crate) fn read_zone(p: &Placed<'_>, skipped: &mut Vec<Skipped>) -> Option<HostZone> {
     let source = ZoneSource::Bundle(p.file.rel.clone());
     if p.inner == "etc/localtime" {
-        let bytes = match crate::ingest::read_file(&p.file.abs) {
+        let bytes = match crate::ingest::read_file(p.file.named()) {
             Ok(bytes) => bytes,
             Err(error) => {
                 skipped.push(Skipped {

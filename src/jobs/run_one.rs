@@ -78,23 +78,16 @@ pub fn run_analysis(
             progress_bar: Some(progress.bar.clone()),
             limits: *limits,
             work_dir: Some(paths.tmp_dir()),
+            // Messages name the upload, not where the service keeps it.
+            input_names: vec![PathBuf::from(&row.name)],
             ..Options::default()
         },
         sinks: Some(sinks),
         ..RunOptions::default()
     };
-    // Name the upload, not where the service keeps it (nor, in an error about the work
-    // folder, the data folder).
-    let inside = format!("{}/", folder.display());
-    let data = paths.root().display().to_string();
-    let named = |text: &str| text.replace(&inside, "").replace(&data, "(data folder)");
-    let report =
-        analyze_inputs(&[input], &options).map_err(|e| JobError::Input(named(&e.to_string())))?;
+    let report = analyze_inputs(&[input], &options).map_err(|e| JobError::Input(e.to_string()))?;
     let mut analysis = report.analysis;
     analysis.inputs = vec![row.name.clone()];
-    for skipped in &mut analysis.skipped {
-        skipped.reason = named(&skipped.reason);
-    }
     let findings = report.findings;
 
     write_document_with(&paths, id, |out| {

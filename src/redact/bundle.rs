@@ -23,7 +23,7 @@ use super::secrets::HIDDEN;
 use super::seed::seeds_of;
 use crate::ingest::decompress::{Compression, open_decompressed};
 use crate::ingest::discover::{Found, FoundFile, discover_within};
-use crate::ingest::{IngestError, IngestLimits};
+use crate::ingest::{IngestError, IngestLimits, Named};
 use crate::run::{AnalyzeError, Options, scratch_folder};
 
 /// Why a redacted copy could not be made.
@@ -74,6 +74,9 @@ pub struct RedactOptions {
     pub work_dir: Option<PathBuf>,
     /// Bounds on unpacking and reading.
     pub limits: IngestLimits,
+    /// The names messages give the inputs (the service's: the upload's file name);
+    /// by their paths when empty.
+    pub input_names: Vec<PathBuf>,
 }
 
 impl RedactOptions {
@@ -90,6 +93,7 @@ impl RedactOptions {
             public: None,
             work_dir: None,
             limits: IngestLimits::default(),
+            input_names: Vec::new(),
         }
     }
 }
@@ -140,6 +144,7 @@ pub fn redact_bundle(
         &Options {
             limits: options.limits,
             work_dir: options.work_dir.clone(),
+            input_names: options.input_names.clone(),
             ..Options::default()
         },
     )?;
@@ -148,7 +153,8 @@ pub fn redact_bundle(
             path: "work folder".into(),
             source,
         })?;
-    let found = discover_within(inputs, work.path(), &options.limits)?;
+    let named = Named::inputs(inputs, &options.input_names);
+    let found = discover_within(&named, work.path(), &options.limits)?;
     // The first pass: what the analysis identified in every file and record.
     let seeds = seeds_of(&analysis);
     drop(analysis);
@@ -301,7 +307,7 @@ fn copy_file(
     mode: &Mode,
     map: &mut SharedMap<'_>,
 ) -> FileResult {
-    let (compression, reader) = match open_decompressed(&file.abs) {
+    let (compression, reader) = match open_decompressed(file.named()) {
         Ok(r) => r,
         Err(e) => return FileResult::Skipped(file.rel.clone(), e.to_string()),
     };

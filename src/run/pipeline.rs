@@ -19,7 +19,7 @@ use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{identify_small_files, read_small_files, zones_of_links};
 use crate::ingest::timezone::{HostZone, UnknownZone};
-use crate::ingest::{IngestError, IngestLimits};
+use crate::ingest::{IngestError, IngestLimits, Named};
 use crate::memory::peak_rss_mb;
 use crate::model::inventory::Skipped;
 use crate::model::inventory::ZoneSource;
@@ -43,6 +43,10 @@ pub struct Options {
     /// analysis ends. The system's temporary folder when `None` (the CLI); the
     /// service gives its data folder's `tmp/`, so that nothing is written outside it.
     pub work_dir: Option<PathBuf>,
+    /// The names messages give the inputs, one per input in order (the service's: the
+    /// upload's file name, not where it keeps the upload); an input without one is
+    /// named by its path.
+    pub input_names: Vec<PathBuf>,
     /// Leave out the first pass of redaction (the identifiers shares and redacted copies
     /// replace, `Analysis::identified`): for commands that never redact (`analyze`),
     /// which then read several times faster.
@@ -105,7 +109,8 @@ pub fn analyze_with(
     let work = scratch_folder(options.work_dir.as_deref()).map_err(AnalyzeError::WorkFolder)?;
 
     let stage = Instant::now();
-    let found = discover_within(inputs, work.path(), &options.limits)?;
+    let named = Named::inputs(inputs, &options.input_names);
+    let found = discover_within(&named, work.path(), &options.limits)?;
     let Placement {
         roots,
         root_host,
@@ -152,18 +157,11 @@ pub fn analyze_with(
 
     let stage = Instant::now();
     let pool = KeptEvents::default();
-    let mut outcomes = read_all_logs(logs, &small.captures, options, extra, &pool, &identified);
+    let outcomes = read_all_logs(logs, &small.captures, options, extra, &pool, &identified);
     let kept_events = pool.into_events();
     let read_ms = ms(stage);
     rename_hosts(&mut hosts, &outcomes, &small.config);
 
-    // Readers name files by where they read them: name them by the bundle instead.
-    for entry in &mut skipped {
-        entry.reason = found.in_bundle(&entry.reason);
-    }
-    for reason in outcomes.iter_mut().filter_map(|o| o.skipped.as_mut()) {
-        *reason = found.in_bundle(reason);
-    }
     let inventory = Inventory {
         inputs: found
             .inputs

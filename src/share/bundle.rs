@@ -28,10 +28,13 @@ pub fn redacted_bundle(
     create_private_dir(files.dir())?;
     let building = files.dir().join("building.tar.gz");
     let _ = std::fs::remove_file(&building);
+    let upload = super::view::upload_name(paths, id)?;
     let options = RedactOptions {
         out: building.clone(),
         map: files.map(),
-        public: Some(super::view::upload_name(paths, id)?),
+        // Messages name the upload, not where the service keeps it.
+        input_names: vec![PathBuf::from(&upload)],
+        public: Some(upload),
         // Unpacked under the data folder, bounded as the analysis was.
         work_dir: Some(paths.tmp_dir()),
         limits,

@@ -7,8 +7,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{ExtractLimits, ExtractReport, SkippedEntry};
-use crate::ingest::IngestError;
 use crate::ingest::limits::{LimitKind, LimitUnit};
+use crate::ingest::{IngestError, Named};
 
 /// What became of a regular-file entry.
 #[derive(Debug)]
@@ -29,8 +29,11 @@ pub(super) enum Written {
 /// The destination of one extraction, with its counters and report.
 #[derive(Debug)]
 pub(super) struct Sink<'a> {
+    /// The archive's name in messages.
     archive: &'a Path,
     dest: PathBuf,
+    /// The destination's name in messages: the archive's place in the bundle.
+    dest_name: PathBuf,
     limits: &'a ExtractLimits,
     entries: u64,
     /// Entry data gone through, written or read past: bounds disk and time.
@@ -61,16 +64,14 @@ pub(super) const MAX_SKIPPED_LISTED: usize = 1000;
 impl<'a> Sink<'a> {
     pub(super) fn new(
         archive: &'a Path,
-        dest: &Path,
+        dest: Named<'_>,
         limits: &'a ExtractLimits,
     ) -> Result<Self, IngestError> {
-        std::fs::create_dir_all(dest).map_err(|source| IngestError::Io {
-            path: dest.to_path_buf(),
-            source,
-        })?;
+        std::fs::create_dir_all(dest.path).map_err(|source| dest.io_error(source))?;
         Ok(Sink {
             archive,
-            dest: dest.to_path_buf(),
+            dest: dest.path.to_path_buf(),
+            dest_name: dest.name.to_path_buf(),
             limits,
             entries: 0,
             consumed: 0,
@@ -158,13 +159,13 @@ impl<'a> Sink<'a> {
         &mut self,
         name: &str,
         error: std::io::Error,
-        path: &Path,
+        rel: &Path,
     ) -> Result<(), IngestError> {
         if refused_by_name(&error) {
             self.skip(name, format!("the file system refused the name: {error}"));
             Ok(())
         } else {
-            Err(io_error(path, error))
+            Err(self.io_error(rel, error))
         }
     }
 
@@ -211,7 +212,7 @@ impl<'a> Sink<'a> {
         let mut out = match create_file(&path) {
             Ok(out) => out,
             Err(error) => {
-                self.refused_name(name, error, &path)?;
+                self.refused_name(name, error, rel)?;
                 return Ok(Written::Skipped);
             }
         };
@@ -241,13 +242,13 @@ impl<'a> Sink<'a> {
                 }
                 self.files -= 1;
                 drop(out);
-                std::fs::remove_file(&path).map_err(|source| io_error(&path, source))?;
+                std::fs::remove_file(&path).map_err(|source| self.io_error(rel, source))?;
                 let limit = self.limits.max_entry_bytes;
                 self.skip(name, format!("over the per-entry limit of {limit} bytes"));
                 return Ok(Written::Skipped);
             }
             out.write_all(chunk)
-                .map_err(|source| io_error(&path, source))?;
+                .map_err(|source| self.io_error(rel, source))?;
             written += len;
         }
         self.consumed += written;
@@ -264,7 +265,7 @@ impl<'a> Sink<'a> {
         reason: String,
     ) -> Result<(), IngestError> {
         let path = self.dest.join(rel);
-        std::fs::remove_file(&path).map_err(|source| io_error(&path, source))?;
+        std::fs::remove_file(&path).map_err(|source| self.io_error(rel, source))?;
         self.files -= 1;
         self.bytes -= written;
         self.skip(name, reason);
@@ -283,6 +284,14 @@ impl<'a> Sink<'a> {
             consumed: self.consumed,
             entries: self.entries,
             empty_files: self.empty,
+        }
+    }
+
+    /// An I/O error about `rel` in the destination, named by its place in the bundle.
+    fn io_error(&self, rel: &Path, source: std::io::Error) -> IngestError {
+        IngestError::Io {
+            path: self.dest_name.join(rel),
+            source,
         }
     }
 
@@ -332,9 +341,9 @@ impl<'a> Sink<'a> {
                     Err(error) if refused_by_name(&error) => {
                         return Ok(Some(format!("the file system refused the name: {error}")));
                     }
-                    Err(source) => return Err(io_error(&path, source)),
+                    Err(source) => return Err(self.io_error(&current, source)),
                 },
-                Err(source) => return Err(io_error(&path, source)),
+                Err(source) => return Err(self.io_error(&current, source)),
             }
             self.declared.remove(&current);
             self.dirs.insert(current.clone());
@@ -358,11 +367,11 @@ impl<'a> Sink<'a> {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.is_dir() => Ok(Some(folder_there())),
             Ok(_) => {
-                std::fs::remove_file(&path).map_err(|source| io_error(&path, source))?;
+                std::fs::remove_file(&path).map_err(|source| self.io_error(rel, source))?;
                 Ok(None)
             }
             Err(err) if err.kind() == ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(io_error(&path, source)),
+            Err(source) => Err(self.io_error(rel, source)),
         }
     }
 }
@@ -376,13 +385,6 @@ fn refused_by_name(error: &std::io::Error) -> bool {
         error.kind(),
         ErrorKind::InvalidFilename | ErrorKind::InvalidInput
     )
-}
-
-fn io_error(path: &Path, source: std::io::Error) -> IngestError {
-    IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }
 
 /// Creates a new file, 0644 whatever the archive says (no setuid, no exec). `create_new`

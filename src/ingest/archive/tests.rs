@@ -13,6 +13,11 @@ enum Entry<'a> {
     RawName(&'a [u8], &'a [u8]),
 }
 
+/// What [`open_archive`] recognised `path` as.
+fn detect_archive(path: &Path) -> Result<Option<(ArchiveKind, Compression)>, IngestError> {
+    open_archive(Named::as_given(path)).map(|opened| opened.map(|a| (a.kind(), a.compression())))
+}
+
 fn tar_bytes(entries: &[Entry<'_>]) -> Vec<u8> {
     let mut builder = tar::Builder::new(Vec::new());
     for entry in entries {

@@ -10,6 +10,7 @@ fn found(paths: &[&str]) -> Found {
             .map(|p| FoundFile {
                 rel: p.to_string(),
                 abs: std::path::PathBuf::from("/nonexistent").join(p),
+                name: p.into(),
                 size: 1,
                 given: false,
             })

@@ -23,6 +23,7 @@ fn found(path: &Path, rel: &str) -> FoundFile {
     FoundFile {
         rel: rel.to_string(),
         abs: path.to_path_buf(),
+        name: path.to_path_buf(),
         size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
         given: false,
     }
