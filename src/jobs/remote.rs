@@ -252,3 +252,61 @@ pub fn sweep_worker_folder(paths: &DataPaths) -> usize {
     }
     removed
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    const IDS: [&str; 3] = [
+        "0b6f7d4c-2a1e-4c3b-9f8e-7d6c5b4a3f21",
+        "1c7f8e5d-3b2f-4d4c-8a9f-8e7d6c5b4a32",
+        "2d8a9f6e-4c3a-4e5d-9b0a-9f8e7d6c5b43",
+    ];
+
+    /// An index of `bytes` last used `age` ago.
+    fn cached(paths: &DataPaths, id: &str, bytes: usize, age: u64) {
+        let dir = paths.index_dir(id).unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("segment"), vec![0u8; bytes]).unwrap();
+        let used = std::fs::File::create(dir.join(USED)).unwrap();
+        used.set_modified(SystemTime::now() - Duration::from_secs(age))
+            .unwrap();
+    }
+
+    #[test]
+    fn the_least_recently_used_indexes_go_first_and_the_one_just_fetched_stays() {
+        let root = tempfile::tempdir().unwrap();
+        let paths = DataPaths::new(root.path());
+        cached(&paths, IDS[0], 400, 300);
+        cached(&paths, IDS[1], 400, 200);
+        cached(&paths, IDS[2], 400, 100);
+        evict(&paths, 900, IDS[2]);
+        let left = |id: &str| paths.index_dir(id).unwrap().is_dir();
+        assert!(!left(IDS[0]), "the oldest goes");
+        assert!(left(IDS[1]) && left(IDS[2]), "800 bytes fit 900");
+
+        // Over budget with only the kept one and another: the other goes, the kept stays
+        // even alone over the budget.
+        evict(&paths, 100, IDS[1]);
+        assert!(left(IDS[1]));
+        assert!(!left(IDS[2]));
+    }
+
+    #[test]
+    fn blob_names_carry_the_attempt() {
+        assert_eq!(
+            document_key(IDS[0], 2),
+            format!("analyses/{}/a2/document.json.zst", IDS[0])
+        );
+        assert_eq!(
+            index_key(IDS[0], 1),
+            format!("analyses/{}/a1/index.tar", IDS[0])
+        );
+        assert_eq!(
+            input_key(IDS[0], "bundle.tar.xz"),
+            format!("analyses/{}/input/bundle.tar.xz", IDS[0])
+        );
+    }
+}
