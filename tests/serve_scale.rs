@@ -6,6 +6,11 @@
 //! findings a single process (the embedded SQLite default) finds in the same bundles.
 //! Skipped, saying why, where PostgreSQL is not installed (unless
 //! EVACDOC_REQUIRE_POSTGRES=1, as in CI).
+//!
+//! Run twice: with a shared folder (`--blobs file:///…`), and with a real object store
+//! (`--blobs swift://…` on a throwaway Swift all-in-one, each process with a folder of its
+//! own), where deleting an analysis deletes its blobs and a worker started again on the
+//! killed one's folder empties it.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -14,6 +19,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use evacdoc::blobs::throwaway_swift::ThrowawaySwift;
 use evacdoc::store::throwaway::ThrowawayCluster;
 use serde_json::Value;
 
@@ -75,9 +81,14 @@ fn keep_draining(process: &Process, lines: std::io::Lines<BufReader<std::process
 
 /// `evacdoc serve` with `args`; the process and its base URL (from what it prints).
 fn serve(name: &str, args: &[&str]) -> (Process, String) {
+    serve_with(name, args, &[])
+}
+
+fn serve_with(name: &str, args: &[&str], env: &[(&str, String)]) -> (Process, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_evacdoc"))
         .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env("EVACDOC_TOKEN", TOKEN)
         .env("EVACDOC_LOG", "evacdoc=info")
         .stdout(Stdio::null())
@@ -106,10 +117,15 @@ fn serve(name: &str, args: &[&str]) -> (Process, String) {
     (process, base)
 }
 
-fn worker(name: &str, store: &str, blobs: &str) -> Process {
+fn worker(name: &str, store: &str, blobs: &Blobs, data: &Path) -> Process {
     let child = Command::new(env!("CARGO_BIN_EXE_evacdoc"))
-        .args(["worker", "--store", store, "--blobs", blobs, "--jobs", "1"])
+        .args([
+            "worker", "--store", store, "--blobs", &blobs.url, "--jobs", "1",
+        ])
         .args(["--lease", LEASE])
+        .arg("--data")
+        .arg(data)
+        .envs(blobs.env.iter().map(|(k, v)| (k, v)))
         .env("EVACDOC_LOG", "evacdoc=info")
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -238,23 +254,89 @@ fn wait_all(base: &str, ids: &[String], within: Duration, processes: &[&Process]
     }
 }
 
+/// The `--blobs` of every process and the environment it needs.
+struct Blobs {
+    url: String,
+    env: Vec<(&'static str, String)>,
+    /// An object store, to look into: the test checks what is left there.
+    remote: Option<Arc<dyn evacdoc::blobs::BlobStore>>,
+}
+
 #[test]
 fn two_apis_and_three_workers_on_postgres_survive_a_killed_worker() {
     let Some(cluster) = ThrowawayCluster::start_or_skip().unwrap() else {
         return;
     };
-    let test_started = Instant::now();
-    let store = cluster.create_database("scale").unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let blobs_dir = dir.path().join("blobs");
-    let blobs = format!("file://{}", blobs_dir.display());
-    let shared = [
-        "--jobs", "0", "--store", &store, "--blobs", &blobs, "--lease", LEASE,
-    ];
-    let (api_a, base_a) = serve("api-a", &shared);
-    let (api_b, base_b) = serve("api-b", &shared);
+    let blobs = Blobs {
+        url: format!("file://{}", dir.path().join("blobs").display()),
+        env: Vec::new(),
+        remote: None,
+    };
+    run_scale(&cluster, "scale", &blobs, dir.path());
+}
+
+#[test]
+fn two_apis_and_three_workers_on_postgres_and_swift_survive_a_killed_worker() {
+    let Some(cluster) = ThrowawayCluster::start_or_skip().unwrap() else {
+        return;
+    };
+    let Some(swift) = ThrowawaySwift::start_or_skip().unwrap() else {
+        return;
+    };
+    let clouds = swift.clouds_yaml().unwrap();
+    let url = format!(
+        "swift://evacdoc?cloud={}",
+        evacdoc::blobs::throwaway_swift::CLOUD
+    );
+    let remote = evacdoc::blobs::SwiftBlobs::open(evacdoc::blobs::SwiftConfig::new(
+        "evacdoc".into(),
+        evacdoc::blobs::SwiftAuth::Cloud {
+            cloud: evacdoc::blobs::throwaway_swift::CLOUD.into(),
+            config_file: Some(clouds.clone()),
+        },
+    ))
+    .unwrap();
+    let blobs = Blobs {
+        url,
+        env: vec![("OS_CLIENT_CONFIG_FILE", clouds.display().to_string())],
+        remote: Some(Arc::new(remote)),
+    };
+    let dir = tempfile::tempdir().unwrap();
+    run_scale(&cluster, "scale_swift", &blobs, dir.path());
+}
+
+fn as_str(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+fn run_scale(cluster: &ThrowawayCluster, database: &str, blobs: &Blobs, dir: &Path) {
+    let test_started = Instant::now();
+    let store = cluster.create_database(database).unwrap();
+    let folder = |name: &str| dir.join(name).display().to_string();
+    let (data_a, data_b) = (folder("api-a"), folder("api-b"));
+    let shared = |data: &str| {
+        vec![
+            "--jobs".to_owned(),
+            "0".into(),
+            "--store".into(),
+            store.clone(),
+            "--blobs".into(),
+            blobs.url.clone(),
+            "--lease".into(),
+            LEASE.into(),
+            "--data".into(),
+            data.to_owned(),
+        ]
+    };
+    let (args_a, args_b) = (shared(&data_a), shared(&data_b));
+    let (api_a, base_a) = serve_with("api-a", &as_str(&args_a), &blobs.env);
+    let (api_b, base_b) = serve_with("api-b", &as_str(&args_b), &blobs.env);
     let mut workers: Vec<Process> = (0..3)
-        .map(|n| worker(&format!("worker-{n}"), &store, &blobs))
+        .map(|n| {
+            let name = format!("worker-{n}");
+            worker(&name, &store, blobs, &dir.join(&name))
+        })
         .collect();
     let bundles = bundles();
 
@@ -295,6 +377,7 @@ fn two_apis_and_three_workers_on_postgres_survive_a_killed_worker() {
         .position(|w| w.child.id() == pid)
         .unwrap_or_else(|| panic!("lease owner {owner} is none of the workers"));
     let mut killed = workers.remove(victim);
+    let killed_folder = dir.join(killed.name.clone());
     killed.child.kill().unwrap(); // SIGKILL
     killed.child.wait().unwrap();
     let row = db
@@ -367,12 +450,22 @@ fn two_apis_and_three_workers_on_postgres_survive_a_killed_worker() {
     let (hits_a, hits_b) = (get(&base_a, &query), get(&base_b, &query));
     assert_eq!(hits_a["total"], 50_000, "{hits_a}");
     assert_eq!(hits_a, hits_b, "the two APIs search the same index");
+    if let Some(remote) = &blobs.remote {
+        object_store_checks(
+            remote.as_ref(),
+            &base_a,
+            &ids,
+            &store,
+            blobs,
+            &killed_folder,
+        );
+    }
     drop(workers);
     drop(api_a);
     drop(api_b);
 
     // The same bundles in one process on the embedded default.
-    let data = dir.path().join("single");
+    let data = dir.join("single");
     let data_arg = data.display().to_string();
     let (single, base) = serve("single", &["--jobs", "2", "--data", &data_arg]);
     let single_ids: Vec<String> = bundles
@@ -399,8 +492,72 @@ fn two_apis_and_three_workers_on_postgres_survive_a_killed_worker() {
         "some bundle has findings: {compared:?}"
     );
     eprintln!(
-        "serve_scale: 20 analyses on 2 APIs + 3 workers (one killed), findings per bundle \
-         {compared:?}, {:.1} s",
+        "serve_scale ({}): 20 analyses on 2 APIs + 3 workers (one killed), findings per \
+         bundle {compared:?}, {:.1} s",
+        blobs.url,
         test_started.elapsed().as_secs_f64()
+    );
+}
+
+/// With an object store: every analysis has its upload, document and index there (the
+/// killed job's under its second attempt's name); deleting an analysis through an API
+/// deletes them; a worker started again on the killed worker's folder empties it.
+fn object_store_checks(
+    remote: &dyn evacdoc::blobs::BlobStore,
+    base: &str,
+    ids: &[String],
+    store: &str,
+    blobs: &Blobs,
+    killed_folder: &Path,
+) {
+    for id in ids {
+        let view = get(base, &format!("/api/v1/analyses/{id}"));
+        let attempt = view["attempts"].as_u64().unwrap();
+        let keys = remote.list(&format!("analyses/{id}/")).unwrap();
+        for wanted in [
+            format!("analyses/{id}/a{attempt}/document.json.zst"),
+            format!("analyses/{id}/a{attempt}/index.tar"),
+        ] {
+            assert!(keys.contains(&wanted), "{wanted} missing from {keys:?}");
+        }
+        assert!(
+            keys.iter()
+                .any(|k| k.starts_with(&format!("analyses/{id}/input/"))),
+            "{keys:?}"
+        );
+    }
+    let gone = &ids[1];
+    runtime().block_on(async {
+        let response = reqwest::Client::new()
+            .delete(format!("{base}/api/v1/analyses/{gone}"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert!(response.status().is_success(), "{}", response.status());
+    });
+    assert_eq!(
+        remote.list(&format!("analyses/{gone}/")).unwrap(),
+        Vec::<String>::new(),
+        "deleting an analysis deletes its blobs"
+    );
+    let count = |name: &str| std::fs::read_dir(killed_folder.join(name)).map_or(0, |e| e.count());
+    let left = count("tmp") + count("analyses");
+    let again = worker("worker-again", store, blobs, killed_folder);
+    let started = Instant::now();
+    loop {
+        if count("tmp") + count("analyses") == 0 {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the killed worker's folder was not emptied ({left} entries at its death)\n{}",
+            logs(&[&again])
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        left > 0,
+        "the killed worker had left its copies and work folder"
     );
 }

@@ -82,9 +82,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 
 async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let shared = args.store.shared()?;
-    let data = shared
-        .as_ref()
-        .map_or_else(|| args.data.clone(), |shared| shared.blobs.clone());
+    let data = shared.as_ref().map_or_else(
+        || args.data.clone(),
+        |shared| shared.blobs.data_folder(&args.data),
+    );
     let mut config = ServeConfig::new(args.listen, data.clone());
     config.max_upload = args.max_upload;
     config.max_uploads = args.max_uploads;
@@ -96,6 +97,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(shared) = &shared {
         config.store_url = Some(shared.url.clone());
+        config.remote_blobs = shared.blobs.remote();
         config.jobs.workers = args.jobs;
         config.jobs.lease = Some(shared.lease);
     }
@@ -133,7 +135,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         Some(shared) => eprintln!(
             "evacdoc: store {}, files in {}",
             redact_password(&shared.url),
-            shared.blobs.display()
+            shared.blobs
         ),
     }
     if !args.watch.is_empty() {

@@ -15,7 +15,10 @@ pub struct StoreArgs {
     #[arg(long, value_name = "URL", requires = "blobs")]
     pub store: Option<String>,
     /// Where uploads, analysis documents and search indexes are kept when --store is
-    /// given: `file:///ABS/DIR`, a folder every process mounts.
+    /// given: `file:///ABS/DIR` (a folder every process mounts),
+    /// `s3://BUCKET?endpoint=http://HOST:PORT&region=R` (keys from AWS_ACCESS_KEY_ID and
+    /// AWS_SECRET_ACCESS_KEY) or `swift://CONTAINER?cloud=NAME` (clouds.yaml); with an
+    /// object store, --data is this process's own work folder and cache.
     #[arg(long, value_name = "URL", requires = "store")]
     pub blobs: Option<String>,
     /// Seconds a worker's claim on a job lasts without renewal (renewed every second):
@@ -24,12 +27,49 @@ pub struct StoreArgs {
     pub lease: u64,
 }
 
-/// A shared store: its URL, the blob folder, the lease.
+/// A shared store: its URL, where the files are, the lease.
 #[derive(Debug, Clone)]
 pub struct Shared {
     pub url: String,
-    pub blobs: PathBuf,
+    pub blobs: SharedBlobs,
     pub lease: Duration,
+}
+
+/// Where a shared store's files are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SharedBlobs {
+    /// A folder every process mounts: the data folder of every process.
+    Folder(PathBuf),
+    /// An object store (its `--blobs` URL): each process's --data is its own cache.
+    Remote(String),
+}
+
+impl SharedBlobs {
+    /// The data folder: the shared folder, or this process's own (`data`).
+    pub fn data_folder(&self, data: &std::path::Path) -> PathBuf {
+        match self {
+            SharedBlobs::Folder(folder) => folder.clone(),
+            SharedBlobs::Remote(_) => data.to_path_buf(),
+        }
+    }
+
+    /// The object store's URL, if it is one.
+    pub fn remote(&self) -> Option<String> {
+        match self {
+            SharedBlobs::Folder(_) => None,
+            SharedBlobs::Remote(url) => Some(url.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for SharedBlobs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SharedBlobs::Folder(folder) => write!(f, "{}", folder.display()),
+            // The URL names no secret: S3 keys come from the environment.
+            SharedBlobs::Remote(url) => f.write_str(url),
+        }
+    }
 }
 
 impl StoreArgs {
@@ -55,19 +95,25 @@ impl StoreArgs {
     }
 }
 
-/// The folder of a `file:///abs/dir` URL. Object stores (s3://, swift://) are not
-/// supported yet: a shared folder (NFS, CephFS) stands in for them.
-fn blob_folder(blobs: &str) -> anyhow::Result<PathBuf> {
+/// The folder of a `file:///abs/dir` URL, or an object store's URL (checked here; its
+/// S3 keys read when it is opened).
+fn blob_folder(blobs: &str) -> anyhow::Result<SharedBlobs> {
     let parsed = url::Url::parse(blobs).with_context(|| format!("--blobs {blobs:?}"))?;
-    if parsed.scheme() != "file" {
-        bail!(
-            "--blobs {blobs:?}: only file:///ABS/DIR is supported (a folder every process \
-             shares); object storage is not supported yet"
-        );
+    match parsed.scheme() {
+        "file" => parsed
+            .to_file_path()
+            .map(SharedBlobs::Folder)
+            .map_err(|()| anyhow::anyhow!("--blobs {blobs:?}: not an absolute local path")),
+        "s3" | "swift" => {
+            let keys = |_: &str| Some("checked when opened".to_owned());
+            evacdoc::blobs::BlobUrl::parse_with(blobs, keys)?;
+            Ok(SharedBlobs::Remote(blobs.to_owned()))
+        }
+        other => bail!(
+            "--blobs {blobs:?}: {other}:// is not a blob store (file:///ABS/DIR, \
+             s3://BUCKET?endpoint=…&region=…, swift://CONTAINER?cloud=NAME)"
+        ),
     }
-    parsed
-        .to_file_path()
-        .map_err(|()| anyhow::anyhow!("--blobs {blobs:?}: not an absolute local path"))
 }
 
 #[cfg(test)]
@@ -97,12 +143,35 @@ mod tests {
         .shared()
         .unwrap()
         .unwrap();
-        assert_eq!(shared.blobs, PathBuf::from("/srv/evacdoc blobs"));
+        assert_eq!(
+            shared.blobs,
+            SharedBlobs::Folder(PathBuf::from("/srv/evacdoc blobs"))
+        );
         assert_eq!(shared.lease, Duration::from_secs(4));
     }
 
     #[test]
-    fn other_stores_object_storage_and_short_leases_are_refused_with_the_reason() {
+    fn object_stores_are_read_and_kept_as_urls() {
+        for url in [
+            "s3://evacdoc?endpoint=http://10.0.0.5:7480&region=r1",
+            "swift://evacdoc?cloud=prod",
+        ] {
+            let shared = args(Some("postgres://db/evacdoc"), Some(url), 10)
+                .shared()
+                .unwrap()
+                .unwrap();
+            assert_eq!(shared.blobs, SharedBlobs::Remote(url.to_owned()));
+            assert_eq!(
+                shared
+                    .blobs
+                    .data_folder(std::path::Path::new("/var/cache/e")),
+                PathBuf::from("/var/cache/e")
+            );
+        }
+    }
+
+    #[test]
+    fn other_stores_bad_blob_urls_and_short_leases_are_refused_with_the_reason() {
         let cases = [
             (
                 args(Some("mysql://db/evacdoc"), Some("file:///srv/b"), 10),
@@ -110,7 +179,11 @@ mod tests {
             ),
             (
                 args(Some("postgres://db/evacdoc"), Some("s3://bucket"), 10),
-                "object storage is not supported yet",
+                "no endpoint",
+            ),
+            (
+                args(Some("postgres://db/evacdoc"), Some("gs://bucket"), 10),
+                "not a blob store",
             ),
             (
                 args(Some("postgres://db/evacdoc"), Some("/srv/b"), 10),

@@ -14,6 +14,10 @@ use evacdoc::store::{PgStore, Store};
 pub struct WorkerArgs {
     #[command(flatten)]
     store: super::store_args::StoreArgs,
+    /// With an object store as --blobs: this worker's own work folder (uploads fetched,
+    /// indexes built), emptied at start; one per worker process.
+    #[arg(long, default_value = "./evacdoc-worker")]
+    data: std::path::PathBuf,
     /// Analyses run at once by this process.
     #[arg(long, default_value_t = 2)]
     jobs: usize,
@@ -35,10 +39,25 @@ pub fn run(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let (url, blobs) = (shared.url.clone(), shared.blobs.clone());
-        let store = tokio::task::spawn_blocking(move || PgStore::open(&url, &blobs))
-            .await
-            .context("cannot open the store")??;
+        let url = shared.url.clone();
+        let data = shared.blobs.data_folder(&args.data);
+        let remote = shared.blobs.remote();
+        let store = tokio::task::spawn_blocking(move || -> anyhow::Result<PgStore> {
+            let store = PgStore::open(&url, &data)?;
+            let Some(remote) = remote else {
+                return Ok(store);
+            };
+            // Its own folder: what a killed run of this worker left is removed.
+            let swept = evacdoc::jobs::remote::sweep_worker_folder(store.paths());
+            if swept > 0 {
+                eprintln!("evacdoc: removed {swept} leftover work file(s) of an earlier run");
+            }
+            let blobs =
+                evacdoc::blobs::open(&remote).with_context(|| format!("--blobs {remote}"))?;
+            Ok(store.with_remote_blobs(blobs))
+        })
+        .await
+        .context("cannot open the store")??;
         let target = store.target().to_owned();
         let store: Arc<dyn Store> = Arc::new(store);
         let config = JobConfig {
@@ -51,7 +70,7 @@ pub fn run(args: &WorkerArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "evacdoc: worker running {} job(s) at once from {target}, files in {}",
             args.jobs.max(1),
-            shared.blobs.display()
+            shared.blobs
         );
         super::serve::wait_for_stop().await;
         eprintln!(

@@ -37,6 +37,9 @@ pub struct ServeConfig {
     /// audit log in PostgreSQL, shared with other API and worker processes (issue 27).
     /// None: the embedded SQLite store in `data`.
     pub store_url: Option<String>,
+    /// With `store_url`: an object store (`s3://…`, `swift://…`) that keeps uploads,
+    /// documents and indexes; `data` is then this process's work folder and cache.
+    pub remote_blobs: Option<String>,
     /// The largest upload accepted, in bytes.
     pub max_upload: u64,
     /// Uploads received at once (more get 429 with `Retry-After`).
@@ -75,6 +78,7 @@ impl ServeConfig {
             listen,
             data,
             store_url: None,
+            remote_blobs: None,
             max_upload: 8 << 30,
             max_uploads: 4,
             max_queued: 64,
@@ -164,9 +168,19 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         // folder; analyses, sessions and the queue are PostgreSQL's.
         Some(url) => {
             let (url, data) = (url.clone(), config.data.clone());
-            let postgres = tokio::task::spawn_blocking(move || PgStore::open(&url, &data))
-                .await
-                .map_err(|e| ServeError::Start(e.to_string()))??;
+            let remote = config.remote_blobs.clone();
+            let postgres = tokio::task::spawn_blocking(move || {
+                let store = PgStore::open(&url, &data)?;
+                Ok::<_, ServeError>(match remote {
+                    Some(remote) => store.with_remote_blobs(
+                        crate::blobs::open(&remote)
+                            .map_err(|e| ServeError::Start(format!("--blobs: {e}")))?,
+                    ),
+                    None => store,
+                })
+            })
+            .await
+            .map_err(|e| ServeError::Start(e.to_string()))??;
             Arc::new(postgres)
         }
         None => {

@@ -75,6 +75,11 @@ impl AnalysisCache {
         if let Some(loaded) = self.cached(id) {
             return Ok(Some(loaded));
         }
+        if let Some(remote) = store.remote_blobs()
+            && !super::remote::fetch_document(store, remote.as_ref(), id)?
+        {
+            return Ok(None);
+        }
         let Some(bytes) = read_document(store.paths(), id)? else {
             return Ok(None);
         };

@@ -5,6 +5,7 @@
 
 mod cache;
 mod progress;
+pub mod remote;
 mod run_one;
 mod runner;
 mod sweep;

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 
 use super::cache::Loaded;
 use super::progress::{BothSinks, JobProgress};
+use super::remote;
 use super::runner::JobCounters;
 use crate::index::{IndexError, Indexer};
 use crate::run::{Options, RunOptions, analyze_inputs};
@@ -37,8 +38,27 @@ pub fn input_dir(paths: &DataPaths, id: &str) -> Result<PathBuf, StoreError> {
 }
 
 /// Runs the analysis `id` (already claimed as running): stores its result, then builds
-/// its search index. The analysis is done (findings served) before the index is.
+/// its search index. The analysis is done (findings served) before the index is. With an
+/// object store, the upload is fetched first and the local copies removed at the end.
 pub fn run_analysis(
+    store: &dyn Store,
+    row: &AnalysisRow,
+    progress: &JobProgress,
+    counters: &JobCounters,
+    limits: &crate::ingest::IngestLimits,
+) -> Result<Loaded, JobError> {
+    let Some(remote) = store.remote_blobs() else {
+        return run_here(store, row, progress, counters, limits);
+    };
+    let paths = store.paths();
+    let ran = remote::fetch_upload(remote.as_ref(), paths, row)
+        .map_err(JobError::from)
+        .and_then(|()| run_here(store, row, progress, counters, limits));
+    remote::drop_local(paths, &row.id);
+    ran
+}
+
+fn run_here(
     store: &dyn Store,
     row: &AnalysisRow,
     progress: &JobProgress,
@@ -47,6 +67,7 @@ pub fn run_analysis(
 ) -> Result<Loaded, JobError> {
     let id = row.id.as_str();
     let paths = store.paths().clone();
+    let remote_blobs = store.remote_blobs();
     let folder = input_dir(&paths, id)?;
     let input = folder.join(&row.name);
     let index_dir = paths.index_dir(id)?;
@@ -98,6 +119,10 @@ pub fn run_analysis(
     read.files_total = read.files_done;
     read.bytes_done = read.bytes_total;
     store.set_progress(id, &read)?;
+    // In the object store before the job is done: readers fetch it from there.
+    if let Some(remote) = remote_blobs {
+        remote::send_document(remote.as_ref(), &paths, id, row.attempts)?;
+    }
     // Keyed by the attempt: a worker whose job was taken over finishes nothing.
     store.finish_done_attempt(id, row.attempts, &result)?;
     counters
@@ -119,7 +144,18 @@ pub fn run_analysis(
                 tracing::warn!(analysis = id, error = %e, "index progress not stored");
             }
         };
-        match indexer.finish_reporting(&analysis, &mut tell) {
+        let built = indexer
+            .finish_reporting(&analysis, &mut tell)
+            .and_then(|built| match remote_blobs {
+                Some(remote) => remote::send_index(remote.as_ref(), &paths, id, row.attempts)
+                    .map(|()| built)
+                    .map_err(|e| IndexError::Writer {
+                        path: index_dir.clone(),
+                        reason: format!("sending it to {}: {e}", remote.describe()),
+                    }),
+                None => Ok(built),
+            });
+        match built {
             Ok(_) => store.set_index(
                 id,
                 &IndexProgress {

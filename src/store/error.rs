@@ -50,6 +50,9 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    /// The object store behind `--blobs` (uploads, documents, indexes).
+    #[error("blob store: {0}")]
+    Blob(#[from] crate::blobs::BlobError),
     #[error("invalid timestamp {value:?}: {reason}")]
     InvalidTime { value: String, reason: String },
     #[error("recovery {0} not found")]

@@ -39,6 +39,12 @@ pub use types::{
 pub trait Store: Send + Sync {
     /// The data folder's layout.
     fn paths(&self) -> &DataPaths;
+    /// The object store of uploads, documents and indexes when they are not in the
+    /// data folder (`--blobs s3://…` or `swift://…`): the data folder is then this
+    /// process's own work folder and cache. `None`: the data folder holds them.
+    fn remote_blobs(&self) -> Option<&std::sync::Arc<dyn crate::blobs::BlobStore>> {
+        None
+    }
     /// Records a received upload as a queued analysis.
     fn create_analysis(&self, new: &NewAnalysis) -> Result<AnalysisRow, StoreError>;
     /// The last `limit` analyses, newest first.

@@ -13,7 +13,7 @@ mod leases;
 pub(super) mod migrate;
 mod sessions;
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use postgres::{Client, Config, NoTls};
@@ -39,6 +39,9 @@ pub struct PgStore {
     /// `host:port/database`, for errors (never the password).
     target: String,
     idle: Mutex<Vec<Client>>,
+    /// `--blobs s3://…` or `swift://…`: where the files are kept (`paths` is then this
+    /// process's work folder and cache).
+    remote: Option<Arc<dyn crate::blobs::BlobStore>>,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -68,9 +71,17 @@ impl PgStore {
             config,
             target: redacted(url),
             idle: Mutex::new(Vec::new()),
+            remote: None,
         };
         store.with(migrate::migrate)?;
         Ok(store)
+    }
+
+    /// The store with its files kept in `remote` (an object store), `paths` only a
+    /// local work folder and cache.
+    pub fn with_remote_blobs(mut self, remote: Arc<dyn crate::blobs::BlobStore>) -> PgStore {
+        self.remote = Some(remote);
+        self
     }
 
     /// `host:port/database` of the store.
@@ -156,6 +167,10 @@ impl From<postgres::Error> for StoreError {
 impl Store for PgStore {
     fn paths(&self) -> &DataPaths {
         &self.paths
+    }
+
+    fn remote_blobs(&self) -> Option<&Arc<dyn crate::blobs::BlobStore>> {
+        self.remote.as_ref()
     }
 
     fn create_analysis(&self, new: &NewAnalysis) -> Result<AnalysisRow, StoreError> {
@@ -262,10 +277,15 @@ impl Store for PgStore {
             return Ok(false);
         }
         match std::fs::remove_dir_all(&folder) {
-            Ok(()) => Ok(true),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(true),
-            Err(error) => Err(StoreError::io(folder, error)),
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(StoreError::io(folder, error)),
         }
+        // The object store's copies: upload, documents and indexes of every attempt.
+        if let Some(remote) = &self.remote {
+            remote.delete_prefix(&format!("analyses/{id}/"))?;
+        }
+        Ok(true)
     }
 
     fn create_session(&self, session: &Session) -> Result<(), StoreError> {

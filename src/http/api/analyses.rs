@@ -145,6 +145,22 @@ async fn receive_upload(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // With an object store, the upload goes there (read part by part from the file just
+    // received) before the analysis is queued: any worker can then fetch it.
+    if let Some(remote) = state.store.remote_blobs().cloned() {
+        let (paths, id, name) = (state.store.paths().clone(), id.clone(), name.clone());
+        let sent = tokio::task::spawn_blocking(move || {
+            let sent = crate::jobs::remote::send_upload(remote.as_ref(), &paths, &id, &name);
+            if sent.is_err()
+                && let Ok(folder) = paths.analysis_dir(&id)
+            {
+                let _ = std::fs::remove_dir_all(folder);
+            }
+            sent
+        })
+        .await?;
+        sent?;
+    }
     let new = NewAnalysis {
         id: id.clone(),
         name: name.clone(),

@@ -97,12 +97,10 @@ pub async fn read(
         info.service.name().to_string(),
         info.records,
     );
-    let dir = state.store.paths().index_dir(&row.id)?;
-    let searchers = state.searchers.clone();
-    let id = row.id.clone();
+    let (store, searchers) = (state.store.clone(), state.searchers.clone());
     let lines = tokio::task::spawn_blocking(move || {
         searchers
-            .open(&dir, &id)?
+            .open(store.as_ref(), &row)?
             .lines(file, from, to)
             .map_err(ApiError::internal)
     })

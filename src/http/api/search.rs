@@ -13,7 +13,7 @@ use super::analyses::row_of;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::state::AppState;
 use crate::index::{End, SearchIndex, SearchPage, SearchQuery, parse_time_bound};
-use crate::store::IndexState;
+use crate::store::{AnalysisRow, IndexState, Store};
 
 /// Search parameters.
 #[derive(Debug, Default, Clone, Deserialize, utoipa::IntoParams)]
@@ -58,15 +58,27 @@ impl Searchers {
         }
     }
 
+    /// The open index of `row` (done). Blocking: with an object store, an index not in
+    /// the local cache is fetched first (`jobs::remote::fetch_index`).
     pub(crate) fn open(
         &self,
-        dir: &std::path::Path,
-        id: &str,
+        store: &dyn Store,
+        row: &AnalysisRow,
     ) -> Result<Arc<SearchIndex>, ApiError> {
+        let id = row.id.as_str();
         if let Some(found) = self.0.lock().ok().and_then(|m| m.get(id).cloned()) {
             return Ok(found);
         }
-        let index = Arc::new(SearchIndex::open(dir).map_err(ApiError::internal)?);
+        let dir = match store.remote_blobs() {
+            Some(remote) => crate::jobs::remote::fetch_index(
+                store,
+                remote.as_ref(),
+                row,
+                crate::jobs::remote::INDEX_CACHE_BYTES,
+            )?,
+            None => store.paths().index_dir(id)?,
+        };
+        let index = Arc::new(SearchIndex::open(&dir).map_err(ApiError::internal)?);
         if let Ok(mut map) = self.0.lock() {
             map.insert(id.to_string(), index.clone());
         }
@@ -128,10 +140,9 @@ pub async fn run(
             row.index.state
         )));
     }
-    let dir = state.store.paths().index_dir(&row.id)?;
-    let searchers = state.searchers.clone();
+    let (store, searchers) = (state.store.clone(), state.searchers.clone());
     tokio::task::spawn_blocking(move || {
-        let index = searchers.open(&dir, &row.id)?;
+        let index = searchers.open(store.as_ref(), &row)?;
         index.search(&query).map_err(|e| {
             if e.is_bad_request() {
                 ApiError::bad_request(e.to_string())
