@@ -337,3 +337,26 @@ fn an_evacuation_before_the_host_was_fenced_names_the_host_the_first_call_and_th
 fn an_evacuation_after_the_host_was_fenced_is_not_found() {
     assert!(findings("2024-sosreport-evacuated-after-fencing").is_empty());
 }
+
+#[test]
+fn accepted_notifications_left_in_a_queue_without_consumer_name_the_queue_and_the_202() {
+    let all = findings("2023-sosreport-engine-not-consuming");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(
+        "2023-sosreport-engine-not-consuming",
+        "engine-not-consuming",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert!(
+        f.title.contains("queue ha_engine has 1 message(s)"),
+        "{}",
+        f.title
+    );
+    assert!(cites(&f, "\"POST /v1/notifications HTTP/1.1\" 202"));
+    assert!(cites(&f, "ha_engine\tfalse\tfalse\t[]"));
+}
+
+#[test]
+fn a_notification_the_engine_processed_is_not_left_unconsumed() {
+    assert!(findings("2023-sosreport-engine-consuming").is_empty());
+}

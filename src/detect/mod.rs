@@ -7,6 +7,7 @@ mod cinder_attachment_500;
 mod compute_refuses_to_start;
 pub(crate) mod context;
 mod duplicate_host_flows;
+mod engine_not_consuming;
 mod evacuate_400_chain;
 pub(crate) mod evacuate_400_race;
 mod evacuated_unfenced;
@@ -65,6 +66,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &rebuild_rpc_mismatch::RebuildRpcMismatch,
     &cinder_attachment_500::CinderAttachment500,
     &evacuated_unfenced::EvacuatedUnfenced,
+    &engine_not_consuming::EngineNotConsuming,
     &recovery_failed::RecoveryFailed,
 ];
 

@@ -196,11 +196,12 @@ fn container_log(rel: &str) -> Option<Service> {
 }
 
 /// A sos command output of the cluster evacdoc reads: a file right in
-/// `sos_commands/pacemaker/`.
+/// `sos_commands/pacemaker/` or `sos_commands/rabbitmq/`.
 fn cluster_command(lower: &str) -> bool {
-    lower
-        .strip_prefix("sos_commands/pacemaker/")
-        .is_some_and(|name| !name.contains('/'))
+    ["sos_commands/pacemaker/", "sos_commands/rabbitmq/"]
+        .iter()
+        .filter_map(|dir| lower.strip_prefix(dir))
+        .any(|name| !name.contains('/'))
 }
 
 /// The role of `rel`, a path inside a host folder (`var/log/nova/nova-compute.log`).
@@ -585,6 +586,10 @@ mod tests {
         ));
         assert_eq!(
             role_of("sos_commands/pacemaker/pcs_stonith_history_show"),
+            Role::MaybeCapture
+        );
+        assert_eq!(
+            role_of("sos_commands/rabbitmq/rabbitmqctl_report"),
             Role::MaybeCapture
         );
         assert!(matches!(

@@ -3,7 +3,7 @@
 //! `server event list [--long]`, `volume show` and `volume attachment list`, in the
 //! default table format (cliff/prettytable borders, `--fit-width` wrapped cells, `grep`ped
 //! rows without borders), `-f json`, `-f yaml` and, for lists, `-f value`; and the
-//! cluster around it: Pacemaker's fencing history.
+//! cluster around it: Pacemaker's fencing history, RabbitMQ's queues.
 //!
 //! Captures are recognised by their content, never by the file name. A file may hold
 //! several, each optionally preceded by its command line (`$ openstack server show …`);
@@ -19,6 +19,7 @@ mod fields;
 mod migration;
 mod notification;
 pub mod pylit;
+mod rabbit_queues;
 mod scan;
 mod server;
 mod server_event;
@@ -31,6 +32,7 @@ mod volume;
 pub use fencing::{FenceAction, FenceState, is_complete_history, parse_fence_history};
 pub use migration::Migration;
 pub use notification::{Notification, NotificationRow, ProgressDetail, WorkflowTask};
+pub use rabbit_queues::{QueueRow, parse_queues};
 pub use scan::{parse_capture, parse_captures};
 pub use server::Server;
 pub use server_event::ServerEvent;
@@ -76,6 +78,8 @@ pub enum Capture {
         /// The actions, in the order printed.
         actions: Vec<FenceAction>,
     },
+    /// RabbitMQ's queues (`rabbitmqctl list_queues`, the queues of `rabbitmqctl report`).
+    RabbitQueues(Vec<QueueRow>),
 }
 
 /// The steps below [`parse_captures`], for the fuzz targets in `parsers/fuzz`: not API.

@@ -120,6 +120,10 @@ pub fn parse_captures(text: &str) -> Vec<Capture> {
             actions: fencing,
         });
     }
+    let queues = super::rabbit_queues::parse_queues(text);
+    if !queues.is_empty() {
+        out.push(Capture::RabbitQueues(queues));
+    }
     out
 }
 

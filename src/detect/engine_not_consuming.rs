@@ -1,0 +1,183 @@
+//! `engine-not-consuming`: masakari-api accepted notifications (`POST /v1/notifications`
+//! answered 202) and no masakari-engine ever took them: no engine logs `Processing
+//! notification` after them, and RabbitMQ holds them in the engine's queue with no
+//! consumer. masakari-api hands a notification to the engine by an RPC cast on the topic
+//! `masakari_topic` (`ha_engine` by default, masakari/conf/engine.py:20 and
+//! masakari/engine/rpcapi.py:38); with every engine stopped, hung, or connected to another
+//! broker or vhost, the casts wait in that queue and no recovery starts, while the
+//! notifications stay `new`.
+//!
+//! Inputs: masakari-api access logs (the 202s); RabbitMQ's queues
+//! (`sos_commands/rabbitmq/rabbitmqctl_report`, `rabbitmqctl list_queues … name messages
+//! consumers`); masakari-engine logs (optional: a `Processing notification` after the
+//! first 202 means the engine consumes); masakari.conf (optional: `masakari_topic`).
+//!
+//! Logic (measuring): the 202 answers to `POST …/notifications`; the engine's `Processing
+//! notification` lines after the first; the queues named as the topic with messages and
+//! no consumer. Telling: one finding when notifications were accepted, none processed, and
+//! the queue shows nobody consuming.
+
+use crate::detect::evidence::{self, host_name, of_events};
+use crate::detect::finding::{Evidence, Finding, Remediation, Severity};
+use crate::detect::{DetectContext, Detector};
+use crate::model::{EventId, Project};
+use evacdoc_parsers::capture::{Capture, QueueRow};
+
+/// The detector.
+#[derive(Debug)]
+pub struct EngineNotConsuming;
+
+/// Masakari's default RPC topic, the queue of its engines.
+const DEFAULT_TOPIC: &str = "ha_engine";
+
+/// Notifications accepted and never taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NotConsumed {
+    /// The 202 answers to `POST …/notifications`.
+    pub accepted: Vec<EventId>,
+    /// The engine's queue rows with messages and no consumer (file, row).
+    pub queues: Vec<(String, QueueRow)>,
+    /// The topic looked for.
+    pub topic: String,
+}
+
+/// The engine's topic: `masakari_topic` when a masakari.conf sets it.
+fn topic(ctx: &DetectContext<'_>) -> String {
+    ctx.analysis
+        .config
+        .iter()
+        .rev()
+        .find(|c| c.service == "masakari" && c.section == "DEFAULT" && c.option == "masakari_topic")
+        .map_or_else(|| DEFAULT_TOPIC.to_string(), |c| c.value.trim().to_string())
+}
+
+/// The 202 answers of masakari-api to a notification.
+fn accepted(ctx: &DetectContext<'_>) -> Vec<EventId> {
+    let analysis = ctx.analysis;
+    (0..analysis.events.len() as EventId)
+        .filter(|&i| {
+            analysis.events.get(i as usize).is_some_and(|e| {
+                evidence::project(analysis, e) == Project::Masakari
+                    && e.http().is_some_and(|h| {
+                        &*h.method == "POST"
+                            && h.path
+                                .split('?')
+                                .next()
+                                .is_some_and(|p| p.ends_with("/notifications"))
+                            && h.status == 202
+                    })
+            })
+        })
+        .collect()
+}
+
+/// Whether an engine logged `Processing notification` at or after `time`.
+fn processed_since(ctx: &DetectContext<'_>, time: i64) -> bool {
+    ctx.analysis
+        .events
+        .iter()
+        .any(|e| e.time >= time && e.message().starts_with("Processing notification "))
+}
+
+/// Measures notifications accepted and left in the engine's queue.
+pub fn measure(ctx: &DetectContext<'_>) -> Option<NotConsumed> {
+    let topic = topic(ctx);
+    let queues: Vec<(String, QueueRow)> = ctx
+        .analysis
+        .captures
+        .iter()
+        .filter_map(|c| match &c.capture {
+            Capture::RabbitQueues(rows) => Some((c, rows)),
+            _ => None,
+        })
+        .flat_map(|(c, rows)| rows.iter().map(move |r| (c.file.clone(), r.clone())))
+        .filter(|(_, r)| r.name == topic && r.consumers == 0 && r.messages > 0)
+        .collect();
+    if queues.is_empty() {
+        return None;
+    }
+    let accepted = accepted(ctx);
+    let first = ctx.analysis.events.get(*accepted.first()? as usize)?.time;
+    if processed_since(ctx, first) {
+        return None;
+    }
+    Some(NotConsumed {
+        accepted,
+        queues,
+        topic,
+    })
+}
+
+impl Detector for EngineNotConsuming {
+    fn id(&self) -> &'static str {
+        "engine-not-consuming"
+    }
+
+    fn doc(&self) -> &'static str {
+        "masakari-api accepted notifications (202) that no engine processed, and RabbitMQ shows the \
+         engine's queue (ha_engine) holding messages with no consumer: no recovery ever started."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        measure(ctx)
+            .map(|m| self.tell(ctx, &m))
+            .into_iter()
+            .collect()
+    }
+}
+
+impl EngineNotConsuming {
+    fn tell(&self, ctx: &DetectContext<'_>, m: &NotConsumed) -> Finding {
+        let analysis = ctx.analysis;
+        let ids: Vec<EventId> = m.accepted.iter().copied().take(5).collect();
+        let mut evidence = of_events(analysis, ids.iter().copied());
+        evidence.extend(m.queues.iter().map(|(file, r)| Evidence {
+            path: file.clone(),
+            line: r.line,
+            host: String::new(),
+            timestamp: None,
+            text: r.text.clone(),
+        }));
+        let api_host = ids
+            .first()
+            .and_then(|&i| analysis.events.get(i as usize))
+            .map(|e| host_name(analysis, e))
+            .unwrap_or_default();
+        let waiting: u64 = m.queues.iter().map(|(_, r)| r.messages).max().unwrap_or(0);
+        let topic = &m.topic;
+        let count = m.accepted.len();
+        Finding {
+            id: format!("{}:{topic}", self.id()).into(),
+            detector: self.id(),
+            severity: Severity::Critical,
+            title: format!(
+                "No Masakari engine consumed the notifications: queue {topic} has {waiting} message(s) and no consumer"
+            ),
+            summary: format!(
+                "masakari-api (on {api_host}) accepted {count} notification(s) with 202 and no masakari-engine logged \
+                 `Processing notification` after the first; RabbitMQ's queue {topic} holds {waiting} message(s) with \
+                 0 consumers."
+            ),
+            failed_host: None,
+            instance_uuids: Vec::new(),
+            notification_id: None,
+            request_ids: evidence::request_ids(analysis, &ids),
+            window: evidence::window(analysis, &m.accepted),
+            evidence,
+            explanation: format!(
+                "masakari-api stores a notification and casts it to the engines on the RPC topic {topic}; it answers \
+                 202 before any engine has it. Every engine consumes that queue. With no consumer the casts wait \
+                 there: no recovery starts and the notifications stay `new` until an engine connects (the \
+                 engine's periodic task may then retry them)."
+            ),
+            remediation: Remediation::advice(format!(
+                "Start or restart masakari-engine and check its log for the AMQP connection (its transport_url must \
+                 name the same broker and vhost as masakari-api's, and masakari_topic must match); once queue \
+                 {topic} has a consumer, check the notifications (`openstack notification list`) and evacuate by \
+                 hand the hosts whose notification stays new."
+            )),
+            known_bugs: Vec::new(),
+            highlights: Vec::new(),
+        }
+    }
+}
