@@ -81,15 +81,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Failed> {
             continue;
         }
         let host = host_name(analysis, e);
-        let instance_events = || {
-            analysis
-                .index
-                .instance
-                .get(&instance)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(|&j| Some((j, analysis.events.get(j as usize)?)))
-        };
+        let instance_events = || evidence::instance_events(analysis, instance);
         // A retry went through: the instance was rebuilt on that host after all.
         if instance_events().any(|(_, o)| {
             o.time >= e.time

@@ -19,6 +19,7 @@ use crate::correlate::recovery::Recovery;
 use crate::detect::evidence::{self, of_config, of_events};
 use crate::detect::finding::{ConfigChange, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::inventory::ConfigValue;
 use crate::model::{EventId, Uuid};
 
 /// The detector.
@@ -163,28 +164,8 @@ impl DuplicateHostFlows {
         } else {
             Severity::Critical
         };
-        let refused = if o.refusals.is_empty() {
-            "Nova's logs in the bundle show no refused evacuation; the two flows still called Nova for the \
-             same instances."
-                .to_string()
-        } else {
-            format!(
-                "Nova refused {} evacuation(s) with 409 `Cannot 'evacuate' instance … while it is in task_state \
-                 rebuilding`: the other flow's evacuation of that instance was running.",
-                o.refusals.len()
-            )
-        };
-        let config_changes = match coordination {
-            Some(_) => Vec::new(),
-            None => vec![ConfigChange {
-                file: "masakari.conf".into(),
-                section: "coordination".into(),
-                option: "backend_url".into(),
-                current: None,
-                recommended: "a tooz backend shared by every masakari-api and engine (etcd3+http://…, redis://…, memcached://…)".into(),
-                note: "Masakari 14.0.0 and later serialise notifications of one host through it; unset, the lock is per process.".into(),
-            }],
-        };
+        let refused = refused_words(o);
+        let config_changes = coordination_change(coordination);
         Finding {
             id: format!("{}:{}:{}", self.id(), o.first.0, o.second.0).into(),
             detector: self.id(),
@@ -232,5 +213,35 @@ impl DuplicateHostFlows {
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }
+    }
+}
+
+/// What Nova said of the two flows' evacuations.
+fn refused_words(o: &Overlap) -> String {
+    if o.refusals.is_empty() {
+        "Nova's logs in the bundle show no refused evacuation; the two flows still called Nova for the \
+         same instances."
+            .to_string()
+    } else {
+        format!(
+            "Nova refused {} evacuation(s) with 409 `Cannot 'evacuate' instance … while it is in task_state \
+             rebuilding`: the other flow's evacuation of that instance was running.",
+            o.refusals.len()
+        )
+    }
+}
+
+/// `[coordination] backend_url` to set, when the bundle's masakari.conf has none.
+fn coordination_change(coordination: Option<&ConfigValue>) -> Vec<ConfigChange> {
+    match coordination {
+        Some(_) => Vec::new(),
+        None => vec![ConfigChange {
+            file: "masakari.conf".into(),
+            section: "coordination".into(),
+            option: "backend_url".into(),
+            current: None,
+            recommended: "a tooz backend shared by every masakari-api and engine (etcd3+http://…, redis://…, memcached://…)".into(),
+            note: "Masakari 14.0.0 and later serialise notifications of one host through it; unset, the lock is per process.".into(),
+        }],
     }
 }

@@ -11,6 +11,7 @@ use crate::correlate::Analysis;
 use crate::correlate::calls::CallAction;
 use crate::correlate::ids::short_host;
 use crate::correlate::recovery::is_engine;
+use crate::detect::evidence::instance_events;
 use crate::model::{EventId, LogLevel, Uuid};
 
 /// One refusal the chain proves.
@@ -145,16 +146,9 @@ pub(crate) fn chained_refusals(analysis: &Analysis) -> Vec<ChainedRefusal> {
 fn evacuate_call_before(analysis: &Analysis, instance: Uuid, warning: EventId) -> Option<EventId> {
     let events = &analysis.events;
     let engine_host = events.get(warning as usize)?.host;
-    let (call, action) = analysis
-        .index
-        .instance
-        .get(&instance)
-        .into_iter()
-        .flatten()
-        .copied()
-        .filter(|&i| i < warning)
-        .filter_map(|i| {
-            let e = events.get(i as usize)?;
+    let (call, action) = instance_events(analysis, instance)
+        .filter(|&(i, _)| i < warning)
+        .filter_map(|(i, e)| {
             let engine = e.host == engine_host && is_engine(analysis, e);
             engine.then(|| CallAction::of(&e.message()).map(|a| (i, a)))?
         })

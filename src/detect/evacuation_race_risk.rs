@@ -8,7 +8,8 @@
 //! Logic: `wait_period_after_service_update` (default 180) against `service_down_time`
 //! (default 60) plus `report_interval` (default 10): a wait below their sum races.
 
-use crate::detect::evacuate_400_race::recommended_wait;
+use crate::correlate::Analysis;
+use crate::detect::evacuate_400_race::{charm_words, recommended_wait};
 use crate::detect::evidence::of_config;
 use crate::detect::finding::{ConfigChange, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -36,108 +37,134 @@ impl Detector for EvacuationRaceRisk {
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
-        let analysis = ctx.analysis;
-        let mut masakari_files: Vec<&str> = analysis
-            .config
-            .iter()
-            .filter(|c| c.service == "masakari")
-            .map(|c| c.file.as_str())
-            .collect();
-        masakari_files.dedup();
-        let Some(masakari_file) = masakari_files.first().copied() else {
-            return Vec::new();
-        };
-        let wait = analysis.config_value("masakari", "DEFAULT", "wait_period_after_service_update");
-        let sdt = analysis.config_value("nova", "DEFAULT", "service_down_time");
-        let ri = analysis.config_value("nova", "DEFAULT", "report_interval");
-        let (wait_s, sdt_s, ri_s) = (number(wait, 180), number(sdt, 60), number(ri, 10));
-        if wait_s >= sdt_s + ri_s {
-            return Vec::new();
-        }
-        let evidence = [wait, sdt, ri]
+        settings(ctx.analysis)
+            .filter(|s| s.wait_s < s.sdt_s + s.ri_s)
+            .map(|s| finding(self.id(), ctx.analysis, &s))
             .into_iter()
-            .flatten()
-            .map(|v| of_config(analysis, v))
-            .collect();
-        let nova_known = sdt.is_some() || ri.is_some();
-        let mut nova_files: Vec<&str> = analysis
-            .config
-            .iter()
-            .filter(|c| c.service == "nova")
-            .map(|c| c.file.as_str())
-            .collect();
-        nova_files.sort_unstable();
-        nova_files.dedup();
-        // What the bundle says of Nova's settings when it sets neither.
-        let nova_note = match (nova_known, nova_files.as_slice()) {
-            (true, _) => String::new(),
-            (false, []) => " No nova.conf was found: Nova's defaults are assumed.".to_string(),
-            (false, files) => format!(
-                " The bundle's nova.conf files ({}) set neither service_down_time nor \
-                 report_interval: Nova's defaults apply.",
-                files.join(", ")
-            ),
-        };
-        let recommended = recommended_wait(sdt_s, ri_s);
-        let charm = if analysis.layout == crate::model::inventory::Layout::JujuCrashdump {
-            " (charm option `evacuation-delay`)"
-        } else {
-            ""
-        };
-        vec![Finding {
-            id: format!(
-                "{}:{}",
-                self.id(),
-                wait.map_or(masakari_file, |w| w.file.as_str())
-            )
-            .into(),
-            detector: self.id(),
-            severity: Severity::Warning,
-            title: format!(
-                "Masakari waits {wait_s} s after disabling a host; Nova needs {sdt_s} s + {ri_s} s to see it down"
-            ),
+            .collect()
+    }
+}
+
+/// Masakari's wait and Nova's down detection as configured (defaults where unset).
+struct Settings<'a> {
+    /// The first masakari.conf read.
+    masakari_file: &'a str,
+    wait: Option<&'a ConfigValue>,
+    sdt: Option<&'a ConfigValue>,
+    ri: Option<&'a ConfigValue>,
+    wait_s: i64,
+    sdt_s: i64,
+    ri_s: i64,
+    /// The nova.conf files read, sorted.
+    nova_files: Vec<&'a str>,
+}
+
+/// The settings, when a masakari.conf was read.
+fn settings(analysis: &Analysis) -> Option<Settings<'_>> {
+    let mut masakari_files: Vec<&str> = analysis
+        .config
+        .iter()
+        .filter(|c| c.service == "masakari")
+        .map(|c| c.file.as_str())
+        .collect();
+    masakari_files.dedup();
+    let masakari_file = masakari_files.first().copied()?;
+    let wait = analysis.config_value("masakari", "DEFAULT", "wait_period_after_service_update");
+    let sdt = analysis.config_value("nova", "DEFAULT", "service_down_time");
+    let ri = analysis.config_value("nova", "DEFAULT", "report_interval");
+    let mut nova_files: Vec<&str> = analysis
+        .config
+        .iter()
+        .filter(|c| c.service == "nova")
+        .map(|c| c.file.as_str())
+        .collect();
+    nova_files.sort_unstable();
+    nova_files.dedup();
+    Some(Settings {
+        masakari_file,
+        wait,
+        sdt,
+        ri,
+        wait_s: number(wait, 180),
+        sdt_s: number(sdt, 60),
+        ri_s: number(ri, 10),
+        nova_files,
+    })
+}
+
+/// What the bundle says of Nova's settings when it sets neither.
+fn nova_note(s: &Settings<'_>) -> String {
+    let nova_known = s.sdt.is_some() || s.ri.is_some();
+    match (nova_known, s.nova_files.as_slice()) {
+        (true, _) => String::new(),
+        (false, []) => " No nova.conf was found: Nova's defaults are assumed.".to_string(),
+        (false, files) => format!(
+            " The bundle's nova.conf files ({}) set neither service_down_time nor \
+             report_interval: Nova's defaults apply.",
+            files.join(", ")
+        ),
+    }
+}
+
+/// The finding for a wait shorter than Nova's detection.
+fn finding(id: &'static str, analysis: &Analysis, s: &Settings<'_>) -> Finding {
+    let (wait, wait_s, sdt_s, ri_s) = (s.wait, s.wait_s, s.sdt_s, s.ri_s);
+    let evidence = [wait, s.sdt, s.ri]
+        .into_iter()
+        .flatten()
+        .map(|v| of_config(analysis, v))
+        .collect();
+    let recommended = recommended_wait(sdt_s, ri_s);
+    let charm = charm_words(analysis);
+    let file = wait.map_or(s.masakari_file, |w| w.file.as_str());
+    Finding {
+        id: format!("{id}:{file}").into(),
+        detector: id,
+        severity: Severity::Warning,
+        title: format!(
+            "Masakari waits {wait_s} s after disabling a host; Nova needs {sdt_s} s + {ri_s} s to see it down"
+        ),
+        summary: format!(
+            "wait_period_after_service_update = {wait_s}{charm} is shorter than Nova's service_down_time \
+             ({sdt_s}) plus report_interval ({ri_s}): evacuations will be refused with HTTP 400 \"Compute \
+             service of <host> is still in use\" on host failures."
+        ),
+        failed_host: None,
+        instance_uuids: Vec::new(),
+        notification_id: None,
+        request_ids: Vec::new(),
+        window: None,
+        evidence,
+        explanation: format!(
+            "After disabling a failed host's nova-compute, Masakari sleeps \
+             wait_period_after_service_update ({wait_s} s) and then evacuates. Nova accepts an \
+             evacuation only when it sees the source compute service down, which happens \
+             service_down_time ({sdt_s} s) after the service's last heartbeat, sent every \
+             report_interval ({ri_s} s). A host that dies just after a heartbeat is seen down up to \
+             {} s after Masakari is told, so a shorter wait makes the evacuate calls race Nova.{}",
+            sdt_s + ri_s,
+            nova_note(s)
+        ),
+        remediation: Remediation {
             summary: format!(
-                "wait_period_after_service_update = {wait_s}{charm} is shorter than Nova's service_down_time \
-                 ({sdt_s}) plus report_interval ({ri_s}): evacuations will be refused with HTTP 400 \"Compute \
-                 service of <host> is still in use\" on host failures."
+                "Raise wait_period_after_service_update to at least {recommended}{charm}, or fence failed \
+                 hosts and force their compute service down before evacuating."
             ),
-            failed_host: None,
-            instance_uuids: Vec::new(),
-            notification_id: None,
-            request_ids: Vec::new(),
-            window: None,
-            evidence,
-            explanation: format!(
-                "After disabling a failed host's nova-compute, Masakari sleeps \
-                 wait_period_after_service_update ({wait_s} s) and then evacuates. Nova accepts an \
-                 evacuation only when it sees the source compute service down, which happens \
-                 service_down_time ({sdt_s} s) after the service's last heartbeat, sent every \
-                 report_interval ({ri_s} s). A host that dies just after a heartbeat is seen down up to \
-                 {} s after Masakari is told, so a shorter wait makes the evacuate calls race Nova.{}",
-                sdt_s + ri_s,
-                nova_note
-            ),
-            remediation: Remediation {
-                summary: format!(
-                    "Raise wait_period_after_service_update to at least {recommended}{charm}, or fence failed \
-                     hosts and force their compute service down before evacuating."
+            config_changes: vec![ConfigChange {
+                file: file.to_string(),
+                section: "DEFAULT".into(),
+                option: "wait_period_after_service_update".into(),
+                current: wait.map(|w| w.value.clone()),
+                recommended: recommended.to_string(),
+                note: format!(
+                    "above service_down_time + report_interval ({}) with a margin",
+                    sdt_s + ri_s
                 ),
-                config_changes: vec![ConfigChange {
-                    file: wait.map_or(masakari_file, |w| w.file.as_str()).to_string(),
-                    section: "DEFAULT".into(),
-                    option: "wait_period_after_service_update".into(),
-                    current: wait.map(|w| w.value.clone()),
-                    recommended: recommended.to_string(),
-                    note: format!(
-                        "above service_down_time + report_interval ({}) with a margin",
-                        sdt_s + ri_s
-                    ),
-                }],
-                actions: Vec::new(),
-            },
-            known_bugs: Vec::new(),
-            highlights: Vec::new(),
-        }]
+            }],
+            actions: Vec::new(),
+        },
+        known_bugs: Vec::new(),
+        highlights: Vec::new(),
     }
 }
 

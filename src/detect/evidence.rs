@@ -52,6 +52,18 @@ pub fn of_capture(analysis: &Analysis, file: &str, id: &str) -> Vec<Evidence> {
         .collect()
 }
 
+/// Each item once, in the order first seen (for the few names a finding lists; a
+/// quadratic scan keeps their order without a hash).
+pub fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out: Vec<T> = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
 /// Host name of an event.
 pub fn host_name(analysis: &Analysis, event: &Event) -> String {
     analysis
@@ -91,6 +103,20 @@ pub fn project(analysis: &Analysis, event: &Event) -> Project {
         .unwrap_or(Project::Other)
 }
 
+/// The events that name `instance`, with their ids, in time order.
+pub fn instance_events(
+    analysis: &Analysis,
+    instance: Uuid,
+) -> impl Iterator<Item = (EventId, &Event)> + '_ {
+    analysis
+        .index
+        .instance
+        .get(&instance)
+        .into_iter()
+        .flatten()
+        .filter_map(move |&i| Some((i, analysis.events.get(i as usize)?)))
+}
+
 /// Events of Nova or Cinder (not Masakari) that name `instance`, between `from` and `to`.
 pub fn service_events_of_instance(
     analysis: &Analysis,
@@ -98,18 +124,11 @@ pub fn service_events_of_instance(
     from: i64,
     to: i64,
 ) -> Vec<EventId> {
-    analysis
-        .index
-        .instance
-        .get(&instance)
-        .into_iter()
-        .flatten()
-        .copied()
-        .filter(|&i| {
-            analysis.events.get(i as usize).is_some_and(|e| {
-                e.time >= from && e.time <= to && project(analysis, e) != Project::Masakari
-            })
+    instance_events(analysis, instance)
+        .filter(|(_, e)| {
+            e.time >= from && e.time <= to && project(analysis, e) != Project::Masakari
         })
+        .map(|(i, _)| i)
         .collect()
 }
 

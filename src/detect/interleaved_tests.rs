@@ -16,9 +16,9 @@ fn line(time: &str, level: &str, logger: &str, req: &str, message: &str) -> Stri
     format!("2021-03-04 {time} 235 {level} {logger} [{req} masakari - - - -] {message}\n")
 }
 
-fn bundle() -> Vec<(&'static str, String)> {
+/// N1's run up to the lock of its instance.
+fn n1_locks() -> String {
     let nova = "masakari.compute.nova";
-    let manager = "masakari.engine.manager";
     let flow = "masakari.engine.drivers.taskflow.host_failure";
     let mut log = String::new();
     log += "2021-03-04 10:02:47.100 235 INFO masakari.engine.manager [req-1c0d9e8f-7a6b-4c5d-8e4f-3a2b1c0d9e8f 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - default default] Processing notification 3330353d-4f69-4f1d-b1f9-3977329fb2cd of type: COMPUTE_HOST\n";
@@ -57,6 +57,15 @@ fn bundle() -> Vec<(&'static str, String)> {
         "req-de081ecf-4201-4542-b092-e21b2f5ce942",
         &format!("Call lock server command for instance {I1}"),
     );
+    log
+}
+
+/// N2 is received and ignored while N1's evacuate is in flight; N1 then fails.
+fn n2_ignored_while_n1_evacuates() -> String {
+    let nova = "masakari.compute.nova";
+    let manager = "masakari.engine.manager";
+    let flow = "masakari.engine.drivers.taskflow.host_failure";
+    let mut log = String::new();
     // N2 arrives and is ignored while N1's evacuate is in flight.
     log += &format!(
         "2021-03-04 10:03:17.450 235 INFO masakari.engine.manager [{API2} 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - default default] Processing notification {N2} of type: COMPUTE_HOST\n"
@@ -103,6 +112,11 @@ fn bundle() -> Vec<(&'static str, String)> {
         "req-7bb8e483-e54e-457f-a110-1f9a95a1b4c8",
         &format!("Notification {N1} exits with status: error."),
     );
+    log
+}
+
+fn bundle() -> Vec<(&'static str, String)> {
+    let log = n1_locks() + &n2_ignored_while_n1_evacuates();
     let access = format!(
         "10.0.0.5 - - [04/Mar/2021:10:03:17 +0000] \"POST /v2.1/servers/{I1}/action HTTP/1.1\" 202 0 \"-\" \"python-novaclient\"\n\
          10.0.0.5 - - [04/Mar/2021:10:03:17 +0000] \"POST /v2.1/servers/{I1}/action HTTP/1.1\" 400 540 \"-\" \"python-novaclient\"\n\
@@ -189,19 +203,26 @@ const N4: &str = "83289a66-4a11-4017-9c64-1d8f0aa19ffa";
 const I4_MOVED: &str = "25115cbc-2ca6-4a8a-b044-0505bd3366db";
 const I4_PENDING: &str = "edad64d8-ad28-4918-9e8c-6c70b59cac2c";
 
-fn two_runs_one_lists_later() -> Vec<(&'static str, String)> {
-    let nova = "masakari.compute.nova";
-    let manager = "masakari.engine.manager";
-    let api = |n: &str, req: &str| {
-        format!(
-            "2025-03-11 {{t}} 33813 INFO {manager} [{req} bc731dd6f91ae57c60ea264fecde8b73 f5a965f924f7408a71a1f3d76c58bca5 - default default] Processing notification {n} of type: COMPUTE_HOST\n"
-        )
-    };
-    let call = |time: &str, req: &str, message: String| {
-        format!("2025-03-11 {time} 33813 INFO {nova} [{req} nova - - - -] {message}\n")
-    };
+/// The engine's `Processing notification` line of `n`, under the API's context `req`.
+fn processing(n: &str, req: &str, time: &str) -> String {
+    format!(
+        "2025-03-11 {time} 33813 INFO masakari.engine.manager [{req} bc731dd6f91ae57c60ea264fecde8b73 f5a965f924f7408a71a1f3d76c58bca5 - default default] Processing notification {n} of type: COMPUTE_HOST\n"
+    )
+}
+
+/// A Nova call of the engine, under its fresh context `req`.
+fn call(time: &str, req: &str, message: String) -> String {
+    format!("2025-03-11 {time} 33813 INFO masakari.compute.nova [{req} nova - - - -] {message}\n")
+}
+
+/// N3's run up to its evacuate call and first poll of the instance.
+fn n3_evacuates() -> String {
     let mut log = String::new();
-    log += &api(N3, "req-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d").replace("{t}", "07:09:20.000");
+    log += &processing(
+        N3,
+        "req-0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+        "07:09:20.000",
+    );
     log += &call(
         "07:09:20.100",
         "req-1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
@@ -227,7 +248,17 @@ fn two_runs_one_lists_later() -> Vec<(&'static str, String)> {
         "req-5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
         format!("Call get server command for instance {I3}"),
     );
-    log += &api(N4, "req-5bab58be-41fe-47d1-8da8-d9f07c580561").replace("{t}", "07:09:36.589");
+    log
+}
+
+/// N4 starts and lists its servers while N3 still polls its instance.
+fn n4_runs_while_n3_polls() -> String {
+    let mut log = String::new();
+    log += &processing(
+        N4,
+        "req-5bab58be-41fe-47d1-8da8-d9f07c580561",
+        "07:09:36.589",
+    );
     log += &call(
         "07:09:36.639",
         "req-8e0cd4f1-cbe0-4e53-8ed0-7c914a44542a",
@@ -273,8 +304,14 @@ fn two_runs_one_lists_later() -> Vec<(&'static str, String)> {
         "req-a1cc1582-a824-4696-80b4-e62310a0190e",
         format!("Call unlock server command for instance {I4_MOVED}"),
     );
+    log
+}
+
+/// Both notifications end `finished`, N4 first.
+fn both_finish() -> String {
+    let mut log = String::new();
     log += &format!(
-        "2025-03-11 07:10:10.537 33813 INFO {manager} [req-670e3be2-8457-43c1-8b5b-d4174480f79d nova - - - -] Notification {N4} exits with status: finished.\n"
+        "2025-03-11 07:10:10.537 33813 INFO masakari.engine.manager [req-670e3be2-8457-43c1-8b5b-d4174480f79d nova - - - -] Notification {N4} exits with status: finished.\n"
     );
     log += &call(
         "07:10:15.117",
@@ -282,8 +319,13 @@ fn two_runs_one_lists_later() -> Vec<(&'static str, String)> {
         format!("Call unlock server command for instance {I3}"),
     );
     log += &format!(
-        "2025-03-11 07:10:15.537 33813 INFO {manager} [req-7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d nova - - - -] Notification {N3} exits with status: finished.\n"
+        "2025-03-11 07:10:15.537 33813 INFO masakari.engine.manager [req-7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d nova - - - -] Notification {N3} exits with status: finished.\n"
     );
+    log
+}
+
+fn two_runs_one_lists_later() -> Vec<(&'static str, String)> {
+    let log = n3_evacuates() + &n4_runs_while_n3_polls() + &both_finish();
     vec![("sto-ctrl01/var/log/kolla/masakari/masakari-engine.log", log)]
 }
 

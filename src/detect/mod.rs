@@ -2,7 +2,6 @@
 //! recovery, with the evidence. One file per detector; [`DETECTORS`](crate::detect::DETECTORS) lists them all.
 
 mod bfv_evacuation_delay;
-mod bfv_gaps;
 mod cinder_attachment_500;
 mod compute_refuses_to_start;
 pub(crate) mod context;

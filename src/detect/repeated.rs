@@ -9,6 +9,7 @@
 //! and still its recovery's own finding).
 
 use crate::detect::context::FAILURE_CLASSES;
+use crate::detect::evidence::distinct;
 use crate::detect::finding::{Evidence, Finding, Severity, Window};
 
 /// Example lines a merged finding keeps (from its first and last occurrences).
@@ -66,12 +67,7 @@ fn merged(mut group: Vec<Finding>) -> Finding {
         return group.remove(0);
     }
     let count = group.len();
-    let mut hosts: Vec<String> = Vec::new();
-    for host in group.iter().filter_map(|f| f.failed_host.clone()) {
-        if !hosts.contains(&host) {
-            hosts.push(host);
-        }
-    }
+    let hosts: Vec<String> = distinct(group.iter().filter_map(|f| f.failed_host.clone()));
     let notifications = group.iter().filter(|f| f.notification_id.is_some()).count();
     // The first notification the group covers: what a follower of `watch` (or the
     // trigger) looks the finding up by, as with any finding of one notification.
@@ -84,37 +80,19 @@ fn merged(mut group: Vec<Finding>) -> Finding {
         .iter()
         .filter_map(|f| f.window.as_ref().map(|w| w.end.clone()))
         .max();
-    let mut instances: Vec<String> = Vec::new();
-    for i in group.iter().flat_map(|f| &f.instance_uuids) {
-        if instances.len() < INSTANCES_KEPT && !instances.contains(i) {
-            instances.push(i.clone());
-        }
-    }
-    let mut request_ids: Vec<String> = Vec::new();
-    for r in group
-        .iter()
-        .flat_map(|f| &f.request_ids)
-        .take(EXAMPLE_LINES)
-    {
-        if !request_ids.contains(r) {
-            request_ids.push(r.clone());
-        }
-    }
+    let mut instances = distinct(group.iter().flat_map(|f| &f.instance_uuids).cloned());
+    instances.truncate(INSTANCES_KEPT);
+    let request_ids = distinct(
+        group
+            .iter()
+            .flat_map(|f| &f.request_ids)
+            .take(EXAMPLE_LINES)
+            .cloned(),
+    );
     let examples = example_lines(&group);
     let first = group.swap_remove(0);
     let (_, _, generic) = cause(&first);
-    let where_ = match hosts.as_slice() {
-        [] => "an unnamed host".to_string(),
-        [one] => one.clone(),
-        many => format!("{} hosts", many.len()),
-    };
-    let named: Vec<&str> = hosts.iter().take(HOSTS_NAMED).map(String::as_str).collect();
-    let more = hosts.len().saturating_sub(HOSTS_NAMED);
-    let hosts_text = match (named.is_empty(), more) {
-        (true, _) => "no host named".to_string(),
-        (false, 0) => named.join(", "),
-        (false, n) => format!("{} and {n} more", named.join(", ")),
-    };
+    let (where_, hosts_text) = host_words(&hosts);
     let span = match (&start, &end) {
         (Some(s), Some(e)) => format!(", first at {s}, last at {e}"),
         _ => String::new(),
@@ -149,6 +127,23 @@ fn merged(mut group: Vec<Finding>) -> Finding {
         known_bugs: first.known_bugs,
         highlights: Vec::new(),
     }
+}
+
+/// The hosts as a title names them (`cmp02`, `3 hosts`) and as a summary lists them.
+fn host_words(hosts: &[String]) -> (String, String) {
+    let where_ = match hosts {
+        [] => "an unnamed host".to_string(),
+        [one] => one.clone(),
+        many => format!("{} hosts", many.len()),
+    };
+    let named: Vec<&str> = hosts.iter().take(HOSTS_NAMED).map(String::as_str).collect();
+    let more = hosts.len().saturating_sub(HOSTS_NAMED);
+    let hosts_text = match (named.is_empty(), more) {
+        (true, _) => "no host named".to_string(),
+        (false, 0) => named.join(", "),
+        (false, n) => format!("{} and {n} more", named.join(", ")),
+    };
+    (where_, hosts_text)
 }
 
 /// A few lines: the first occurrence's, then the last's.

@@ -84,14 +84,7 @@ fn of_instance<'a>(
     ctx: &'a DetectContext<'_>,
     instance: Uuid,
 ) -> impl Iterator<Item = (EventId, &'a Event)> + 'a {
-    let analysis = ctx.analysis;
-    analysis
-        .index
-        .instance
-        .get(&instance)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(move |&i| Some((i, analysis.events.get(i as usize)?)))
+    evidence::instance_events(ctx.analysis, instance)
 }
 
 /// Measures every instance whose disk a restarted source kept mid-evacuation.
