@@ -360,3 +360,31 @@ fn accepted_notifications_left_in_a_queue_without_consumer_name_the_queue_and_th
 fn a_notification_the_engine_processed_is_not_left_unconsumed() {
     assert!(findings("2023-sosreport-engine-consuming").is_empty());
 }
+
+#[test]
+fn a_consul_monitor_failing_in_every_loop_names_its_host_the_count_and_the_unset_agent() {
+    let all = findings("2024-sunbeam-consul-monitor-failing");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(
+        "2024-sunbeam-consul-monitor-failing",
+        "consul-monitor-failing",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Warning);
+    assert!(f.title.contains("sunbeam-2"), "{}", f.title);
+    assert!(f.summary.contains("61 times"), "{}", f.summary);
+    assert!(
+        f.summary.contains("before masakari-monitors 19.0.0"),
+        "{}",
+        f.summary
+    );
+    assert_eq!(f.evidence.len(), 2, "{:#?}", f.evidence);
+    assert!(cites(
+        &f,
+        "Exception when host-monitor by consul: 'NoneType' object has no attribute 'get_health'"
+    ));
+}
+
+#[test]
+fn a_consul_monitor_that_notified_after_its_failures_is_not_failing() {
+    assert!(findings("2024-sunbeam-consul-monitor-recovered").is_empty());
+}

@@ -4,6 +4,7 @@
 mod bfv_evacuation_delay;
 mod cinder_attachment_500;
 mod compute_refuses_to_start;
+mod consul_monitor_failing;
 pub(crate) mod context;
 mod duplicate_host_flows;
 mod engine_not_consuming;
@@ -66,6 +67,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &cinder_attachment_500::CinderAttachment500,
     &evacuated_unfenced::EvacuatedUnfenced,
     &engine_not_consuming::EngineNotConsuming,
+    &consul_monitor_failing::ConsulMonitorFailing,
     &recovery_failed::RecoveryFailed,
 ];
 
