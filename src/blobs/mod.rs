@@ -1,11 +1,11 @@
 //! Where uploads, analysis documents and search indexes are kept (issue 27): one small
-//! blocking interface, [`BlobStore`], over a local folder (`file:///abs/dir`, the default
+//! blocking interface, [`crate::blobs::BlobStore`], over a local folder (`file:///abs/dir`, the default
 //! and what a single `serve` has always done), S3 (`s3://BUCKET?endpoint=…&region=…`) and
 //! Swift (`swift://CONTAINER?cloud=NAME`).
 //!
 //! The object-store clients are written here over the tree's reqwest rather than taken
 //! from OpenDAL: see ARCHITECTURE.md ("Blobs"). Each remote backend runs its requests on
-//! a small runtime of its own ([`runtime::Background`]), so the blocking calls work from any
+//! a small runtime of its own (`runtime::Background`), so the blocking calls work from any
 //! thread (a job's blocking thread, a `spawn_blocking` task) without tying connections to a
 //! caller's runtime.
 

@@ -181,3 +181,24 @@ async fn v1_sign_in(
         expires_at: now_unix().saturating_add(lifetime),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn signed(left: i64) -> Signed {
+        Signed {
+            token: "t".into(),
+            storage_url: "http://127.0.0.1:8080/v1/AUTH_test".into(),
+            expires_at: now_unix() + left,
+        }
+    }
+
+    #[test]
+    fn a_token_is_renewed_in_its_last_five_minutes() {
+        assert!(!signed(3_600).expiring());
+        assert!(!signed(310).expiring());
+        assert!(signed(290).expiring());
+        assert!(signed(-10).expiring());
+    }
+}

@@ -6,7 +6,7 @@
 //! secret `testing`). Every process is killed and the folder removed when dropped.
 //!
 //! Tempauth is Swift's v1 auth, not Keystone: the `clouds.yaml` it writes names the
-//! cloud with `auth_type: v1password` (see [`super::swift_auth`]).
+//! cloud with `auth_type: v1password` (see `blobs::swift_auth`).
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
