@@ -314,6 +314,22 @@ async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_ch
         .await
         .unwrap();
     assert!(!apply.is_displayed().await.unwrap());
+    // Planned before the host is declared fenced: the plan carries the data-corruption
+    // warning, shown above it.
+    browser
+        .find(Locator::Css("[data-remediation-plan] button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let warning = wait_for(&browser, "[data-remediation-output] .plan-warning").await;
+    let warned = warning.text().await.unwrap();
+    assert!(
+        warned.contains("compute-1 is not declared fenced") && warned.contains("data corruption"),
+        "{warned}"
+    );
+    shot(&browser, "remediation-plan-unfenced.png").await;
     browser
         .find(Locator::Css(
             "[data-remediation-plan] input[name=host_fenced]",
@@ -332,6 +348,11 @@ async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_ch
         .unwrap();
     let plan = wait_for(&browser, "[data-remediation-output] ol.plan li").await;
     assert!(plan.text().await.unwrap().contains("/os-services"));
+    let warnings = browser
+        .find_all(Locator::Css("[data-remediation-output] .plan-warning"))
+        .await
+        .unwrap();
+    assert!(warnings.is_empty(), "declared fenced: no warning is left");
     let before = bench.servers().await;
     assert!(
         before
@@ -375,6 +396,48 @@ async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_ch
         assert_eq!(server.status, "ACTIVE", "{server:?}");
         assert_ne!(server.host.as_deref(), Some("compute-1"), "{server:?}");
     }
+    browser.close().await.unwrap();
+    server.stop().await;
+    bench.sim.shutdown().await;
+}
+
+/// InstanceHA's guards refuse a plan on the finding page as a safety guard, by name, and
+/// no Apply is offered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guard_refusal_is_shown_on_the_finding_page_and_nothing_can_be_applied_in_chromium() {
+    use crate::serve_remediation::{analysed_race_with, segment};
+    use fantoccini::Locator;
+    let Some(driver) = Driver::start_or_skip() else {
+        return;
+    };
+    // No compute may be down: the failed host alone is 1 of 3.
+    let (bench, server, id, finding) = analysed_race_with(|o| o.max_down_percent = 0).await;
+    let browser = driver.browser().await;
+    browser.goto(&server.url("/login")).await.unwrap();
+    sign_in_with_the_token(&browser).await;
+    wait_for(&browser, "form.sign-out").await;
+    browser
+        .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(&finding))))
+        .await
+        .unwrap();
+    wait_for(&browser, "[data-remediation-plan] button")
+        .await
+        .click()
+        .await
+        .unwrap();
+    let refusal = wait_for(&browser, "[data-remediation-output] .guard").await;
+    let text = refusal.text().await.unwrap();
+    assert!(
+        text.contains("Refused by a safety guard (too many computes down)")
+            && text.contains("1 of 3 nova-compute services are down"),
+        "{text}"
+    );
+    let apply = browser
+        .find(Locator::Css("[data-remediation-apply]"))
+        .await
+        .unwrap();
+    assert!(!apply.is_displayed().await.unwrap());
+    shot(&browser, "remediation-guard.png").await;
     browser.close().await.unwrap();
     server.stop().await;
     bench.sim.shutdown().await;

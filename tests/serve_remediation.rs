@@ -245,7 +245,7 @@ pub(crate) async fn analysed_race() -> (Bench, TestServer, String, String) {
 }
 
 /// [`analysed_race`], the service's executor options changed by `change`.
-async fn analysed_race_with(
+pub(crate) async fn analysed_race_with(
     change: impl FnOnce(&mut evacdoc::recovery::RecoveryOptions),
 ) -> (Bench, TestServer, String, String) {
     let notification = uuid::Uuid::new_v4().hyphenated().to_string();

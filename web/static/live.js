@@ -34,6 +34,12 @@
 
   // --- Finding page: plan, confirm, apply, follow -------------------------------------
 
+  // The executor's guard codes (src/recovery/plan.rs PlanError::Guard), as a person reads them.
+  var GUARDS = {
+    too_many_computes_down: "too many computes down",
+    no_scheduler_up: "no nova-scheduler up"
+  };
+
   var box = document.querySelector("[data-remediation-url]");
   if (box) {
     var url = box.getAttribute("data-remediation-url");
@@ -60,11 +66,27 @@
       say("Planning (reads only)…");
       post(url, asked).then(function (answer) {
         if (answer.status !== 200) {
+          var guard = GUARDS[answer.json.error];
+          if (guard) {
+            // InstanceHA's safety guards: a refusal to protect the cloud, not a fault.
+            output.textContent = "";
+            output.appendChild(el("div", { class: "alert bad guard", role: "alert" }, [
+              el("strong", { text: "Refused by a safety guard (" + guard + "): " }),
+              document.createTextNode(answer.json.message || "")
+            ]));
+            applyForm.hidden = true;
+            return;
+          }
           say("No plan: " + (answer.json.message || ("HTTP " + answer.status)), true);
           return;
         }
         var plan = answer.json;
         output.textContent = "";
+        (plan.warnings || []).forEach(function (warning) {
+          output.appendChild(el("div", { class: "alert warn plan-warning", role: "alert" }, [
+            el("strong", { text: "Warning: " }), document.createTextNode(warning)
+          ]));
+        });
         output.appendChild(el("p", { text: "Plan for " + plan.host + ": " + plan.plan.length +
           " calls, " + plan.moves.length + " instances. Nothing has changed yet." }));
         var list = el("ol", { class: "plan mono small" });
