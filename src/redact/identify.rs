@@ -76,7 +76,6 @@ static CREDENTIAL: LazyLock<Regex> =
 static PEM_BEGIN: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("-----BEGIN "));
 static URL: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("://"));
-static FLAG: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("--"));
 static FERNET_START: LazyLock<memmem::Finder<'static>> =
     LazyLock::new(|| memmem::Finder::new("gAAAAA"));
 static DNS_START: LazyLock<memmem::Finder<'static>> = LazyLock::new(|| memmem::Finder::new("DNS:"));
@@ -239,6 +238,18 @@ impl Identifier {
     /// [`Identifier::line`]; `open` reads it for keys even with no word of [`HINTS`] in
     /// it (another part of its line had one).
     fn line_gated(&mut self, line: &str, continued: bool, open: bool) {
+        self.line_hinted(line, continued, open, None);
+    }
+
+    /// [`Identifier::line_gated`], with the places of the words of [`HINTS`] in `line`
+    /// when the caller has found them already (each line is scanned for them once).
+    fn line_hinted(
+        &mut self,
+        line: &str,
+        continued: bool,
+        open: bool,
+        found: Option<&[(usize, usize, usize)]>,
+    ) {
         if self.pem_line(line) {
             return;
         }
@@ -258,12 +269,14 @@ impl Identifier {
             return;
         }
         self.credentials(line);
+        if let Some(hits) = found {
+            if open || !hits.is_empty() {
+                self.keyed(line, hits);
+            }
+            return;
+        }
         let mut hits = std::mem::take(&mut self.hits);
-        hits.clear();
-        hits.extend(
-            HINT.find_iter(line)
-                .map(|m| (m.start(), m.end(), m.pattern().as_usize())),
-        );
+        hint_places(line, &mut hits);
         if open || !hits.is_empty() {
             self.keyed(line, &hits);
         }
@@ -685,6 +698,72 @@ impl Identifier {
 #[derive(Debug, Default)]
 struct Seen {
     sets: [HashSet<Box<str>>; 5],
+    recent: Recent,
+}
+
+/// Short values given last, one per slot chosen by a cheap hash: most lines repeat the
+/// values of the lines before them (the same user, project, host), and comparing a few
+/// bytes costs less than hashing the value for the sets.
+#[derive(Debug)]
+struct Recent {
+    slots: Box<[Slot; Recent::SLOTS]>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// The set the value was given to, plus one (0: an empty slot).
+    set: u8,
+    len: u8,
+    bytes: [u8; Recent::LEN],
+}
+
+impl Default for Recent {
+    fn default() -> Self {
+        let empty = Slot {
+            set: 0,
+            len: 0,
+            bytes: [0; Recent::LEN],
+        };
+        Recent {
+            slots: Box::new([empty; Recent::SLOTS]),
+        }
+    }
+}
+
+impl Recent {
+    const SLOTS: usize = 256;
+    /// Longer values are only in the sets.
+    const LEN: usize = 32;
+
+    /// The slot of `value` of set `set`, when it is short enough for one.
+    fn slot(set: usize, value: &str) -> Option<usize> {
+        let b = value.as_bytes();
+        let (&first, &last) = (b.first()?, b.last()?);
+        if b.len() > Self::LEN {
+            return None;
+        }
+        let mix = (usize::from(first) << 3) ^ usize::from(last) ^ (b.len() << 5) ^ (set << 6);
+        Some((mix.wrapping_mul(0x9e37_79b9) >> 8) & (Self::SLOTS - 1))
+    }
+
+    fn holds(&self, slot: usize, set: usize, value: &str) -> bool {
+        self.slots.get(slot).is_some_and(|s| {
+            usize::from(s.set) == set + 1
+                && usize::from(s.len) == value.len()
+                && s.bytes.get(..value.len()) == Some(value.as_bytes())
+        })
+    }
+
+    fn keep(&mut self, slot: usize, set: usize, value: &str) {
+        if let Some(s) = self.slots.get_mut(slot)
+            && let (Ok(set), Ok(len)) = (u8::try_from(set + 1), u8::try_from(value.len()))
+            && let Some(bytes) = s.bytes.get_mut(..value.len())
+        {
+            bytes.copy_from_slice(value.as_bytes());
+            s.set = set;
+            s.len = len;
+        }
+    }
 }
 
 impl Seen {
@@ -709,9 +788,20 @@ impl Seen {
     /// Whether `value` is new to set `which` (and remembers it); always when `which` is
     /// none.
     fn first(&mut self, which: impl Into<Option<usize>>, value: &str) -> bool {
-        let Some(set) = which.into().and_then(|w| self.sets.get_mut(w)) else {
+        let Some(which) = which.into() else {
             return true;
         };
+        let Some(set) = self.sets.get_mut(which) else {
+            return true;
+        };
+        let slot = Recent::slot(which, value);
+        if let Some(slot) = slot {
+            if self.recent.holds(slot, which, value) {
+                return false;
+            }
+            // Given before or now: a value's second call adds nothing either way.
+            self.recent.keep(slot, which, value);
+        }
         if set.contains(value) {
             return false;
         }
@@ -728,13 +818,21 @@ impl Seen {
 /// `\[(?:(?:req-[0-9a-f-]{36}|None) )?req-[0-9a-f-]{36} ([^\s\]]+) ([^\s\]]+)` finds
 /// them, without running one on every line.
 fn context_brackets(line: &str) -> impl Iterator<Item = (&str, &str)> {
+    context_spans(line).map(|(_, user, project)| (user, project))
+}
+
+/// [`context_brackets`] with where each match lies in `line` (from its `[` to the end of
+/// the project).
+pub(super) fn context_spans(
+    line: &str,
+) -> impl Iterator<Item = (std::ops::Range<usize>, &str, &str)> {
     let mut from = 0;
     std::iter::from_fn(move || {
         while let Some(i) = memchr::memchr(b'[', &line.as_bytes()[from..]) {
             let at = from + i + 1;
             if let Some((end, user, project)) = bracket_at(&line[at..]) {
                 from = at + end;
-                return Some((user, project));
+                return Some((at - 1..from, user, project));
             }
             from = at;
         }
@@ -768,9 +866,22 @@ fn request_id(s: &str) -> Option<&str> {
     let rest = s.strip_prefix("req-")?;
     let id = rest.as_bytes().get(..36)?;
     id.iter()
-        .all(|&b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b) || b == b'-')
+        .all(|&b| REQUEST_ID_BYTES[usize::from(b)])
         .then(|| &rest[36..])
 }
+
+/// Which bytes a request id's 36 characters are made of (`[0-9a-f-]`), by value: one
+/// load per byte of every context bracket.
+static REQUEST_ID_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_digit() || (c >= b'a' && c <= b'f') || c == b'-';
+        b += 1;
+    }
+    table
+};
 
 /// The run of characters other than blanks and `]` at the start of `s`, if any.
 fn context_word(s: &str) -> Option<&str> {
@@ -796,6 +907,15 @@ fn find_ascii_caseless(hay: &[u8], needle: &[u8]) -> Option<usize> {
         hay.get(at..at + needle.len())
             .is_some_and(|w| w.eq_ignore_ascii_case(needle))
     })
+}
+
+/// The places (start, end, which) of the words of [`HINTS`] in `line`, into `hits`.
+fn hint_places(line: &str, hits: &mut Vec<(usize, usize, usize)>) {
+    hits.clear();
+    hits.extend(
+        HINT.find_iter(line)
+            .map(|m| (m.start(), m.end(), m.pattern().as_usize())),
+    );
 }
 
 fn is_key_byte(b: u8) -> bool {
@@ -904,7 +1024,12 @@ pub struct IdentifySink {
     identify: Identifier,
     /// The messages of one-line records read so far (by hash), and whether each holds a
     /// word of [`HINTS`].
-    messages: std::collections::HashMap<u64, u8>,
+    messages: super::fasthash::FxHashMap<u64, u8>,
+    /// The context bracket whose names were read last, when it was the only context of
+    /// its line's prefix (the next line of the same request gives the same names).
+    last_context: Option<String>,
+    /// Scratch: where the words of [`HINTS`] are in a message.
+    hits: Vec<(usize, usize, usize)>,
 }
 
 /// At most this many messages are remembered per log (a bound on memory).
@@ -920,6 +1045,27 @@ impl IdentifySink {
     pub fn into_seeds(self) -> Seeds {
         self.identify.into_seeds()
     }
+
+    /// The user and project of the context brackets of an oslo line's prefix, as
+    /// [`context_brackets`] reads them. A prefix whose only context is the bracket read
+    /// last gives the names weighed then: they are not read again.
+    fn bracket_names(&mut self, prefix: &str, context: Option<&str>) {
+        let alone = context.filter(|raw| only_context(prefix, raw));
+        if alone.is_some() && self.last_context.as_deref() == alone {
+            return;
+        }
+        for (user, project) in context_brackets(prefix) {
+            self.identify.name(user, Kind::User);
+            self.identify.name(project, Kind::Project);
+        }
+        match (alone, &mut self.last_context) {
+            (Some(raw), Some(last)) => {
+                last.clear();
+                last.push_str(raw);
+            }
+            (alone, last) => *last = alone.map(str::to_string),
+        }
+    }
 }
 
 impl crate::ingest::sink::RecordSink for IdentifySink {
@@ -933,10 +1079,11 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
         let head = &record.head;
         let split = match &head.content {
             evacdoc_parsers::line::Content::Oslo(o) => split_at_message(head.raw, o.message)
-                .filter(|(prefix, message)| plain_prefix(prefix) && !opens_table(message)),
+                .filter(|(prefix, message)| !opens_table(message) && plain_prefix(prefix))
+                .map(|(prefix, message)| (prefix, message, o.context_raw)),
             _ => None,
         };
-        let Some((prefix, message)) = split else {
+        let Some((prefix, message, context)) = split else {
             self.identify.record(head.raw, rest);
             return;
         };
@@ -947,31 +1094,66 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
         } else {
             None
         };
-        let hinted = known.map_or_else(|| HINT.find(message).is_some(), |k| k & HINTED != 0);
+        // The message's hints are found once: for the test and for reading it.
+        let mut hits = std::mem::take(&mut self.hits);
+        hits.clear();
+        let hinted = match known {
+            Some(k) => k & HINTED != 0,
+            None => {
+                hint_places(message, &mut hits);
+                !hits.is_empty()
+            }
+        };
         // The whole line is read past the hint test when any part of it has a hint: the
         // message is read so too when only the text before it has one.
         let open = !hinted && HINT.find(prefix).is_some();
         let done = if open { READ_OPEN } else { READ };
         // The bracket's names, first as in the whole line.
         if hinted || open {
-            for (user, project) in context_brackets(prefix) {
-                self.identify.name(user, Kind::User);
-                self.identify.name(project, Kind::Project);
-            }
+            self.bracket_names(prefix, context);
         }
         if known.is_none_or(|k| k & done == 0) {
+            if known.is_some() {
+                hint_places(message, &mut hits);
+            }
             self.identify.reset();
-            self.identify.line_gated(message, false, hinted || open);
+            self.identify
+                .line_hinted(message, false, hinted || open, Some(&hits));
             if one_line && (known.is_some() || self.messages.len() < MESSAGES_KEPT) {
                 let flags = known.unwrap_or(if hinted { HINTED } else { 0 }) | done;
                 self.messages.insert(key, flags);
             }
         }
+        self.hits = hits;
         for line in rest {
             self.identify.line(line, true);
         }
         self.identify.reset();
     }
+}
+
+/// Whether the context bracket `raw` (a part of `prefix`, inside `[` and `]`) is the only
+/// text of `prefix` that [`context_brackets`] can read names from: no other `[` in it
+/// opens with a request id or `None`.
+fn only_context(prefix: &str, raw: &str) -> bool {
+    let Some(start) = (raw.as_ptr() as usize).checked_sub(prefix.as_ptr() as usize) else {
+        return false;
+    };
+    let end = start + raw.len();
+    if start == 0 || end >= prefix.len() {
+        return false;
+    }
+    let b = prefix.as_bytes();
+    if b[start - 1] != b'[' || b[end] != b']' {
+        return false;
+    }
+    let opens = |part: &[u8]| {
+        memchr::memchr_iter(b'[', part).any(|at| {
+            let after = &part[at + 1..];
+            after.starts_with(b"req-") || after.starts_with(b"None")
+        })
+    };
+    !opens(&b[..start - 1]) && !opens(&b[end..])
 }
 
 /// The part of `raw` before `message` and `message`, when `message` is the end of `raw`.
@@ -985,26 +1167,33 @@ fn split_at_message<'a>(raw: &'a str, message: &str) -> Option<(&'a str, &'a str
 /// (`=`, `|`, a `:` after a word holding a hint), no quote, flag, URL, credential, `Basic`,
 /// Fernet token or `DNS:` name.
 fn plain_prefix(prefix: &str) -> bool {
-    let b = prefix.as_bytes();
-    if !prefix.trim_end().ends_with(']')
-        || b.iter()
-            .any(|c| matches!(c, b'=' | b'|' | b'@' | b'"' | b'\'' | b'\\'))
-        || FLAG.find(b).is_some()
-        || URL.find(b).is_some()
-        || FERNET_START.find(b).is_some()
-        || DNS_START.find(b).is_some()
-        || find_ascii_caseless(b, b"basic ").is_some()
-    {
+    if !prefix.trim_end().ends_with(']') {
         return false;
     }
-    memchr::memchr_iter(b':', b).all(|at| {
-        let before = prefix[..at].trim_end_matches([' ', '\t']).as_bytes();
-        let word = before
-            .iter()
-            .rposition(|&c| !is_key_byte(c))
-            .map_or(before, |i| &before[i + 1..]);
-        // Times (`02:00:00`) are digits; a word with letters may be a key.
-        !word.iter().any(u8::is_ascii_alphabetic) || HINT.find(word).is_none()
+    // One pass: each byte that can start what is looked for is tested where it is.
+    let b = prefix.as_bytes();
+    b.iter().enumerate().all(|(at, &c)| match c {
+        b'=' | b'|' | b'@' | b'"' | b'\'' | b'\\' => false,
+        // A flag (`--`).
+        b'-' => b.get(at + 1) != Some(&b'-'),
+        // A Fernet token.
+        b'g' => !b[at..].starts_with(b"gAAAAA"),
+        b'b' | b'B' => !b
+            .get(at..at + 6)
+            .is_some_and(|w| w.eq_ignore_ascii_case(b"basic ")),
+        // A URL, a `DNS:` name, a key.
+        b':' => {
+            !b[at + 1..].starts_with(b"//") && !b[..at].ends_with(b"DNS") && {
+                let before = prefix[..at].trim_end_matches([' ', '\t']).as_bytes();
+                let word = before
+                    .iter()
+                    .rposition(|&c| !is_key_byte(c))
+                    .map_or(before, |i| &before[i + 1..]);
+                // Times (`02:00:00`) are digits; a word with letters may be a key.
+                !word.iter().any(u8::is_ascii_alphabetic) || HINT.find(word).is_none()
+            }
+        }
+        _ => true,
     })
 }
 
@@ -1014,10 +1203,10 @@ fn opens_table(message: &str) -> bool {
     t.starts_with('|') || t.starts_with("+-")
 }
 
+/// The key a message is remembered by: [`super::fasthash::fold_hash`] instead of SipHash,
+/// which cost more than the rest of a remembered line's reading.
 fn message_hash(message: &str) -> u64 {
-    use std::hash::BuildHasher as _;
-    std::hash::BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
-        .hash_one(message)
+    super::fasthash::fold_hash(message.as_bytes())
 }
 
 #[cfg(test)]

@@ -13,17 +13,19 @@
 //!
 //! A word is a run of letters, digits, `-`, `_`, `.` and non-ASCII characters; anything
 //! else is punctuation and kept. No pattern runs per word: the shapes are found by one
-//! pass of `tokens::SHAPES` over the line, words by one byte scan, and each is
-//! classified by hash lookups.
+//! pass of `tokens::SHAPES` over the line (only where a byte pass finds a shape may be
+//! there; context brackets alone are read without it), words by one byte scan, and each
+//! is classified by hash lookups.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
+use super::identify::context_spans;
 use super::map::{Kind, Pseudonyms};
 use super::names::NameFinder;
 use super::secrets::{HIDDEN, SecretState};
 use super::templates::{Part, arg_keeps_words};
-use super::tokens::{SHAPES, Shape, replace_one};
+use super::tokens::{Possible, Shape, possible_shapes, replace_one, shape_matches};
 use super::vocab;
 
 /// The name a public view gives the upload.
@@ -318,8 +320,13 @@ fn is_word_byte(b: u8) -> bool {
 impl Words<'_, '_> {
     /// A piece of a line: shaped values by their shapes, the words between them judged.
     fn segment(&mut self, text: &str, map: &mut dyn Pseudonyms) {
+        match possible_shapes(text) {
+            Possible::Nothing => return self.text(text, map),
+            Possible::Contexts => return self.contexts(text, map),
+            Possible::Any => {}
+        }
         let mut copied = 0;
-        for m in SHAPES.find_iter(text) {
+        for m in shape_matches(text) {
             // A dashed address inside a word (`dhcp-10-0-0-5`): the word is judged whole.
             if Shape::of(m.as_str()) == Shape::Dashed {
                 continue;
@@ -331,6 +338,22 @@ impl Words<'_, '_> {
             self.out.push_str(&replaced);
             self.key = None;
             copied = m.end();
+        }
+        self.text(&text[copied..], map);
+    }
+
+    /// [`Words::segment`] of a text whose only shapes are context brackets: found by
+    /// the bracket reader as the pattern finds them.
+    fn contexts(&mut self, text: &str, map: &mut dyn Pseudonyms) {
+        let mut copied = 0;
+        for (bracket, _, _) in context_spans(text) {
+            let Some(replaced) = replace_one(&text[bracket.clone()], map) else {
+                continue;
+            };
+            self.text(&text[copied..bracket.start], map);
+            self.out.push_str(&replaced);
+            self.key = None;
+            copied = bracket.end;
         }
         self.text(&text[copied..], map);
     }

@@ -556,3 +556,58 @@ fn context_brackets_read_as_the_regex_did() {
     }
     assert_eq!(super::HINTS[super::BASIC_HINT], "basic ");
 }
+
+/// The prefix of an oslo line gives its bracket's names alone unless another `[` in it
+/// opens like a context; and a prefix is plain (read for its bracket only) unless it
+/// holds what a key or value could be made of.
+#[test]
+fn prefixes_read_for_their_bracket_only() {
+    let id = "req-de081ecf-4201-4542-b092-e21b2f5ce942";
+    let bracket = format!("{id} jdoe acme - default default");
+    let prefixes = [
+        (
+            format!(
+                "2020-12-08 19:51:12.309 235 INFO nova.compute.manager [{bracket}] [instance: 56ce6206-3659-495e-a6ea-f4d3d578cc96] "
+            ),
+            true,
+            true,
+        ),
+        (
+            format!(
+                "[pod/nova-0/nova-compute] 2020-12-08 19:51:12.309 235 INFO nova.compute.manager [{bracket}] "
+            ),
+            true,
+            true,
+        ),
+        (
+            format!(
+                "[None {id} u1 p1 - - - -] 2020-12-08 19:51:12.309 235 INFO nova.api [{bracket}] "
+            ),
+            false,
+            true,
+        ),
+        (
+            format!("2020-12-08 19:51:12.309 235 INFO nova.api host: ctl1 [{bracket}] "),
+            true,
+            false,
+        ),
+        (
+            format!("2020-12-08 19:51:12.309 235 DEBUG nova.api --os-x [{bracket}] "),
+            true,
+            false,
+        ),
+        (
+            format!("2020-12-08 19:51:12.309 235 INFO nova.api Basic [{bracket}] "),
+            true,
+            false,
+        ),
+    ];
+    for (prefix, alone, plain) in &prefixes {
+        let at = prefix.rfind(&bracket).unwrap();
+        let raw = &prefix[at..at + bracket.len()];
+        assert_eq!(super::only_context(prefix, raw), *alone, "{prefix}");
+        assert_eq!(super::plain_prefix(prefix), *plain, "{prefix}");
+    }
+    // A part of another text is not the prefix's bracket.
+    assert!(!super::only_context(&prefixes[0].0, &bracket));
+}
