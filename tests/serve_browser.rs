@@ -292,7 +292,7 @@ async fn a_user_signs_in_uploads_reads_the_finding_and_searches_in_chromium() {
 /// the right one applied, the progress followed until the recovery is finished.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_chromium() {
-    use crate::serve_remediation::{analysed_race, segment};
+    use crate::serve_remediation::analysed_race;
     use fantoccini::Locator;
     let Some(driver) = Driver::start_or_skip() else {
         return;
@@ -300,13 +300,7 @@ async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_ch
     let (bench, server, id, finding) = analysed_race().await;
 
     let browser = driver.browser().await;
-    browser.goto(&server.url("/login")).await.unwrap();
-    sign_in_with_the_token(&browser).await;
-    wait_for(&browser, "form.sign-out").await;
-    browser
-        .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(&finding))))
-        .await
-        .unwrap();
+    open_the_finding_signed_in(&browser, &server, &id, &finding).await;
     wait_for(&browser, "[data-remediation-plan] button").await;
     // Apply is offered only once a plan is shown.
     let apply = browser
@@ -401,11 +395,28 @@ async fn the_finding_page_plans_confirms_applies_and_follows_a_remediation_in_ch
     bench.sim.shutdown().await;
 }
 
+/// Signs in with the token and opens the page of finding `finding` of analysis `id`.
+async fn open_the_finding_signed_in(
+    browser: &Client,
+    server: &TestServer,
+    id: &str,
+    finding: &str,
+) {
+    use crate::serve_remediation::segment;
+    browser.goto(&server.url("/login")).await.unwrap();
+    sign_in_with_the_token(browser).await;
+    wait_for(browser, "form.sign-out").await;
+    browser
+        .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(finding))))
+        .await
+        .unwrap();
+}
+
 /// InstanceHA's guards refuse a plan on the finding page as a safety guard, by name, and
 /// no Apply is offered.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_guard_refusal_is_shown_on_the_finding_page_and_nothing_can_be_applied_in_chromium() {
-    use crate::serve_remediation::{analysed_race_with, segment};
+    use crate::serve_remediation::analysed_race_with;
     use fantoccini::Locator;
     let Some(driver) = Driver::start_or_skip() else {
         return;
@@ -413,13 +424,7 @@ async fn a_guard_refusal_is_shown_on_the_finding_page_and_nothing_can_be_applied
     // No compute may be down: the failed host alone is 1 of 3.
     let (bench, server, id, finding) = analysed_race_with(|o| o.max_down_percent = 0).await;
     let browser = driver.browser().await;
-    browser.goto(&server.url("/login")).await.unwrap();
-    sign_in_with_the_token(&browser).await;
-    wait_for(&browser, "form.sign-out").await;
-    browser
-        .goto(&server.url(&format!("/analyses/{id}/findings/{}", segment(&finding))))
-        .await
-        .unwrap();
+    open_the_finding_signed_in(&browser, &server, &id, &finding).await;
     wait_for(&browser, "[data-remediation-plan] button")
         .await
         .click()
