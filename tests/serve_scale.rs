@@ -329,7 +329,9 @@ fn run_scale(cluster: &ThrowawayCluster, database: &str, blobs: &Blobs, dir: &Pa
             data.to_owned(),
         ]
     };
-    let (args_a, args_b) = (shared(&data_a), shared(&data_b));
+    let (args_a, mut args_b) = (shared(&data_a), shared(&data_b));
+    // API b keeps fetched indexes within one byte: each fetch evicts the ones before it.
+    args_b.extend(["--index-cache".to_owned(), "1".into()]);
     let (api_a, base_a) = serve_with("api-a", &as_str(&args_a), &blobs.env);
     let (api_b, base_b) = serve_with("api-b", &as_str(&args_b), &blobs.env);
     let mut workers: Vec<Process> = (0..3)
@@ -450,6 +452,31 @@ fn run_scale(cluster: &ThrowawayCluster, database: &str, blobs: &Blobs, dir: &Pa
     let (hits_a, hits_b) = (get(&base_a, &query), get(&base_b, &query));
     assert_eq!(hits_a["total"], 50_000, "{hits_a}");
     assert_eq!(hits_a, hits_b, "the two APIs search the same index");
+    if blobs.remote.is_some() {
+        // Another analysis searched through API b: its index is fetched and the first one
+        // leaves b's cache (`--index-cache 1`), while answers stay right.
+        let other = &uploads
+            .iter()
+            .find(|(_, which)| *which != uploads[0].1)
+            .unwrap()
+            .0;
+        let started = Instant::now();
+        while get(&base_b, &format!("/api/v1/analyses/{other}"))["index"]["state"] != "done" {
+            assert!(
+                started.elapsed() < Duration::from_secs(90),
+                "index of {other}"
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        let hits = get(
+            &base_b,
+            &format!("/api/v1/analyses/{other}/search?q=masakari"),
+        );
+        assert!(hits["total"].as_u64().unwrap_or(0) > 0, "{hits}");
+        let cached = |id: &str| Path::new(&data_b).join("analyses").join(id).join("index");
+        assert!(cached(other).is_dir());
+        assert!(!cached(&slow_id).exists(), "evicted past --index-cache");
+    }
     if let Some(remote) = &blobs.remote {
         object_store_checks(
             remote.as_ref(),

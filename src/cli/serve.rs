@@ -38,6 +38,10 @@ pub struct ServeArgs {
     jobs: usize,
     #[command(flatten)]
     store: super::store_args::StoreArgs,
+    /// With an object store (--blobs s3://… or swift://…): the bytes of fetched search
+    /// indexes kept in --data (default 4 GiB); the least recently used go past it.
+    #[arg(long, value_name = "BYTES", default_value_t = evacdoc::jobs::remote::INDEX_CACHE_BYTES)]
+    index_cache: u64,
     /// Seconds running analyses may go on after a stop is asked for (then they are
     /// queued again for the next start).
     #[arg(long, default_value_t = 10)]
@@ -98,6 +102,7 @@ async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     if let Some(shared) = &shared {
         config.store_url = Some(shared.url.clone());
         config.remote_blobs = shared.blobs.remote();
+        config.index_cache_bytes = args.index_cache;
         config.jobs.workers = args.jobs;
         config.jobs.lease = Some(shared.lease);
     }

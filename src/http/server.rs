@@ -40,6 +40,9 @@ pub struct ServeConfig {
     /// With `store_url`: an object store (`s3://…`, `swift://…`) that keeps uploads,
     /// documents and indexes; `data` is then this process's work folder and cache.
     pub remote_blobs: Option<String>,
+    /// With `remote_blobs`: the bytes of fetched search indexes kept on local disk (the
+    /// least recently used removed past it).
+    pub index_cache_bytes: u64,
     /// The largest upload accepted, in bytes.
     pub max_upload: u64,
     /// Uploads received at once (more get 429 with `Retry-After`).
@@ -79,6 +82,7 @@ impl ServeConfig {
             data,
             store_url: None,
             remote_blobs: None,
+            index_cache_bytes: crate::jobs::remote::INDEX_CACHE_BYTES,
             max_upload: 8 << 30,
             max_uploads: 4,
             max_queued: 64,
@@ -216,7 +220,9 @@ pub async fn start(config: ServeConfig) -> Result<Service, ServeError> {
         metrics,
         jobs,
         cache,
-        searchers: Arc::default(),
+        searchers: Arc::new(super::api::search::Searchers::with_cache_bytes(
+            config.index_cache_bytes,
+        )),
         max_upload: config.max_upload,
         uploads: Arc::new(tokio::sync::Semaphore::new(config.max_uploads.max(1))),
         upload_rate: config.upload_min_rate,

@@ -46,11 +46,23 @@ pub struct SearchParams {
     pub per_page: Option<usize>,
 }
 
-/// The open search indexes, one per analysis.
-#[derive(Debug, Default)]
-pub struct Searchers(Mutex<HashMap<String, Arc<SearchIndex>>>);
+/// The open search indexes, one per analysis, and with an object store the byte budget
+/// of the local folder indexes are fetched into.
+#[derive(Debug)]
+pub struct Searchers(Mutex<HashMap<String, Arc<SearchIndex>>>, u64);
+
+impl Default for Searchers {
+    fn default() -> Searchers {
+        Searchers::with_cache_bytes(crate::jobs::remote::INDEX_CACHE_BYTES)
+    }
+}
 
 impl Searchers {
+    /// No index open yet; fetched indexes kept within `cache_bytes` on local disk.
+    pub fn with_cache_bytes(cache_bytes: u64) -> Searchers {
+        Searchers(Mutex::default(), cache_bytes)
+    }
+
     /// Forgets an analysis's index (deleted).
     pub fn remove(&self, id: &str) {
         if let Ok(mut map) = self.0.lock() {
@@ -70,12 +82,7 @@ impl Searchers {
             return Ok(found);
         }
         let dir = match store.remote_blobs() {
-            Some(remote) => crate::jobs::remote::fetch_index(
-                store,
-                remote.as_ref(),
-                row,
-                crate::jobs::remote::INDEX_CACHE_BYTES,
-            )?,
+            Some(remote) => crate::jobs::remote::fetch_index(store, remote.as_ref(), row, self.1)?,
             None => store.paths().index_dir(id)?,
         };
         let index = Arc::new(SearchIndex::open(&dir).map_err(ApiError::internal)?);
