@@ -20,8 +20,42 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub type HostId = u32;
 /// Index of a file in `Analysis::files`.
 pub type FileId = u32;
-/// Index of an event in `Analysis::events`.
-pub type EventId = u32;
+/// Index of an event in `Analysis::events` (written in JSON as the plain number).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(transparent)]
+pub struct EventId(pub u32);
+
+impl EventId {
+    /// The id of the event at `position` in the event list.
+    pub const fn at(position: usize) -> EventId {
+        EventId(position as u32)
+    }
+
+    /// The event's position in the event list.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl std::fmt::Display for EventId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Looking an event up by its id, instead of casting the id to an index at each place.
+pub trait EventsById {
+    /// The event `id`, when the list holds it.
+    fn by_id(&self, id: EventId) -> Option<&Event>;
+}
+
+impl EventsById for [Event] {
+    fn by_id(&self, id: EventId) -> Option<&Event> {
+        self.get(id.index())
+    }
+}
 
 /// A finding's stable id: its detector and subject (`evacuate-400-race:<notification>`).
 /// Written in JSON as the plain string.

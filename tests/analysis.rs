@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use evacdoc::correlate::Analysis;
-use evacdoc::model::Uuid;
 use evacdoc::model::inventory::Layout;
 use evacdoc::model::inventory::ZoneSource;
+use evacdoc::model::{EventId, Uuid};
 use evacdoc::run::{Options, analyze};
 
 use crate::util::samples;
@@ -112,7 +112,7 @@ fn id_indexes_cover_every_kind_of_id() {
         [&Uuid::parse_request_id("req-de081ecf-4201-4542-b092-e21b2f5ce942").unwrap()];
     let messages: Vec<std::borrow::Cow<str>> = lock_and_evacuate
         .iter()
-        .map(|&i| a.events[i as usize].message())
+        .map(|&i| a.events[i.index()].message())
         .collect();
     assert_eq!(messages.len(), 3, "{messages:?}");
     assert!(messages[0].starts_with("Call lock server command"));
@@ -124,7 +124,7 @@ fn id_indexes_cover_every_kind_of_id() {
     let kinds: Vec<_> = instance
         .iter()
         .map(|&i| {
-            a.files[a.events[i as usize].file as usize]
+            a.files[a.events[i.index()].file as usize]
                 .service
                 .name()
                 .to_string()
@@ -147,12 +147,12 @@ fn id_indexes_cover_every_kind_of_id() {
     // the lines that name it.
     let node02 = &a.index.host["node02ob100"];
     assert!(node02.iter().any(|&i| {
-        a.events[i as usize]
+        a.events[i.index()]
             .text()
             .contains("Disable nova-compute on node02ob100.maas")
     }));
     assert!(node02.iter().any(|&i| {
-        a.files[a.events[i as usize].file as usize]
+        a.files[a.events[i.index()].file as usize]
             .path
             .starts_with("1/baremetal/")
     }));
@@ -166,7 +166,7 @@ fn id_indexes_cover_every_kind_of_id() {
     let services: std::collections::BTreeSet<_> = global
         .iter()
         .map(|&i| {
-            sunbeam.files[sunbeam.events[i as usize].file as usize]
+            sunbeam.files[sunbeam.events[i.index()].file as usize]
                 .service
                 .name()
                 .to_string()
@@ -188,13 +188,14 @@ fn masakari_calls_join_the_nova_requests_they_made() {
             e.text().starts_with("2020-12-08 19:51:12.309")
                 && e.message().starts_with("Call evacuate command")
         })
-        .unwrap() as u32;
+        .map(EventId::at)
+        .unwrap();
     let statuses: Vec<(bool, u16)> = a
         .joins
         .iter()
         .filter(|j| j.call == evacuate)
         .map(|j| {
-            let r = &a.events[j.request as usize];
+            let r = &a.events[j.request.index()];
             (r.second_precision, r.http().unwrap().status)
         })
         .collect();
@@ -298,8 +299,8 @@ fn clock_skew_is_estimated_from_joined_pairs_and_corrected() {
     assert_eq!(a.hosts[skew.host as usize].hostname, "api1");
     // Corrected: each request now follows its call.
     for join in &a.joins {
-        let call = &a.events[join.call as usize];
-        let request = &a.events[join.request as usize];
+        let call = &a.events[join.call.index()];
+        let request = &a.events[join.request.index()];
         assert!(request.sort_key() >= call.time && request.time - call.time < 2_000_000_000);
     }
 

@@ -82,7 +82,7 @@ fn joins_point_at_events_by_file_and_line() {
     let analysis = analyze(&[dir], &Options::default()).unwrap();
     let doc = analysis.to_document().unwrap();
     let join = &doc["joins"][0];
-    let call = &analysis.events[analysis.joins[0].call as usize];
+    let call = &analysis.events[analysis.joins[0].call.index()];
     assert_eq!(join["call"]["file"], call.file);
     assert_eq!(join["call"]["line"], call.line);
     let mention = &doc["recoveries"][0]["mentions"][0];

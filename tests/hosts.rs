@@ -118,7 +118,7 @@ fn juju_machines_without_status_are_hosts_named_by_their_own_lines() {
     assert!(
         by_id
             .iter()
-            .any(|&e| a.events[e as usize].host == masakari.id)
+            .any(|&e| a.events[e.index()].host == masakari.id)
     );
 
     // Hosts named from lines give the same answer as the original bundle.
@@ -283,6 +283,6 @@ fn crashdump_scenario_without_status_has_nine_named_hosts() {
     let failed = a.hosts.iter().find(|h| h.roots == ["1/"]).unwrap().id;
     let by_id = select(&a, &Subject::Host("1".into()));
     let by_name = select(&a, &Subject::Host("node02ob100.maas".into()));
-    assert!(by_id.iter().any(|&e| a.events[e as usize].host == failed));
+    assert!(by_id.iter().any(|&e| a.events[e.index()].host == failed));
     assert!(by_id.iter().all(|e| by_name.contains(e)));
 }

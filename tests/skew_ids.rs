@@ -328,7 +328,7 @@ fn a_race_behind_a_95_s_clock_is_classified() {
         .joins
         .iter()
         .filter(|j| {
-            a.events[j.request as usize]
+            a.events[j.request.index()]
                 .http()
                 .is_some_and(|h| h.status == 400)
         })

@@ -76,7 +76,7 @@ impl Drop for TableGuard {
 fn to_ref(id: EventId) -> Result<EventRef, String> {
     TABLE.with(|t| match &*t.borrow() {
         Some(Table::Write(refs)) => refs
-            .get(id as usize)
+            .get(id.index())
             .copied()
             .ok_or_else(|| format!("event {id} is not in the analysis")),
         _ => Err("event ids are written only as part of an analysis document".into()),
@@ -225,7 +225,7 @@ fn read_table(events: &[Event]) -> Result<HashMap<EventRef, EventId>, EventRef> 
     let mut table = HashMap::with_capacity(events.len());
     for (position, event) in events.iter().enumerate() {
         let r = EventRef::of(event);
-        if table.insert(r, position as EventId).is_some() {
+        if table.insert(r, EventId::at(position)).is_some() {
             return Err(r);
         }
     }

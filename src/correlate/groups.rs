@@ -7,13 +7,15 @@
 //! times instead of from a list of `(key, position)` entries: that list (24 to 32
 //! bytes an entry) was the largest allocation of the index stage at 10 GiB.
 
+use crate::model::EventId;
+
 /// Keys in order, and each key's positions (ascending) in one list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GroupIndex<K> {
     keys: Vec<K>,
     /// Where each key's positions end in `positions`.
     ends: Vec<u32>,
-    positions: Vec<u32>,
+    positions: Vec<EventId>,
 }
 
 impl<K: Ord> Default for GroupIndex<K> {
@@ -34,7 +36,7 @@ impl<K: Ord> GroupIndex<K> {
     /// and to place them; so only the distinct keys and the positions are ever held.
     pub fn collect<I>(entries: impl Fn() -> I) -> GroupIndex<K>
     where
-        I: Iterator<Item = (K, u32)>,
+        I: Iterator<Item = (K, EventId)>,
     {
         let keys = distinct_sorted(entries().map(|(key, _)| key));
         // Each key's count, then (summed) where its positions end; `last` drops a
@@ -43,6 +45,7 @@ impl<K: Ord> GroupIndex<K> {
         let mut last = vec![u32::MAX; keys.len()];
         let mut previous = 0;
         for (key, position) in entries() {
+            let position = position.0;
             debug_assert!(position >= previous, "entries in position order");
             previous = position;
             let Ok(at) = keys.binary_search(&key) else {
@@ -63,7 +66,7 @@ impl<K: Ord> GroupIndex<K> {
         for (at, slot) in next.iter_mut().enumerate() {
             *slot = if at == 0 { 0 } else { ends[at - 1] };
         }
-        let mut positions = vec![0u32; total as usize];
+        let mut positions = vec![EventId::default(); total as usize];
         for (key, position) in entries() {
             let Ok(at) = keys.binary_search(&key) else {
                 continue;
@@ -87,7 +90,7 @@ impl<K: Ord> GroupIndex<K> {
 
     /// The index of `(key, position)` entries (in any order).
     #[cfg(test)]
-    pub fn build(mut entries: Vec<(K, u32)>) -> GroupIndex<K> {
+    pub fn build(mut entries: Vec<(K, EventId)>) -> GroupIndex<K> {
         entries.sort_unstable();
         entries.dedup();
         let mut keys = Vec::new();
@@ -115,12 +118,12 @@ impl<K: Ord> GroupIndex<K> {
     }
 
     /// The positions of `key`, ascending.
-    pub fn get(&self, key: &K) -> Option<&[u32]> {
+    pub fn get(&self, key: &K) -> Option<&[EventId]> {
         let at = self.keys.binary_search(key).ok()?;
         Some(self.group(at))
     }
 
-    fn group(&self, at: usize) -> &[u32] {
+    fn group(&self, at: usize) -> &[EventId] {
         let start = if at == 0 {
             0
         } else {
@@ -131,7 +134,7 @@ impl<K: Ord> GroupIndex<K> {
     }
 
     /// Every key's positions, by key.
-    pub fn groups(&self) -> impl Iterator<Item = (&K, &[u32])> + '_ {
+    pub fn groups(&self) -> impl Iterator<Item = (&K, &[EventId])> + '_ {
         self.keys
             .iter()
             .enumerate()
@@ -159,8 +162,8 @@ fn distinct_sorted<K: Ord>(keys: impl Iterator<Item = K>) -> Vec<K> {
 
 /// The positions of a key; none for a key the index does not hold (never a panic).
 impl<K: Ord> std::ops::Index<&K> for GroupIndex<K> {
-    type Output = [u32];
-    fn index(&self, key: &K) -> &[u32] {
+    type Output = [EventId];
+    fn index(&self, key: &K) -> &[EventId] {
         self.get(key).unwrap_or_default()
     }
 }
@@ -171,13 +174,17 @@ mod tests {
 
     #[test]
     fn groups_hold_each_keys_positions_in_order() {
-        let index = GroupIndex::build(vec![(7, 9), (3, 1), (7, 2), (3, 1), (5, 4)]);
-        assert_eq!(index.get(&7), Some(&[2, 9][..]));
-        assert_eq!(index.get(&3), Some(&[1][..]));
+        let entries = [(7, 9), (3, 1), (7, 2), (3, 1), (5, 4)];
+        let index = GroupIndex::build(entries.map(|(k, p)| (k, EventId(p))).to_vec());
+        assert_eq!(index.get(&7), Some(&[EventId(2), EventId(9)][..]));
+        assert_eq!(index.get(&3), Some(&[EventId(1)][..]));
         assert_eq!(index.get(&4), None);
         assert!(index[&4].is_empty());
-        assert_eq!(index[&3], [1]);
-        let all: Vec<(i32, Vec<u32>)> = index.groups().map(|(k, p)| (*k, p.to_vec())).collect();
+        assert_eq!(index[&3], [EventId(1)]);
+        let all: Vec<(i32, Vec<u32>)> = index
+            .groups()
+            .map(|(k, p)| (*k, p.iter().map(|id| id.0).collect()))
+            .collect();
         assert_eq!(all, vec![(3, vec![1]), (5, vec![4]), (7, vec![2, 9])]);
         assert_eq!(GroupIndex::<u8>::default().groups().count(), 0);
     }
@@ -187,7 +194,7 @@ mod tests {
         // Keys repeated often and rarely, more entries than the key list's first
         // compaction, repeated entries, and positions without keys.
         let mut x: u64 = 5;
-        let mut entries: Vec<(u32, u32)> = Vec::new();
+        let mut entries: Vec<(u32, EventId)> = Vec::new();
         for position in 0..20_000u32 {
             for _ in 0..(position % 3) {
                 x = x
@@ -198,9 +205,9 @@ mod tests {
                 } else {
                     (x >> 33) as u32
                 };
-                entries.push((key, position));
+                entries.push((key, EventId(position)));
                 if x & 7 == 0 {
-                    entries.push((key, position));
+                    entries.push((key, EventId(position)));
                 }
             }
         }

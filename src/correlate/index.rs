@@ -54,7 +54,7 @@ impl HostIndex {
         }
         let entries = || {
             events.iter().enumerate().flat_map(|(position, event)| {
-                let id = position as EventId;
+                let id = EventId::at(position);
                 let own = host_numbers.get(event.host as usize).into_iter().flatten();
                 let mentioned = event
                     .mentioned_hosts()
@@ -101,10 +101,9 @@ impl Indexes {
     pub fn build(events: &[Event], host_names: &[Vec<String>]) -> Indexes {
         let ids = |of: &(dyn Fn(&Event) -> &[Uuid] + Sync)| {
             GroupIndex::collect(|| {
-                events
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(position, e)| of(e).iter().map(move |&u| (u, position as EventId)))
+                events.iter().enumerate().flat_map(|(position, e)| {
+                    of(e).iter().map(move |&u| (u, EventId::at(position)))
+                })
             })
         };
         // Six passes over every event, independent: two at a time (the host index,

@@ -212,7 +212,7 @@ impl<'a> Finder<'a> {
             .filter(|(_, e)| {
                 e.kind == EventKind::Request && e.http().is_some() && project_of(e) == Project::Nova
             })
-            .map(|(i, _)| i as EventId)
+            .map(|(i, _)| EventId::at(i))
             .collect();
         let index = RequestIndex::new(events, &requests);
         // What each call makes, numbered as first met.
@@ -227,7 +227,7 @@ impl<'a> Finder<'a> {
             }
             let next = kinds.len() as u32;
             let kind = *kinds.entry(expected.key()).or_insert(next);
-            calls.push((kind, position as EventId));
+            calls.push((kind, EventId::at(position)));
         }
         calls.sort_unstable();
         Finder {
@@ -266,7 +266,7 @@ impl<'a> Finder<'a> {
     ) -> Vec<Paired> {
         let mut out = Vec::new();
         for &(_, position) in calls {
-            let call = &self.events[position as usize];
+            let call = &self.events[position.index()];
             let Some(expected) = Finder::expected(call) else {
                 continue;
             };
@@ -280,7 +280,7 @@ impl<'a> Finder<'a> {
                 .window(call.time - before + low, call.time + after + high);
             for &k in crate::correlate::window::within(filed, window) {
                 let r = self.requests[k as usize];
-                let request = &self.events[r as usize];
+                let request = &self.events[r.index()];
                 if let (Some(g), Some(rg)) = (call.global_request_id, request.global_request_id)
                     && g != rg
                 {
@@ -319,14 +319,14 @@ impl RequestIndex {
     fn new(events: &[Event], requests: &[EventId]) -> RequestIndex {
         let mut by_key: std::collections::HashMap<String, Vec<u32>> = Default::default();
         for (k, &r) in requests.iter().enumerate() {
-            let Some(http) = events[r as usize].http() else {
+            let Some(http) = events[r.index()].http() else {
                 continue;
             };
             for key in request_keys(&http.method, &http.path) {
                 by_key.entry(key).or_default().push(k as u32);
             }
         }
-        let times = requests.iter().map(|&r| events[r as usize].time).collect();
+        let times = requests.iter().map(|&r| events[r.index()].time).collect();
         RequestIndex {
             times: crate::correlate::window::Times::new(times),
             by_key,
@@ -380,7 +380,7 @@ pub fn join_calls(
             let mut joins = Vec::new();
             for group in kind.chunk_by(|a, b| a.1 == b.1) {
                 let instance =
-                    Expected::of(&events[group[0].0.call as usize]).and_then(|e| e.instance);
+                    Expected::of(&events[group[0].0.call.index()]).and_then(|e| e.instance);
                 joins.extend(pair_in_order(group, instance));
             }
             (joins, kind.len())
@@ -712,13 +712,13 @@ mod tests {
             .iter()
             .map(|j| {
                 (
-                    sorted[j.call as usize]
+                    sorted[j.call.index()]
                         .text()
                         .split(" command")
                         .next()
                         .unwrap()
                         .to_string(),
-                    sorted[j.request as usize].http().unwrap().status,
+                    sorted[j.request.index()].http().unwrap().status,
                 )
             })
             .collect();
@@ -828,12 +828,12 @@ mod tests {
                     let delay = [0i64, 1_000_000, -3_000_000, 250_000_000][next(4) as usize];
                     if group
                         .iter()
-                        .all(|(g, _)| (g.call, g.request) != (call, request))
+                        .all(|(g, _)| (g.call.0, g.request.0) != (call, request))
                     {
                         group.push((
                             Candidate {
-                                call,
-                                request,
+                                call: EventId(call),
+                                request: EventId(request),
                                 delay,
                             },
                             0,

@@ -4,6 +4,7 @@
 //!
 //! Detectors reason over these, not over raw lines.
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -40,7 +41,7 @@ impl Call {
     pub fn status(&self, analysis: &Analysis) -> Option<u16> {
         self.requests
             .iter()
-            .filter_map(|&r| analysis.events.get(r as usize)?.http())
+            .filter_map(|&r| analysis.events.by_id(r)?.http())
             .map(|h| h.status)
             .next()
     }
@@ -170,7 +171,7 @@ impl Recovery {
             .iter()
             .flat_map(|a| a.events.iter())
             .chain(&self.mentions)
-            .filter_map(|&e| analysis.events.get(e as usize))
+            .filter_map(|&e| analysis.events.by_id(e))
             .map(|e| e.time);
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         for t in times {
@@ -262,7 +263,7 @@ fn captured_failed_hosts(analysis: &Analysis) -> HashMap<Uuid, String> {
 fn nova_hosts_of(analysis: &Analysis, instance: Uuid) -> Vec<String> {
     let mut hosts: Vec<String> = Vec::new();
     for &e in analysis.index.instance.get(&instance).into_iter().flatten() {
-        let Some(event) = analysis.events.get(e as usize) else {
+        let Some(event) = analysis.events.by_id(e) else {
             continue;
         };
         let nova_compute = analysis
@@ -302,7 +303,7 @@ pub fn recoveries(analysis: &Analysis) -> Vec<Recovery> {
     );
     let instance_hosts = |instance: Uuid| nova_hosts_of(analysis, instance);
     for (position, event) in analysis.events.iter().enumerate() {
-        let id = position as EventId;
+        let id = EventId::at(position);
         for n in &event.notifications {
             by_id.entry(*n).or_insert_with(|| new(*n)).mentions.push(id);
         }
@@ -523,7 +524,7 @@ mod tests {
             r.attempts
                 .iter()
                 .flat_map(|a| &a.events)
-                .map(|&e| analysis.events[e as usize].message().to_string())
+                .map(|&e| analysis.events[e.index()].message().to_string())
                 .collect()
         };
         let (r1, r2) = (of(N1), of(N2));

@@ -5,6 +5,7 @@
 //! A captured VM move says it best (Masakari's own record); else the engine's calls and
 //! Nova's answers to them; else how the run that named the instance ended.
 
+use crate::model::EventsById;
 use serde::Serialize;
 
 use crate::correlate::Analysis;
@@ -146,7 +147,7 @@ fn logged(
 /// `Ignoring recovery of HA_Enabled instance ...` (or a stopped instance Masakari skips).
 fn ignored_on_purpose(analysis: &Analysis, attempt: &Attempt, instance: Uuid) -> bool {
     attempt.events.iter().any(|&e| {
-        analysis.events.get(e as usize).is_some_and(|ev| {
+        analysis.events.by_id(e).is_some_and(|ev| {
             ev.instances.contains(&instance) && ev.message().starts_with("Ignoring recovery of")
         })
     })

@@ -275,21 +275,21 @@ fn violations(events: &[Event], pairs: &[Pair], edge: &Edge) -> Vec<String> {
     for &m in &edge.members {
         let p = &pairs[edge.intervals[m].1];
         // The client's window in corrected time: its anchor moved with its host.
-        let delta = events[p.anchor as usize].time - p.anchor_time;
+        let delta = events[p.anchor.index()].time - p.anchor_time;
         let start = p.start + delta;
         let end = p.end.map(|n| n + delta);
         let mut lines = vec![p.first_line, p.last_line];
         lines.dedup();
         for l in lines {
-            let e = &events[l as usize];
+            let e = &events[l.index()];
             let late = end.is_some_and(|n| e.time > n);
             let early = e.time + precision(e) < start;
             if late || early {
                 out.push(format!(
                     "{:?} pair at line {} of file {}: server line {} of file {}",
                     p.kind,
-                    events[p.anchor as usize].line,
-                    events[p.anchor as usize].file,
+                    events[p.anchor.index()].line,
+                    events[p.anchor.index()].file,
                     e.line,
                     e.file
                 ));

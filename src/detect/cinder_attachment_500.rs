@@ -17,6 +17,7 @@
 use crate::detect::evidence::{self, host_name, of_events};
 use crate::detect::finding::{Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::EventsById;
 use crate::model::{Event, EventId, Project, Uuid};
 
 /// The detector.
@@ -77,7 +78,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Failed> {
             .iter_mut()
             .find(|f| f.instance == instance && f.attachment == attachment)
         {
-            f.nova.push(i as EventId);
+            f.nova.push(EventId::at(i));
             continue;
         }
         let host = host_name(analysis, e);
@@ -105,7 +106,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Failed> {
             attachment: attachment.to_string(),
             volumes,
             evacuating,
-            nova: vec![i as EventId],
+            nova: vec![EventId::at(i)],
             cinder: cinder_500s(ctx, attachment),
             errored,
         });
@@ -119,7 +120,7 @@ fn evacuation_of(ctx: &DetectContext<'_>, e: &Event) -> Option<(EventId, Uuid)> 
     let request = e.request_id?;
     let events = ctx.analysis.index.request.get(&request)?;
     events.iter().rev().find_map(|&j| {
-        let o = ctx.analysis.events.get(j as usize)?;
+        let o = ctx.analysis.events.by_id(j)?;
         let instance = *o.instances.first()?;
         (o.file == e.file && o.time <= e.time && o.message().starts_with("Evacuating instance"))
             .then_some((j, instance))
@@ -137,7 +138,7 @@ fn request_volumes(ctx: &DetectContext<'_>, e: &Event) -> Vec<Uuid> {
     };
     for v in events
         .iter()
-        .filter_map(|&j| ctx.analysis.events.get(j as usize))
+        .filter_map(|&j| ctx.analysis.events.by_id(j))
         .flat_map(|o| o.volumes.iter())
     {
         if !out.contains(v) {
@@ -163,13 +164,13 @@ fn cinder_500s(ctx: &DetectContext<'_>, attachment: &str) -> Vec<EventId> {
             .http()
             .map_or(text.contains("returned with HTTP 500"), |h| h.status == 500);
         if text.contains(&path) && status_500 {
-            out.push(j as EventId);
+            out.push(EventId::at(j));
             requests.extend(o.request_id);
         }
     }
     for r in &requests {
         for &j in analysis.index.request.get(r).unwrap_or(&[]) {
-            let is_error = analysis.events.get(j as usize).is_some_and(|o| {
+            let is_error = analysis.events.by_id(j).is_some_and(|o| {
                 matches!(
                     o.level,
                     Some(crate::model::LogLevel::Error | crate::model::LogLevel::Critical)

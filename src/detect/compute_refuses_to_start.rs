@@ -19,6 +19,7 @@
 use crate::detect::evidence::{self, host_name, of_events};
 use crate::detect::finding::{Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::EventsById;
 use crate::model::{Event, EventId, Uuid};
 
 /// The detector.
@@ -87,7 +88,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Refusals> {
             identity,
             recovered_by: None,
         });
-        entry.lines.push(i as EventId);
+        entry.lines.push(EventId::at(i));
         entry.identity = identity;
     }
     let mut out = Vec::new();
@@ -98,10 +99,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Refusals> {
         if started_after(ctx, file, last) {
             continue;
         }
-        let first_time = analysis
-            .events
-            .get(first as usize)
-            .map_or(i64::MAX, |e| e.time);
+        let first_time = analysis.events.by_id(first).map_or(i64::MAX, |e| e.time);
         let short = r.host.split('.').next().unwrap_or(&r.host).to_string();
         r.recovered_by = ctx
             .host_failures()
@@ -126,7 +124,7 @@ fn started_after(ctx: &DetectContext<'_>, file: u32, last: EventId) -> bool {
     ctx.analysis
         .events
         .iter()
-        .skip(last as usize + 1)
+        .skip(last.index() + 1)
         .filter(|e| e.file == file)
         .any(|e| {
             let m = e.message();

@@ -19,6 +19,7 @@ use crate::correlate::recovery::Recovery;
 use crate::detect::evidence::{self, of_config, of_events};
 use crate::detect::finding::{ConfigChange, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::EventsById;
 use crate::model::inventory::ConfigValue;
 use crate::model::{EventId, Uuid};
 
@@ -44,11 +45,11 @@ fn span(ctx: &DetectContext<'_>, r: &Recovery) -> Option<(EventId, i64, i64)> {
     let analysis = ctx.analysis;
     let attempt = r.attempts.first()?;
     let start = attempt.start?;
-    let from = analysis.events.get(start as usize)?.time;
+    let from = analysis.events.by_id(start)?.time;
     let to = attempt
         .events
         .iter()
-        .filter_map(|&e| analysis.events.get(e as usize))
+        .filter_map(|&e| analysis.events.by_id(e))
         .map(|e| e.time)
         .max()?;
     Some((start, from, to))
@@ -71,7 +72,7 @@ fn rebuilding_refusals(
         .iter()
         .flat_map(|i| evidence::service_events_of_instance(ctx.analysis, *i, from, to))
         .filter(|&id| {
-            ctx.analysis.events.get(id as usize).is_some_and(|e| {
+            ctx.analysis.events.by_id(id).is_some_and(|e| {
                 let m = e.message();
                 m.contains("Cannot 'evacuate' instance") && m.contains("task_state rebuilding")
             })
@@ -126,7 +127,7 @@ fn refused_instances(ctx: &DetectContext<'_>, refusals: &[EventId]) -> Vec<Strin
     let mut out: Vec<String> = Vec::new();
     for i in refusals
         .iter()
-        .filter_map(|&r| ctx.analysis.events.get(r as usize))
+        .filter_map(|&r| ctx.analysis.events.by_id(r))
         .flat_map(|e| e.instances.as_slice().iter().map(|u| u.to_string()))
     {
         if !out.contains(&i) {

@@ -20,7 +20,7 @@
 use crate::detect::evidence::{self, host_name, of_events};
 use crate::detect::finding::{Evidence, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
-use crate::model::{EventId, Project};
+use crate::model::{EventId, EventsById, Project};
 use evacdoc_parsers::capture::{Capture, QueueRow};
 
 /// The detector.
@@ -54,9 +54,10 @@ fn topic(ctx: &DetectContext<'_>) -> String {
 /// The 202 answers of masakari-api to a notification.
 fn accepted(ctx: &DetectContext<'_>) -> Vec<EventId> {
     let analysis = ctx.analysis;
-    (0..analysis.events.len() as EventId)
+    (0..analysis.events.len())
+        .map(EventId::at)
         .filter(|&i| {
-            analysis.events.get(i as usize).is_some_and(|e| {
+            analysis.events.by_id(i).is_some_and(|e| {
                 evidence::project(analysis, e) == Project::Masakari
                     && e.http().is_some_and(|h| {
                         &*h.method == "POST"
@@ -97,7 +98,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Option<NotConsumed> {
         return None;
     }
     let accepted = accepted(ctx);
-    let first = ctx.analysis.events.get(*accepted.first()? as usize)?.time;
+    let first = ctx.analysis.events.by_id(*accepted.first()?)?.time;
     if processed_since(ctx, first) {
         return None;
     }
@@ -140,7 +141,7 @@ impl EngineNotConsuming {
         }));
         let api_host = ids
             .first()
-            .and_then(|&i| analysis.events.get(i as usize))
+            .and_then(|&i| analysis.events.by_id(i))
             .map(|e| host_name(analysis, e))
             .unwrap_or_default();
         let waiting: u64 = m.queues.iter().map(|(_, r)| r.messages).max().unwrap_or(0);

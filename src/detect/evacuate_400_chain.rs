@@ -12,6 +12,7 @@ use crate::correlate::calls::CallAction;
 use crate::correlate::ids::short_host;
 use crate::correlate::recovery::is_engine;
 use crate::detect::evidence::instance_events;
+use crate::model::EventsById;
 use crate::model::{EventId, LogLevel, Uuid};
 
 /// One refusal the chain proves.
@@ -98,14 +99,10 @@ pub(crate) fn chained_refusals(analysis: &Analysis) -> Vec<ChainedRefusal> {
             .into_iter()
             .flatten()
             .copied()
-            .filter(|&i| {
-                events
-                    .get(i as usize)
-                    .is_some_and(|e| !is_engine(analysis, e))
-            })
+            .filter(|&i| events.by_id(i).is_some_and(|e| !is_engine(analysis, e)))
             .collect();
         let Some(instance) = nova_lines.iter().find_map(|&i| {
-            let http = events.get(i as usize)?.http()?;
+            let http = events.by_id(i)?.http()?;
             (http.status == 400)
                 .then(|| action_instance(&http.method, &http.path))
                 .flatten()
@@ -114,7 +111,7 @@ pub(crate) fn chained_refusals(analysis: &Analysis) -> Vec<ChainedRefusal> {
         };
         let texts: Vec<String> = nova_lines
             .iter()
-            .filter_map(|&i| events.get(i as usize).map(|e| e.message().into_owned()))
+            .filter_map(|&i| events.by_id(i).map(|e| e.message().into_owned()))
             .chain([message.to_string()])
             .collect();
         let has = |needles: &[&str]| texts.iter().any(|t| needles.iter().any(|n| t.contains(n)));
@@ -122,7 +119,7 @@ pub(crate) fn chained_refusals(analysis: &Analysis) -> Vec<ChainedRefusal> {
         if has(&OTHER_400_TEXTS) && !worded {
             continue;
         }
-        let warning = position as EventId;
+        let warning = EventId::at(position);
         let call = evacuate_call_before(analysis, instance, warning);
         // A bare 400 is the race only as the answer to an evacuate call.
         if !worded && call.is_none() {
@@ -145,7 +142,7 @@ pub(crate) fn chained_refusals(analysis: &Analysis) -> Vec<ChainedRefusal> {
 /// evacuate call (the call is logged before the request, the error after its answer).
 fn evacuate_call_before(analysis: &Analysis, instance: Uuid, warning: EventId) -> Option<EventId> {
     let events = &analysis.events;
-    let engine_host = events.get(warning as usize)?.host;
+    let engine_host = events.by_id(warning)?.host;
     let (call, action) = instance_events(analysis, instance)
         .filter(|&(i, _)| i < warning)
         .filter_map(|(i, e)| {

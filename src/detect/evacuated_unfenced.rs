@@ -24,6 +24,7 @@ use crate::correlate::timeline::utc;
 use crate::detect::evidence::{self, host_name, of_events};
 use crate::detect::finding::{Evidence, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::EventsById;
 use crate::model::{EventId, Uuid};
 use evacdoc_parsers::capture::{Capture, FenceState};
 
@@ -117,7 +118,7 @@ fn first_call(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<(EventId, 
     let first = calls
         .iter()
         .map(|c| c.event)
-        .min_by_key(|&e| ctx.analysis.events.get(e as usize).map(|e| e.time))?;
+        .min_by_key(|&e| ctx.analysis.events.by_id(e).map(|e| e.time))?;
     let mut instances: Vec<Uuid> = Vec::new();
     for i in calls.iter().filter_map(|c| c.instance) {
         if !instances.contains(&i) {
@@ -142,7 +143,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Unfenced> {
         let Some((first, instances)) = first_call(ctx, r) else {
             continue;
         };
-        let Some(call_time) = analysis.events.get(first as usize).map(|e| e.time) else {
+        let Some(call_time) = analysis.events.by_id(first).map(|e| e.time) else {
             continue;
         };
         let from = r.window(analysis).map_or(call_time, |(start, _)| start) - FENCE_LOOKBACK_NANOS;
@@ -188,7 +189,7 @@ impl EvacuatedUnfenced {
         let call_time = ctx
             .analysis
             .events
-            .get(u.first_call as usize)
+            .by_id(u.first_call)
             .map_or(0, |e| e.time);
         let late = u
             .others
@@ -222,7 +223,7 @@ impl EvacuatedUnfenced {
         evidence.extend(u.others.iter().take(4).map(|f| f.evidence.clone()));
         let engine_host = analysis
             .events
-            .get(u.first_call as usize)
+            .by_id(u.first_call)
             .map(|e| host_name(analysis, e))
             .unwrap_or_default();
         let others = Self::others_said(ctx, u);

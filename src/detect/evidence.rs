@@ -4,12 +4,13 @@
 use crate::correlate::Analysis;
 use crate::correlate::timeline::utc;
 use crate::detect::finding::{Evidence, Window};
+use crate::model::EventsById;
 use crate::model::inventory::ConfigValue;
 use crate::model::{Event, EventId, Project, Uuid};
 
 /// The evidence of an event: its first line where it is written.
 pub fn of_event(analysis: &Analysis, id: EventId) -> Option<Evidence> {
-    let event = analysis.events.get(id as usize)?;
+    let event = analysis.events.by_id(id)?;
     Some(Evidence {
         path: analysis.file(event.file)?.path.clone(),
         line: event.line as usize,
@@ -86,7 +87,7 @@ pub fn of_events(analysis: &Analysis, ids: impl IntoIterator<Item = EventId>) ->
 pub fn window(analysis: &Analysis, ids: &[EventId]) -> Option<Window> {
     let times: Vec<i64> = ids
         .iter()
-        .filter_map(|&i| analysis.events.get(i as usize))
+        .filter_map(|&i| analysis.events.by_id(i))
         .map(|e| e.time)
         .collect();
     Some(Window {
@@ -114,7 +115,7 @@ pub fn instance_events(
         .get(&instance)
         .into_iter()
         .flatten()
-        .filter_map(move |&i| Some((i, analysis.events.get(i as usize)?)))
+        .filter_map(move |&i| Some((i, analysis.events.by_id(i)?)))
 }
 
 /// Events of Nova or Cinder (not Masakari) that name `instance`, between `from` and `to`.
@@ -136,7 +137,7 @@ pub fn service_events_of_instance(
 pub fn request_ids(analysis: &Analysis, ids: &[EventId]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for &id in ids {
-        let Some(e) = analysis.events.get(id as usize) else {
+        let Some(e) = analysis.events.by_id(id) else {
             continue;
         };
         for r in [e.global_request_id, e.request_id].into_iter().flatten() {

@@ -14,6 +14,7 @@
 //! of those refusals, and whether the host's nova-compute started after the last one.
 //! Telling: a host refused and not restarted since is a finding.
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 
 use crate::detect::evidence::{self, host_name, of_events};
@@ -65,7 +66,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Refused> {
             by_host
                 .entry(host.to_string())
                 .or_default()
-                .push(i as EventId);
+                .push(EventId::at(i));
         }
     }
     by_host
@@ -73,7 +74,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Refused> {
         .filter(|(host, lines)| {
             let last = lines
                 .last()
-                .and_then(|&l| analysis.events.get(l as usize))
+                .and_then(|&l| analysis.events.by_id(l))
                 .map_or(i64::MAX, |e| e.time);
             !compute_started_after(ctx, host, last)
         })
@@ -108,7 +109,7 @@ impl ForceUpRefused {
             let same = e
                 .request_id
                 .is_some_and(|id| requests.contains(&id.request_id()));
-            (same && http.status == 400 && http.method == "PUT").then_some(i as EventId)
+            (same && http.status == 400 && http.method == "PUT").then_some(EventId::at(i))
         }));
         Finding {
             id: format!("{}:{host}", self.id()).into(),

@@ -14,6 +14,7 @@
 //! [`MIN_SKIPS`] cycles is a finding; critical when a host failure was notified right
 //! after it, or when the monitor was still standing down at its last line.
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 
 use crate::detect::evidence::{self, duration, host_name, of_events};
@@ -103,7 +104,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<StandDown> {
 }
 
 fn same_reason(ctx: &DetectContext<'_>, seen: EventId, message: &str) -> bool {
-    ctx.analysis.events.get(seen as usize).is_some_and(|e| {
+    ctx.analysis.events.by_id(seen).is_some_and(|e| {
         REASONS
             .iter()
             .any(|r| e.message().contains(r) && message.contains(r))
@@ -112,9 +113,9 @@ fn same_reason(ctx: &DetectContext<'_>, seen: EventId, message: &str) -> bool {
 
 fn stand_down(ctx: &DetectContext<'_>, run: Run, last: Option<EventId>) -> Option<StandDown> {
     let analysis = ctx.analysis;
-    let first = analysis.events.get(*run.skips.first()? as usize)?;
+    let first = analysis.events.by_id(*run.skips.first()?)?;
     let end_id = *run.skips.last()?;
-    let end = analysis.events.get(end_id as usize)?;
+    let end = analysis.events.by_id(end_id)?;
     let late = hostmonitor_events(analysis)
         .filter(|(_, e)| {
             e.file == end.file && e.time > end.time && e.time - end.time <= LATE_WINDOW_NS
@@ -151,7 +152,7 @@ fn reasons_text(ctx: &DetectContext<'_>, s: &StandDown) -> String {
     let reasons: Vec<String> = s
         .reasons
         .iter()
-        .filter_map(|&r| analysis.events.get(r as usize))
+        .filter_map(|&r| analysis.events.by_id(r))
         .map(|e| format!("`{}`", e.message().trim_end_matches('.')))
         .collect();
     if reasons.is_empty() {
@@ -200,8 +201,8 @@ impl HostmonitorStoodDown {
             .iter()
             .filter_map(|&(a, b)| {
                 Some(Highlight::Span {
-                    from: analysis.events.get(a as usize)?.time,
-                    to: analysis.events.get(b as usize)?.time,
+                    from: analysis.events.by_id(a)?.time,
+                    to: analysis.events.by_id(b)?.time,
                     label: format!("not monitoring, {lasted}"),
                 })
             })
@@ -211,7 +212,7 @@ impl HostmonitorStoodDown {
                 "{}:{}:{}",
                 self.id(),
                 s.monitor,
-                analysis.events.get(first as usize).map_or(0, |e| e.line)
+                analysis.events.by_id(first).map_or(0, |e| e.line)
             )
             .into(),
             detector: self.id(),

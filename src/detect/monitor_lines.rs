@@ -15,7 +15,7 @@ pub fn hostmonitor_events(analysis: &Analysis) -> impl Iterator<Item = (EventId,
                 .file(e.file)
                 .is_some_and(|f| f.service.name().starts_with("masakari-hostmonitor"))
         })
-        .map(|(i, e)| (i as EventId, e))
+        .map(|(i, e)| (EventId::at(i), e))
 }
 
 /// A host monitor's reading of a host: `'<host>' is '<status>' (current: '<raw>').`

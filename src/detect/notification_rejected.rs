@@ -21,6 +21,7 @@
 //! Telling: a refused host name is a finding (critical for a `STOPPED` event or an
 //! unknown one); a maintenance refusal only for a `STOPPED` event.
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 
 use crate::correlate::Analysis;
@@ -93,7 +94,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Refused> {
         if !masakari(event) {
             continue;
         }
-        let id = i as EventId;
+        let id = EventId::at(i);
         let message = event.message();
         if let Some(s) = sent(&message) {
             sends.push((event.time, s.host, id, s.event));
@@ -155,7 +156,7 @@ fn short(host: &str) -> &str {
 
 fn first_time(analysis: &Analysis, ids: &[EventId]) -> i64 {
     ids.iter()
-        .filter_map(|&i| analysis.events.get(i as usize))
+        .filter_map(|&i| analysis.events.by_id(i))
         .map(|e| e.time)
         .min()
         .unwrap_or(i64::MAX)

@@ -20,6 +20,7 @@ use crate::correlate::recovery::{Attempt, NotificationType, Recovery};
 use crate::detect::evidence::{self, duration, of_events};
 use crate::detect::finding::{Finding, Highlight, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
+use crate::model::EventsById;
 use crate::model::{EventId, Uuid};
 
 /// The detector.
@@ -60,7 +61,7 @@ fn expiry(message: &str) -> bool {
 /// line under one of its request ids, after its start.
 fn escaped_in(ctx: &DetectContext<'_>, attempt: &Attempt, start: EventId) -> Option<EventId> {
     let analysis = ctx.analysis;
-    let start_time = analysis.events.get(start as usize)?.time;
+    let start_time = analysis.events.by_id(start)?.time;
     let of_run = |e: &crate::model::Event| {
         [e.global_request_id, e.request_id]
             .into_iter()
@@ -74,7 +75,7 @@ fn escaped_in(ctx: &DetectContext<'_>, attempt: &Attempt, start: EventId) -> Opt
         .find(|&i| {
             analysis
                 .events
-                .get(i as usize)
+                .by_id(i)
                 .is_some_and(|e| escaped_handler(&e.message()))
         })
         .or_else(|| {
@@ -83,7 +84,7 @@ fn escaped_in(ctx: &DetectContext<'_>, attempt: &Attempt, start: EventId) -> Opt
                     && crate::correlate::recovery::is_engine(analysis, e)
                     && of_run(e)
                     && escaped_handler(&e.message()))
-                .then_some(i as EventId)
+                .then_some(EventId::at(i))
             })
         })
 }
@@ -91,7 +92,7 @@ fn escaped_in(ctx: &DetectContext<'_>, attempt: &Attempt, start: EventId) -> Opt
 /// The last line of a record's traceback that names an exception (Python names the one
 /// raised there).
 fn exception_line(ctx: &DetectContext<'_>, id: EventId) -> Option<String> {
-    let event = ctx.analysis.events.get(id as usize)?;
+    let event = ctx.analysis.events.by_id(id)?;
     event
         .more()
         .filter_map(|l| {
@@ -123,7 +124,7 @@ fn names_exception(text: &str) -> bool {
 fn notified_host(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<String> {
     recovery.failed_host.clone().or_else(|| {
         recovery.mentions.iter().find_map(|&m| {
-            let text = ctx.analysis.events.get(m as usize)?.message();
+            let text = ctx.analysis.events.by_id(m)?.message();
             let (_, rest) = text.split_once("hostname=")?;
             let host = rest.split([',', ')', ' ']).next()?;
             (!host.is_empty()).then(|| host.to_string())
@@ -150,16 +151,16 @@ pub fn measure(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<StuckRun>
     if attempt.end.is_some() {
         return None;
     }
-    let start_time = analysis.events.get(start as usize)?.time;
+    let start_time = analysis.events.by_id(start)?.time;
     let expired = recovery.mentions.iter().copied().find(|&m| {
         analysis
             .events
-            .get(m as usize)
+            .by_id(m)
             .is_some_and(|e| e.time >= start_time && expiry(&e.message()))
     });
     let escaped = escaped_in(ctx, attempt, start);
     let last = expired.or(escaped)?;
-    let stuck_for = analysis.events.get(last as usize)?.time - start_time;
+    let stuck_for = analysis.events.by_id(last)?.time - start_time;
     Some(StuckRun {
         notification: recovery.notification,
         kind: recovery.kind,
@@ -233,8 +234,8 @@ impl NotificationStuckRunning {
         let kind = run.kind.map_or("unknown type", NotificationType::as_str);
         let mut highlights: Vec<Highlight> = Vec::new();
         if let (Some(a), Some(b)) = (
-            analysis.events.get(run.start as usize),
-            ids.last().and_then(|&l| analysis.events.get(l as usize)),
+            analysis.events.by_id(run.start),
+            ids.last().and_then(|&l| analysis.events.by_id(l)),
         ) {
             highlights.push(Highlight::Span {
                 from: a.time,

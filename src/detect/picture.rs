@@ -2,6 +2,7 @@
 //! its evidence alone), with what the finding is about marked: the spans its detector
 //! measured, the lines it names, and failing calls among its evidence.
 
+use crate::model::EventsById;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::correlate::Analysis;
@@ -61,7 +62,7 @@ fn events_of(
     ordered.sort_by_key(|&id| {
         analysis
             .events
-            .get(id as usize)
+            .by_id(id)
             .map(|e| (e.sort_key(), e.file, e.line))
     });
     ordered
@@ -114,7 +115,7 @@ fn failing_calls(analysis: &Analysis, ids: impl IntoIterator<Item = EventId>) ->
     let status = |id: EventId| {
         analysis
             .events
-            .get(id as usize)
+            .by_id(id)
             .and_then(|e| e.http())
             .map(|h| (h.method.clone(), h.status))
     };
@@ -129,7 +130,7 @@ fn failing_calls(analysis: &Analysis, ids: impl IntoIterator<Item = EventId>) ->
         }
         let action = analysis
             .events
-            .get(join.call as usize)
+            .by_id(join.call)
             .and_then(|e| crate::correlate::calls::CallKind::of(&e.message()))
             .map_or("call", |k| call_word(k.prefix));
         if answered.insert(join.call) {
@@ -180,7 +181,7 @@ fn evidence_events(
         };
         let key = (file.path.as_str(), event.line as usize);
         if wanted.contains(&key) {
-            out.insert((key.0.to_string(), key.1), id as EventId);
+            out.insert((key.0.to_string(), key.1), EventId::at(id));
         }
     }
     out
@@ -199,5 +200,5 @@ fn event_at(analysis: &Analysis, path: &str, line: usize) -> Option<EventId> {
         .events
         .iter()
         .position(|e| files.contains(&e.file) && e.line as usize == line)
-        .map(|i| i as EventId)
+        .map(EventId::at)
 }

@@ -6,6 +6,7 @@ use crate::correlate::ids::short_host;
 use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
 use crate::detect::DetectContext;
 use crate::detect::evidence::{duration, project};
+use crate::model::EventsById;
 use crate::model::{EventId, Project};
 
 /// A disable call slower than this blocked (an answer normally takes well under 1 s).
@@ -39,19 +40,19 @@ pub(crate) fn disable_block(
         .calls
         .iter()
         .find(|c| c.action == CallAction::DisableService)?;
-    let asked = events.get(call.event as usize)?.time;
+    let asked = events.by_id(call.event)?.time;
     let answered = attempt
         .events
         .iter()
         .find(|&&e| e > call.event)
-        .and_then(|&e| events.get(e as usize))?
+        .and_then(|&e| events.by_id(e))?
         .time;
     let index = &ctx.analysis.index;
     // Nova's lines of the disable requests: under the joined requests' own ids, or (Zed+)
     // under the run's global id while the call was waiting.
     let mut candidates: Vec<EventId> = Vec::new();
     for &request in &call.requests {
-        if let Some(id) = events.get(request as usize).and_then(|e| e.request_id) {
+        if let Some(id) = events.by_id(request).and_then(|e| e.request_id) {
             candidates.extend(index.request.get(&id).into_iter().flatten());
         }
     }
@@ -65,14 +66,14 @@ pub(crate) fn disable_block(
                 .copied()
                 .filter(|&l| {
                     events
-                        .get(l as usize)
+                        .by_id(l)
                         .is_some_and(|e| e.time >= asked && e.time <= answered)
                 }),
         );
     }
     let mut cause_lines = Vec::new();
     for line in candidates {
-        let names_cause = events.get(line as usize).is_some_and(|e| {
+        let names_cause = events.by_id(line).is_some_and(|e| {
             BLOCK_CAUSES
                 .iter()
                 .any(|c| e.message().contains(c) || e.more().any(|l| l.contains(c)))
@@ -95,7 +96,7 @@ pub(crate) fn disable_block(
                 if text.contains("COMPUTE_STATUS_DISABLED")
                     && text.contains(&format!("host {host}"))
                 {
-                    cause_lines.push(i as EventId);
+                    cause_lines.push(EventId::at(i));
                 }
             }
         }
@@ -110,7 +111,7 @@ pub(crate) fn disable_sentence(ctx: &DetectContext<'_>, block: &DisableBlock) ->
     let texts: Vec<String> = block
         .cause_lines
         .iter()
-        .filter_map(|&l| ctx.analysis.events.get(l as usize))
+        .filter_map(|&l| ctx.analysis.events.by_id(l))
         .map(|e| e.full_text())
         .collect();
     let has = |word: &str| texts.iter().any(|t| t.contains(word));
@@ -147,7 +148,7 @@ pub(crate) fn retries_sentence(
     refused_in: impl Fn(usize) -> usize,
 ) -> String {
     let analysis = ctx.analysis;
-    let time = |id: Option<EventId>| id.and_then(|i| analysis.events.get(i as usize));
+    let time = |id: Option<EventId>| id.and_then(|i| analysis.events.by_id(i));
     let retries: Vec<String> = recovery
         .attempts
         .iter()

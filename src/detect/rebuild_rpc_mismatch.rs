@@ -15,6 +15,7 @@
 //! same request id); the nova-compute versions installed per host. Telling: one finding
 //! per destination host.
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 
 use crate::detect::evidence::{self, host_name, of_events};
@@ -90,13 +91,13 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Mismatch> {
             && m.lines.iter().any(|&l| {
                 analysis
                     .events
-                    .get(l as usize)
+                    .by_id(l)
                     .is_some_and(|o| o.request_id == e.request_id)
             });
         if !same_call {
             m.calls += 1;
         }
-        m.lines.push(i as EventId);
+        m.lines.push(EventId::at(i));
         for a in missing {
             if !m.missing.contains(&a) {
                 m.missing.push(a);
@@ -106,7 +107,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Mismatch> {
         // The RPC server's record names no instance: the request it served does.
         for r in e.request_id.iter().chain(e.global_request_id.iter()) {
             for &j in analysis.index.request.get(r).unwrap_or(&[]) {
-                let Some(other) = analysis.events.get(j as usize) else {
+                let Some(other) = analysis.events.by_id(j) else {
                     continue;
                 };
                 if other.http().is_some_and(|h| h.method == "POST") {

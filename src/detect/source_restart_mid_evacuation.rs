@@ -99,7 +99,7 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<KeptDisk> {
             if out.iter().any(|k| k.instance == instance) {
                 continue;
             }
-            if let Some(k) = kept(ctx, i as EventId, event, instance) {
+            if let Some(k) = kept(ctx, EventId::at(i), event, instance) {
                 out.push(k);
             }
         }
@@ -182,7 +182,7 @@ fn disk_exists_after(ctx: &DetectContext<'_>, instance: Uuid, time: i64) -> Vec<
             let text = e.full_text();
             is_disk_exists(&text) && (e.instances.contains(&instance) || text.contains(&id))
         })
-        .map(|(i, _)| i as EventId)
+        .map(|(i, _)| EventId::at(i))
         .collect()
 }
 

@@ -1,6 +1,7 @@
 //! The redaction report of a share: what the engineer reads before publishing a link
 //! (`POST …/shares/preview` and the share form show it, a new share comes with it).
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -65,7 +66,7 @@ impl RedactedView {
                 t.events(analysis, &subject)
             }
             Scope::Analysis => (0..analysis.events.len())
-                .filter_map(|i| EventId::try_from(i).ok())
+                .filter_map(|i| u32::try_from(i).ok().map(EventId))
                 .collect(),
         };
         let mut report = RedactionReport {
@@ -77,7 +78,7 @@ impl RedactedView {
         for &id in &events {
             if self
                 .templated_events
-                .get(id as usize)
+                .get(id.index())
                 .copied()
                 .unwrap_or(false)
             {
@@ -88,7 +89,7 @@ impl RedactedView {
         for id in events {
             if !self
                 .reduced_events
-                .get(id as usize)
+                .get(id.index())
                 .copied()
                 .unwrap_or(false)
             {
@@ -96,7 +97,7 @@ impl RedactedView {
             }
             report.reduced_lines += 1;
             if report.examples.len() < EXAMPLES
-                && let Some(event) = analysis.events.get(id as usize)
+                && let Some(event) = analysis.events.by_id(id)
             {
                 report.examples.push(event.text().into_owned());
             }

@@ -2,6 +2,7 @@
 //! range), or a whole analysis. Stored as JSON in the share's row; always the real
 //! values (the view redacts them when it serves the link).
 
+use crate::model::EventsById;
 use serde::{Deserialize, Serialize};
 
 use crate::correlate::Analysis;
@@ -116,7 +117,7 @@ impl TimelineScope {
             .filter(|&id| {
                 analysis
                     .events
-                    .get(id as usize)
+                    .by_id(id)
                     .is_some_and(|e| e.time >= from && e.time <= to)
             })
             .collect()

@@ -341,6 +341,7 @@ mod tests {
     use super::*;
     use crate::correlate::skew::edges;
     use crate::correlate::skew::pairs::{PairKind, Tie};
+    use crate::model::EventId;
 
     const S: i64 = 1_000_000_000;
 
@@ -358,12 +359,12 @@ mod tests {
                 client,
                 kind: PairKind::ReturnedRequestId,
                 tie: Tie::Ids,
-                anchor: (client * 1000 + server * 100) + i as u32,
+                anchor: EventId((client * 1000 + server * 100) + i as u32),
                 anchor_time: 0,
                 start: 0,
                 end: None,
-                first_line: 0,
-                last_line: 0,
+                first_line: EventId(0),
+                last_line: EventId(0),
                 lo: lo.map(|v| v * S),
                 hi: hi.map(|v| v * S),
             })
@@ -382,7 +383,7 @@ mod tests {
                 } else {
                     PairKind::Join
                 },
-                anchor: (client * 1000 + server * 100) + i as u32,
+                anchor: EventId((client * 1000 + server * 100) + i as u32),
                 lo: Some(lo * 1_000_000),
                 hi: Some(hi * 1_000_000),
                 ..pairs(client, server, 1, None, None)[0].clone()
@@ -417,7 +418,7 @@ mod tests {
         // A third id-tied pair disagrees.
         let mut split = tied(0, 1, Tie::Ids, &[(94_955, 95_050), (94_980, 95_060)]);
         split.extend(tied(0, 1, Tie::Ids, &[(-50, 50)]).into_iter().map(|mut p| {
-            p.anchor += 50;
+            p.anchor.0 += 50;
             p
         }));
         // Agreeing, but time-tied pairs outvote them.
@@ -426,7 +427,7 @@ mod tests {
             tied(0, 1, Tie::Time, &[(-50, 50); 3])
                 .into_iter()
                 .map(|mut p| {
-                    p.anchor += 50;
+                    p.anchor.0 += 50;
                     p
                 }),
         );

@@ -195,7 +195,7 @@ fn returned_request_ids(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
             };
             let mut hosts: Vec<HostId> = lines
                 .iter()
-                .map(|&p| &ctx.events[p as usize])
+                .map(|&p| &ctx.events[p.index()])
                 .filter(|l| l.host != e.host && ctx.is_api(l))
                 .map(|l| l.host)
                 .collect();
@@ -385,26 +385,26 @@ fn anchored_joins(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
                         _ => true,
                     };
                     (same_request && e.time + precision(e) >= c.time + lo && expected.made_by(e))
-                        .then_some((call as EventId, r as EventId))
+                        .then_some((EventId::at(call), EventId::at(r)))
                 })
             })
             .collect();
         for &(call, r) in &found {
-            let (call, r) = (call as usize, r as usize);
+            let (call, r) = (call.index(), r.index());
             let log = usize::from(ctx.events[r].second_precision);
             per_call[call][log] = per_call[call][log].saturating_add(1);
             per_request[r] = per_request[r].saturating_add(1);
         }
         // Only the single ones are kept, in place.
         found.retain(|&(call, r)| {
-            let (call, r) = (call as usize, r as usize);
+            let (call, r) = (call.index(), r.index());
             let log = usize::from(ctx.events[r].second_precision);
             per_call[call][log] == 1 && per_request[r] == 1
         });
         per_call.fill([0; 2]);
         per_request.fill(0);
         for (call, r) in found {
-            let (call, r) = (call as usize, r as usize);
+            let (call, r) = (call.index(), r.index());
             let e = &ctx.events[r];
             let next = ctx.next_time(call);
             let lines = match e.request_id {
@@ -490,7 +490,7 @@ fn single_candidate_joins(
         let request = &ctx.events[r];
         if per_call[&(call, request.second_precision)] != 1
             || per_request[&r] != 1
-            || covered.contains(&(call as EventId, request.host))
+            || covered.contains(&(EventId::at(call), request.host))
         {
             continue;
         }
@@ -510,7 +510,7 @@ fn single_candidate_joins(
 /// logged after the API request started (its line's time minus the duration it states).
 fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
     for (_, lines) in ctx.nova_by_request.groups() {
-        let Some((anchor, start)) = lines.iter().map(|&p| p as usize).find_map(|p| {
+        let Some((anchor, start)) = lines.iter().map(|&p| p.index()).find_map(|p| {
             let e = &ctx.events[p];
             (e.http().is_some() && ctx.is_api(e))
                 .then(|| stated_duration(e).map(|d| (p, e.time - d)))
@@ -520,7 +520,7 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
         };
         let api_host = ctx.events[anchor].host;
         let mut by_host: HashMap<HostId, Vec<usize>> = HashMap::new();
-        for p in lines.iter().map(|&p| p as usize) {
+        for p in lines.iter().map(|&p| p.index()) {
             let e = &ctx.events[p];
             if e.host != api_host && !ctx.is_api(e) {
                 by_host.entry(e.host).or_default().push(p);
@@ -536,7 +536,7 @@ fn nova_requests(ctx: &Ctx<'_>, out: &mut Vec<Pair>) {
                 client: api_host,
                 kind: PairKind::NovaRequest,
                 tie: Tie::Ids,
-                anchor: anchor as EventId,
+                anchor: EventId::at(anchor),
                 anchor_time: ctx.events[anchor].time,
                 start,
                 end: None,
@@ -557,7 +557,7 @@ fn span(events: &[Event], lines: impl Iterator<Item = usize>) -> Option<(EventId
         *first = earlier(events, *first, p);
         *last = later(events, *last, p);
     }
-    span.map(|(first, last)| (first as EventId, last as EventId))
+    span.map(|(first, last)| (EventId::at(first), EventId::at(last)))
 }
 
 /// Of two server lines, the one whose true time surely comes first.
@@ -587,9 +587,9 @@ fn merge(events: &[Event], mut pairs: Vec<Pair>) -> Vec<Pair> {
             kept.lo = max_opt(kept.lo, p.lo);
             kept.hi = min_opt(kept.hi, p.hi);
             kept.end = min_opt(kept.end, p.end);
-            let (first, last) = (kept.first_line as usize, kept.last_line as usize);
-            kept.first_line = earlier(events, first, p.first_line as usize) as EventId;
-            kept.last_line = later(events, last, p.last_line as usize) as EventId;
+            let (first, last) = (kept.first_line.index(), kept.last_line.index());
+            kept.first_line = EventId::at(earlier(events, first, p.first_line.index()));
+            kept.last_line = EventId::at(later(events, last, p.last_line.index()));
         }
         true
     });

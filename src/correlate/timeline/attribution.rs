@@ -9,6 +9,7 @@
 //! warning about a 4xx). A line whose request names no instance is the recovery's own
 //! (disabling the service, listing the servers, sleeping).
 
+use crate::model::EventsById;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::correlate::Analysis;
@@ -42,7 +43,7 @@ impl<'a> Attribution<'a> {
 
     /// True when `id` is the instance's line or its recovery's framing line.
     pub(super) fn keeps(&mut self, id: EventId) -> bool {
-        let Some(event) = self.analysis.events.get(id as usize) else {
+        let Some(event) = self.analysis.events.by_id(id) else {
             return false;
         };
         if event.instances.contains(&self.instance)
@@ -79,7 +80,7 @@ impl<'a> Attribution<'a> {
             match events {
                 Some(events) if events.len() <= MAX_REQUEST_FANOUT => events
                     .iter()
-                    .filter_map(|&i| analysis.events.get(i as usize))
+                    .filter_map(|&i| analysis.events.by_id(i))
                     // A recovery's summary (`Failed to process notification …
                     // instances 'B'`) names instances without being about them.
                     .filter(|e| e.notifications.is_empty())

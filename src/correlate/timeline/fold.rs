@@ -9,6 +9,7 @@
 //! shape closes the run, so a status change or another HTTP status is always shown; lines
 //! of other streams (another service, logger or level) are shown where they fall.
 
+use crate::model::EventsById;
 use std::collections::HashMap;
 
 use crate::correlate::Analysis;
@@ -148,7 +149,7 @@ struct Run {
 pub fn fold(analysis: &Analysis, ids: &[EventId]) -> Vec<Row> {
     let events: Vec<(EventId, &Event)> = ids
         .iter()
-        .filter_map(|&id| Some((id, analysis.events.get(id as usize)?)))
+        .filter_map(|&id| Some((id, analysis.events.by_id(id)?)))
         .collect();
     let mut runs: Vec<Run> = Vec::new();
     // The run of each position, and each stream's open run.

@@ -1,5 +1,6 @@
 //! Printing a timeline's rows, as text or as JSON entries, in the rows' order.
 
+use crate::model::EventsById;
 use std::collections::HashMap;
 
 use serde::Serialize;
@@ -52,10 +53,10 @@ pub struct Repeated {
 pub fn entries<'a>(analysis: &'a Analysis, rows: &[Row]) -> Vec<TimelineEntry<'a>> {
     rows.iter()
         .filter_map(|row| {
-            let e = analysis.events.get(row.event as usize)?;
+            let e = analysis.events.by_id(row.event)?;
             let file = analysis.file(e.file);
             let repeated = row.repeated.as_ref().and_then(|r| {
-                let last = analysis.events.get(r.last as usize)?;
+                let last = analysis.events.by_id(r.last)?;
                 Some(Repeated {
                     count: r.count,
                     until: utc(last.time),
@@ -92,7 +93,7 @@ pub fn render_text(analysis: &Analysis, rows: &[Row]) -> String {
     let mut current: Option<(Project, u32)> = None;
     let mut header_of: HashMap<(Project, u32), String> = HashMap::new();
     for row in rows {
-        let Some(event) = analysis.events.get(row.event as usize) else {
+        let Some(event) = analysis.events.by_id(row.event) else {
             continue;
         };
         let key = (project(analysis, event), event.host);
@@ -116,7 +117,7 @@ pub fn render_text(analysis: &Analysis, rows: &[Row]) -> String {
             out.push_str(&format!("    {line}\n"));
         }
         if let Some(repeat) = &row.repeated
-            && let Some(last) = analysis.events.get(repeat.last as usize)
+            && let Some(last) = analysis.events.by_id(repeat.last)
         {
             out.push_str(&format!(
                 "    ... repeated {} times over {} (until {})\n",

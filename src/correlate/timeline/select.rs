@@ -6,6 +6,7 @@
 //! its recovery and of the instances it moved. An instance gets its recovery's framing
 //! lines too, and loses the lines that belong to the other instances of that recovery.
 
+use crate::model::EventsById;
 use std::collections::BTreeSet;
 
 use crate::correlate::Analysis;
@@ -55,7 +56,7 @@ pub fn select(analysis: &Analysis, subject: &Subject) -> Vec<EventId> {
     let mut keyed: Vec<((i64, u32, u32), EventId)> = chosen
         .into_iter()
         .filter_map(|id| {
-            let e = analysis.events.get(id as usize)?;
+            let e = analysis.events.by_id(id)?;
             Some(((e.sort_key(), e.file, e.line), id))
         })
         .collect();
@@ -71,7 +72,7 @@ fn recovery_framing(analysis: &Analysis, instance: Uuid) -> (Vec<EventId>, BTree
     let names = |id: &EventId| {
         analysis
             .events
-            .get(*id as usize)
+            .by_id(*id)
             .is_some_and(|e| e.instances.contains(&instance))
     };
     let mut out = Vec::new();
@@ -110,7 +111,7 @@ fn add_joined_requests(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
 fn add_request_lines(analysis: &Analysis, chosen: &mut BTreeSet<EventId>) {
     let requests: BTreeSet<Uuid> = chosen
         .iter()
-        .filter_map(|&id| analysis.events.get(id as usize))
+        .filter_map(|&id| analysis.events.by_id(id))
         .filter(|e| matches!(project(analysis, e), Project::Nova | Project::Masakari))
         .filter_map(|e| e.request_id)
         .collect();
@@ -148,14 +149,14 @@ fn recovery_events(analysis: &Analysis, own: &Recovery, all: &[Recovery]) -> Vec
     let mut instances: BTreeSet<Uuid> = own.instances().into_iter().collect();
     for attempt in &own.attempts {
         for &e in &attempt.events {
-            if let Some(event) = analysis.events.get(e as usize) {
+            if let Some(event) = analysis.events.by_id(e) {
                 instances.extend(event.instances.iter().copied());
             }
         }
     }
     for instance in instances {
         for &i in analysis.index.instance.get(&instance).into_iter().flatten() {
-            let Some(event) = analysis.events.get(i as usize) else {
+            let Some(event) = analysis.events.by_id(i) else {
                 continue;
             };
             let other_notification = event.notifications.iter().any(|n| *n != own.notification);
@@ -195,10 +196,7 @@ fn notification_events(analysis: &Analysis, id: Uuid) -> Vec<EventId> {
         return Vec::new();
     };
     let events = &analysis.events;
-    let seeds: Vec<&Event> = seed
-        .iter()
-        .filter_map(|&i| events.get(i as usize))
-        .collect();
+    let seeds: Vec<&Event> = seed.iter().filter_map(|&i| events.by_id(i)).collect();
     let (Some(start), Some(end)) = (
         seeds.iter().map(|e| e.time).min(),
         seeds.iter().map(|e| e.time).max(),
@@ -221,13 +219,13 @@ fn notification_events(analysis: &Analysis, id: Uuid) -> Vec<EventId> {
         }
         let other_notification = event.notifications.iter().any(|n| *n != id);
         if engine_files.contains(&event.file) && !other_notification {
-            out.push((first + offset) as EventId);
+            out.push(EventId::at(first + offset));
             instances.extend(event.instances.iter().copied());
         }
     }
     for instance in instances {
         for &i in analysis.index.instance.get(&instance).into_iter().flatten() {
-            let Some(event) = events.get(i as usize) else {
+            let Some(event) = events.by_id(i) else {
                 continue;
             };
             if event.time >= start && event.time <= end + RECOVERY_TAIL_NS {

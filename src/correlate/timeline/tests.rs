@@ -2,7 +2,7 @@
 //! and polled, one refused with a 400; Masakari at DEBUG.
 
 use crate::correlate::Analysis;
-use crate::model::{Event, Uuid};
+use crate::model::{Event, EventId, Uuid};
 
 use super::{Repeated, Row, Subject, entries, fold, render_text, select};
 
@@ -240,8 +240,8 @@ fn uuid(s: &str) -> Uuid {
     Uuid::parse(s).unwrap()
 }
 
-fn events<'a>(analysis: &'a Analysis, ids: &[u32]) -> Vec<&'a Event> {
-    ids.iter().map(|&i| &analysis.events[i as usize]).collect()
+fn events<'a>(analysis: &'a Analysis, ids: &[EventId]) -> Vec<&'a Event> {
+    ids.iter().map(|&i| &analysis.events[i.index()]).collect()
 }
 
 fn has(events: &[&Event], needle: &str) -> bool {
@@ -342,7 +342,7 @@ fn a_poll_loop_folds_into_one_row_and_a_different_answer_stays() {
     let analysis = analysis_of(&recovery(polls, true));
     let ids = select(&analysis, &Subject::Instance(uuid(A)));
     let rows = fold(&analysis, &ids);
-    let text_of = |row: &Row| analysis.events[row.event as usize].text();
+    let text_of = |row: &Row| analysis.events[row.event.index()].text();
     let runs: Vec<&Row> = rows.iter().filter(|r| r.repeated.is_some()).collect();
     // The engine's poll lines are one run: 120 calls, 1.13 s apart.
     let calls = runs
@@ -351,7 +351,7 @@ fn a_poll_loop_folds_into_one_row_and_a_different_answer_stays() {
         .unwrap();
     let repeat = calls.repeated.as_ref().unwrap();
     assert_eq!(repeat.count, 120);
-    let last = &analysis.events[repeat.last as usize];
+    let last = &analysis.events[repeat.last.index()];
     assert_eq!(super::utc(last.time), "2024-05-21T10:05:33.971Z");
     // Nova's 500 for the last poll is shown, in the access and request logs, and so
     // is what Masakari made of it; the 200s before it fold.
@@ -412,7 +412,7 @@ fn two_gets_and_a_lock_are_not_a_poll() {
     let calls = rows
         .iter()
         .filter(|r| {
-            analysis.events[r.event as usize]
+            analysis.events[r.event.index()]
                 .text()
                 .ends_with(&format!("Call get server command for instance {A}"))
         })
@@ -436,7 +436,7 @@ fn rows_come_in_time_order_with_apache_seconds_at_their_end() {
     // Nova's request-log line at 10:03:18.580, and precedes the first poll at 10:03:19.5.
     let position = |needle: &str| {
         ids.iter()
-            .position(|&i| analysis.events[i as usize].text().contains(needle))
+            .position(|&i| analysis.events[i.index()].text().contains(needle))
             .unwrap()
     };
     let access = position(&format!("\"POST /v2.1/servers/{A}/action HTTP/1.1\" 200"));
@@ -493,7 +493,7 @@ fn two_instances_polled_together_fold_apart() {
     let engine_runs: Vec<(Vec<Uuid>, usize)> = rows
         .iter()
         .filter_map(|r| {
-            let e = &analysis.events[r.event as usize];
+            let e = &analysis.events[r.event.index()];
             let count = r.repeated.as_ref()?.count;
             e.message()
                 .starts_with("Call get server")

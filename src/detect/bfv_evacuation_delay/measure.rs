@@ -7,6 +7,7 @@ use crate::correlate::timeline::utc;
 use crate::detect::DetectContext;
 use crate::detect::evidence::{self, of_capture};
 use crate::detect::finding::{Evidence, Window};
+use crate::model::EventsById;
 use crate::model::inventory::ConfigValue;
 use crate::model::{EventId, Project, Uuid};
 use evacdoc_parsers::capture::Capture;
@@ -173,7 +174,7 @@ fn move_lines(
     ids.extend(m.nova_lines.iter().copied().filter(|&i| {
         analysis
             .events
-            .get(i as usize)
+            .by_id(i)
             .is_some_and(|e| e.http().is_none_or(|h| h.method != "GET"))
     }));
     let from = m
@@ -189,7 +190,7 @@ fn move_lines(
     // Cinder's side: lines about its volumes during the wait.
     for v in &s.volumes {
         for &i in analysis.index.volume.get(v).into_iter().flatten() {
-            if let Some(e) = analysis.events.get(i as usize)
+            if let Some(e) = analysis.events.by_id(i)
                 && e.time >= from
                 && e.time <= to
                 && evidence::project(analysis, e) == Project::Cinder
@@ -254,7 +255,7 @@ fn reported_early(ctx: &DetectContext<'_>, recovery: &Recovery, slow: &[Slow<'_>
         .attempts
         .last()
         .and_then(|a| a.end)
-        .and_then(|e| ctx.analysis.events.get(e as usize));
+        .and_then(|e| ctx.analysis.events.by_id(e));
     end.is_some_and(|e| {
         slow.iter().any(|s| {
             s.m.rebuilt
@@ -269,7 +270,7 @@ fn reported_early(ctx: &DetectContext<'_>, recovery: &Recovery, slow: &[Slow<'_>
 fn window(ctx: &DetectContext<'_>, ids: &[EventId], slow: &[Slow<'_>]) -> Option<Window> {
     let times: Vec<i64> = ids
         .iter()
-        .filter_map(|&i| ctx.analysis.events.get(i as usize).map(|e| e.time))
+        .filter_map(|&i| ctx.analysis.events.by_id(i).map(|e| e.time))
         .chain(
             slow.iter()
                 .flat_map(|s| [&s.m.started, &s.m.accepted, &s.m.rebuilt])

@@ -5,7 +5,7 @@ use crate::correlate::recovery::{Attempt, CallAction, Recovery};
 use crate::detect::DetectContext;
 use crate::detect::evidence::{self, duration};
 use crate::detect::finding::Highlight;
-use crate::model::EventId;
+use crate::model::{EventId, EventsById};
 
 /// The picture's highlights: the refused calls, the sleep before the first, the wait
 /// until each retry, and the later calls that went through.
@@ -22,7 +22,7 @@ pub(super) fn highlights(
             label,
         })
     };
-    let time = |id: Option<EventId>| Some(analysis.events.get(id? as usize)?.time);
+    let time = |id: Option<EventId>| Some(analysis.events.by_id(id?)?.time);
     let mut out = Vec::new();
     if let Some((first_attempt, _)) = refusals.first()
         && let Some((sleep, secs)) = first_attempt.sleep

@@ -6,6 +6,7 @@ use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
 use crate::detect::DetectContext;
 use crate::detect::evacuate_400_chain::ChainedRefusal;
 use crate::detect::race_story::{self, DisableBlock};
+use crate::model::EventsById;
 use crate::model::{EventId, Uuid};
 
 /// What one recovery's refused evacuations show.
@@ -85,12 +86,12 @@ pub(super) fn race<'r>(
     let block = race_story::disable_block(ctx, first_attempt, recovery.failed_host.as_deref());
     let ids = evidence_ids(recovery, first_attempt, &refusals, block.as_ref());
     let settings = settings(ctx, first_attempt);
-    let call_time = analysis.events.get(first.call as usize)?.time;
+    let call_time = analysis.events.by_id(first.call)?.time;
     let disable_to_call = first_attempt
         .calls
         .iter()
         .find(|c| c.action == CallAction::DisableService)
-        .and_then(|c| analysis.events.get(c.event as usize))
+        .and_then(|c| analysis.events.by_id(c.event))
         .map(|e| call_time - e.time);
     let worded = first.worded;
     Some(Race {

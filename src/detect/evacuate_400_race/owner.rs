@@ -4,11 +4,12 @@ use crate::correlate::recovery::Recovery;
 use crate::detect::DetectContext;
 use crate::detect::evacuate_400_chain::ChainedRefusal;
 use crate::model::EventId;
+use crate::model::EventsById;
 
 /// The attempt whose run spans `time` (started before it, not ended before it).
 fn attempt_at(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Option<usize> {
     let at = |id: Option<EventId>| {
-        id.and_then(|i| ctx.analysis.events.get(i as usize))
+        id.and_then(|i| ctx.analysis.events.by_id(i))
             .map(|e| e.time)
     };
     recovery.attempts.iter().rposition(|a| {
@@ -24,7 +25,7 @@ pub(super) fn chain_owner(
     ctx: &DetectContext<'_>,
     chain: &ChainedRefusal,
 ) -> Option<(usize, usize)> {
-    let time = ctx.analysis.events.get(chain.warning as usize)?.time;
+    let time = ctx.analysis.events.by_id(chain.warning)?.time;
     let recoveries = ctx.recoveries;
     if let Some(host) = &chain.host {
         let by_host = recoveries.iter().enumerate().find_map(|(i, r)| {

@@ -6,6 +6,7 @@ use crate::detect::DetectContext;
 use crate::detect::evacuate_400_chain::{
     ChainedRefusal, OTHER_400_TEXTS, RACE_TEXTS, quoted_request_id,
 };
+use crate::model::EventsById;
 use crate::model::{EventId, Uuid};
 
 /// What Nova said about one evacuate call.
@@ -29,7 +30,7 @@ pub(super) fn attempt_refusals(ctx: &DetectContext<'_>, attempt: &Attempt) -> Ve
         .filter(|&i| {
             ctx.analysis
                 .events
-                .get(i as usize)
+                .by_id(i)
                 .is_some_and(|e| e.message().contains("(HTTP 400)"))
         })
         .collect();
@@ -43,7 +44,7 @@ fn texts_in(ctx: &DetectContext<'_>, ids: &[EventId], needles: &[&str]) -> Vec<E
     ids.iter()
         .copied()
         .filter(|&i| {
-            ctx.analysis.events.get(i as usize).is_some_and(|e| {
+            ctx.analysis.events.by_id(i).is_some_and(|e| {
                 needles
                     .iter()
                     .any(|n| e.text().contains(n) || e.more().any(|l| l.contains(n)))
@@ -57,7 +58,7 @@ fn nova_request_lines(ctx: &DetectContext<'_>, call: &Call) -> Vec<EventId> {
     let index = &ctx.analysis.index;
     let mut out = call.requests.clone();
     for &r in &call.requests {
-        let Some(request) = ctx.analysis.events.get(r as usize) else {
+        let Some(request) = ctx.analysis.events.by_id(r) else {
             continue;
         };
         if let Some(id) = request.request_id {
@@ -80,15 +81,15 @@ fn masakari_warnings(
     let events = &ctx.analysis.events;
     let nova_ids: Vec<Uuid> = nova
         .iter()
-        .filter_map(|&i| events.get(i as usize)?.request_id)
+        .filter_map(|&i| events.by_id(i)?.request_id)
         .collect();
-    let call_context = events.get(call.event as usize).and_then(|e| e.request_id);
+    let call_context = events.by_id(call.event).and_then(|e| e.request_id);
     warnings_400
         .iter()
         .copied()
         .filter(|&i| i > call.event)
         .filter(|&i| {
-            events.get(i as usize).is_some_and(|e| {
+            events.by_id(i).is_some_and(|e| {
                 let other_instance = call
                     .instance
                     .is_some_and(|c| !e.instances.is_empty() && !e.instances.contains(&c));
@@ -111,7 +112,7 @@ fn quoted_request_lines(ctx: &DetectContext<'_>, warnings: &[EventId]) -> Vec<Ev
         let quoted = ctx
             .analysis
             .events
-            .get(w as usize)
+            .by_id(w)
             .and_then(|e| quoted_request_id(&e.message()));
         if let Some(q) = quoted {
             out.extend(ctx.analysis.index.request.get(&q).into_iter().flatten());
@@ -135,7 +136,7 @@ fn refusal(ctx: &DetectContext<'_>, warnings_400: &[EventId], call: &Call) -> Op
         let mut nova: Vec<EventId> = joined
             .into_iter()
             .filter(|&j| {
-                events.get(j as usize).is_some_and(|e| {
+                events.by_id(j).is_some_and(|e| {
                     e.request_id.is_none() && e.http().is_some_and(|h| h.status == 400)
                 })
             })
@@ -146,7 +147,7 @@ fn refusal(ctx: &DetectContext<'_>, warnings_400: &[EventId], call: &Call) -> Op
     let quoted_400 = nova.iter().any(|&i| {
         ctx.analysis
             .events
-            .get(i as usize)
+            .by_id(i)
             .and_then(|e| e.http())
             .is_some_and(|h| h.status == 400)
     });

@@ -5,6 +5,7 @@ use crate::correlate::recovery::{Attempt, CallAction, Recovery, RecoveryStatus};
 use crate::detect::DetectContext;
 use crate::detect::evidence::{self, of_capture};
 use crate::detect::finding::Evidence;
+use crate::model::EventsById;
 use crate::model::{EventId, EventKind, LogLevel, Project, Uuid};
 
 /// What a finished recovery left undone.
@@ -45,7 +46,7 @@ fn dropped_instances(ctx: &DetectContext<'_>, attempt: &Attempt) -> Vec<Uuid> {
                 .is_some()
                 || attempt.calls_of(CallAction::Stop, Some(i)).next().is_some();
             let spoken_of = attempt.events.iter().any(|&e| {
-                analysis.events.get(e as usize).is_some_and(|ev| {
+                analysis.events.by_id(e).is_some_and(|ev| {
                     ev.instances.contains(&i)
                         && !is_thread_exception(&ev.message())
                         && (ev.level >= Some(LogLevel::Warning)
@@ -91,7 +92,7 @@ fn api_failures(ctx: &DetectContext<'_>, recovery: &Recovery, time: i64) -> Vec<
                 && e.kind == EventKind::Log;
             (traceback || server_error || service_error) && !ctx.foreign(recovery, e)
         })
-        .map(|(offset, _)| (first + offset) as EventId)
+        .map(|(offset, _)| EventId::at(first + offset))
         .collect()
 }
 /// The instances `recovery` left behind although it ended `finished`, if any.
@@ -160,7 +161,7 @@ fn calls_and_failures(
         for call in attempt.calls.iter().filter(|c| c.instance == Some(i)) {
             ids.push(call.event);
             ids.extend(&call.requests);
-            if let Some(e) = ctx.analysis.events.get(call.event as usize) {
+            if let Some(e) = ctx.analysis.events.by_id(call.event) {
                 failures.extend(api_failures(ctx, recovery, e.time));
             }
         }

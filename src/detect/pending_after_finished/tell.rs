@@ -8,6 +8,7 @@ use crate::detect::DetectContext;
 use crate::detect::evidence::{self, duration, of_events};
 use crate::detect::finding::{Action, Finding, Highlight, Remediation, Severity};
 use crate::detect::quote::{clipped, once_each};
+use crate::model::EventsById;
 use crate::model::{EventId, EventKind, Uuid};
 
 /// The finding for the instances `dropped` names.
@@ -92,7 +93,7 @@ fn cause_sentence(analysis: &Analysis, failures: &[EventId]) -> String {
     let causes: Vec<String> = once_each(
         failures
             .iter()
-            .filter_map(|&i| analysis.events.get(i as usize))
+            .filter_map(|&i| analysis.events.by_id(i))
             .map(|e| match (e.http(), e.kind) {
                 (Some(h), _) => format!("{} {} answered {}", h.method, h.path, h.status),
                 (None, EventKind::Traceback) => e
@@ -125,7 +126,7 @@ fn highlights(analysis: &Analysis, attempt: &Attempt, instances: &[Uuid]) -> Vec
     };
     let end_time = attempt
         .end
-        .and_then(|e| analysis.events.get(e as usize))
+        .and_then(|e| analysis.events.by_id(e))
         .map(|e| e.time);
     for &i in instances {
         let id = i.to_string();
@@ -136,7 +137,7 @@ fn highlights(analysis: &Analysis, attempt: &Attempt, instances: &[Uuid]) -> Vec
             .filter(|c| c.instance == Some(i))
             .max_by_key(|c| c.event);
         let Some((call, from)) = last.and_then(|c| {
-            let time = analysis.events.get(c.event as usize)?.time;
+            let time = analysis.events.by_id(c.event)?.time;
             Some((evidence::of_event(analysis, c.event)?, time))
         }) else {
             continue;

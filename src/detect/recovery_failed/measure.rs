@@ -4,6 +4,7 @@
 use super::causes::CAUSES;
 use crate::correlate::recovery::{CallAction, Recovery, RecoveryStatus};
 use crate::detect::DetectContext;
+use crate::model::EventsById;
 use crate::model::{EventId, LogLevel, Uuid};
 
 /// What a failed recovery says of its failure.
@@ -35,7 +36,7 @@ pub(super) fn failure<'r>(ctx: &DetectContext<'_>, recovery: &'r Recovery) -> Op
     let text_of = |i: &EventId| {
         analysis
             .events
-            .get(*i as usize)
+            .by_id(*i)
             .map(|e| e.full_text())
             .unwrap_or_default()
     };
@@ -56,7 +57,7 @@ pub(super) fn failure<'r>(ctx: &DetectContext<'_>, recovery: &'r Recovery) -> Op
     let last_error = lines.iter().rev().copied().find(|&i| {
         analysis
             .events
-            .get(i as usize)
+            .by_id(i)
             .is_some_and(|e| e.level >= Some(LogLevel::Error))
     });
     let mut ids: Vec<EventId> = recovery.attempts.iter().filter_map(|a| a.start).collect();
@@ -85,7 +86,7 @@ fn failure_lines(ctx: &DetectContext<'_>, recovery: &Recovery) -> Vec<EventId> {
         .iter()
         .flat_map(|a| a.events.iter().copied())
         .filter(|&i| {
-            analysis.events.get(i as usize).is_some_and(|e| {
+            analysis.events.by_id(i).is_some_and(|e| {
                 (e.level >= Some(LogLevel::Warning)
                     || e.message().contains(" ignored as host_status"))
                     && !ctx.foreign(recovery, e)
@@ -129,7 +130,7 @@ fn failed_instances(
             Some(l) > last_accepted
                 && analysis
                     .events
-                    .get(l as usize)
+                    .by_id(l)
                     .is_some_and(|e| e.message().contains(&id))
         });
         if refused_after || named_after {
@@ -144,7 +145,7 @@ fn failed_instances(
 /// ignored notification never reaches a Nova call that would name it.
 fn notified_host(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<String> {
     recovery.mentions.iter().find_map(|&m| {
-        let text = ctx.analysis.events.get(m as usize)?.message();
+        let text = ctx.analysis.events.by_id(m)?.message();
         let (_, rest) = text.split_once("hostname=")?;
         let host = rest.split([',', ')', ' ']).next()?;
         (!host.is_empty()).then(|| host.to_string())

@@ -5,6 +5,7 @@ use crate::correlate::recovery::{NotificationType, RecoveryStatus};
 use crate::detect::DetectContext;
 use crate::detect::evidence::{self, of_capture, of_events};
 use crate::detect::finding::{Finding, Remediation, Severity};
+use crate::model::EventsById;
 
 /// The finding for `failure`.
 pub(super) fn finding(id: &'static str, ctx: &DetectContext<'_>, failure: Failure<'_>) -> Finding {
@@ -73,7 +74,7 @@ fn reason_and_advice(ctx: &DetectContext<'_>, failure: &Failure<'_>) -> (String,
         None => {
             let summary = failure
                 .last_error
-                .and_then(|i| ctx.analysis.events.get(i as usize))
+                .and_then(|i| ctx.analysis.events.by_id(i))
                 .map(|e| crate::detect::quote::clipped(&e.message(), 200))
                 .unwrap_or_else(|| "no error line in the logs".into());
             (

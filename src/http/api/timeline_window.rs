@@ -6,6 +6,7 @@
 use crate::correlate::Analysis;
 use crate::correlate::timeline::Row;
 use crate::http::error::ApiError;
+use crate::model::EventsById;
 
 /// Rows on a page.
 pub const PAGE_ROWS: usize = 500;
@@ -58,7 +59,7 @@ impl Window {
         let within: Vec<Row> = rows
             .into_iter()
             .filter(|r| {
-                analysis.events.get(r.event as usize).is_some_and(|e| {
+                analysis.events.by_id(r.event).is_some_and(|e| {
                     self.from.is_none_or(|f| e.time >= f) && self.to.is_none_or(|t| e.time <= t)
                 })
             })
@@ -126,7 +127,7 @@ mod tests {
     fn all_rows(analysis: &Analysis) -> Vec<Row> {
         (0..analysis.events.len())
             .map(|e| Row {
-                event: e as EventId,
+                event: EventId::at(e),
                 repeated: None,
             })
             .collect()
@@ -148,11 +149,11 @@ mod tests {
         );
         let last = page(None, None, 9);
         assert_eq!((last.page, last.rows.len()), (3, 200));
-        assert_eq!(last.rows[0].event as usize, 1_000);
+        assert_eq!(last.rows[0].event.index(), 1_000);
         // 10:05:00 to 10:09:59 inclusive: 300 lines, one page.
         let range = page(Some("2024-05-21 10:05:00"), Some("2024-05-21T10:09:59Z"), 1);
         assert_eq!((range.total, range.pages, range.rows.len()), (300, 1, 300));
-        let first_time = analysis.events[range.rows[0].event as usize].time;
+        let first_time = analysis.events[range.rows[0].event.index()].time;
         assert_eq!(
             Some(first_time),
             bound("from", Some("2024-05-21T10:05:00Z")).unwrap()

@@ -2,6 +2,7 @@
 //! one subject across hosts and services, repeated polls folded, each row linking to its
 //! raw line. Without a subject: a form, and the subjects the findings name.
 
+use crate::model::EventsById;
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Response;
@@ -230,7 +231,7 @@ fn rows(
     // `entries` gives one entry per row whose event exists, in order.
     let levels = folded
         .iter()
-        .filter_map(|r| analysis.events.get(r.event as usize))
+        .filter_map(|r| analysis.events.by_id(r.event))
         .map(level_class);
     entries(analysis, folded)
         .into_iter()

@@ -114,7 +114,8 @@ impl<'a> Ctx<'a> {
         let (by_request, (by_instance, nova_by_request)) = rayon::join(
             || {
                 GroupIndex::collect(|| {
-                    masakari().filter_map(|(i, e)| e.request_id.map(|r| ((e.host, r), i as u32)))
+                    masakari()
+                        .filter_map(|(i, e)| e.request_id.map(|r| ((e.host, r), EventId::at(i))))
                 })
             },
             || {
@@ -122,13 +123,15 @@ impl<'a> Ctx<'a> {
                     || {
                         GroupIndex::collect(|| {
                             masakari().flat_map(|(i, e)| {
-                                e.instances.iter().map(move |&u| ((e.host, u), i as u32))
+                                e.instances
+                                    .iter()
+                                    .map(move |&u| ((e.host, u), EventId::at(i)))
                             })
                         })
                     },
                     || {
                         GroupIndex::collect(|| {
-                            nova().filter_map(|(i, e)| e.request_id.map(|r| (r, i as u32)))
+                            nova().filter_map(|(i, e)| e.request_id.map(|r| (r, EventId::at(i))))
                         })
                     },
                 )
@@ -227,12 +230,12 @@ impl<'a> Ctx<'a> {
     /// [`Ctx::next_time`], worked out.
     fn find_next_time(&self, pos: usize) -> Option<i64> {
         let call = &self.events[pos];
-        let after = |list: Option<&[u32]>, ok: &dyn Fn(&Event) -> bool| {
+        let after = |list: Option<&[EventId]>, ok: &dyn Fn(&Event) -> bool| {
             list.and_then(|l| {
-                let start = l.partition_point(|&p| p as usize <= pos);
+                let start = l.partition_point(|&p| p.index() <= pos);
                 l[start..]
                     .iter()
-                    .map(|&p| &self.events[p as usize])
+                    .map(|&p| &self.events[p.index()])
                     .find(|e| !during_call(e) && ok(e))
                     .map(|e| e.time)
             })
@@ -263,7 +266,7 @@ impl<'a> Ctx<'a> {
             .get(&r)
             .map(|l| {
                 l.iter()
-                    .map(|&p| p as usize)
+                    .map(|&p| p.index())
                     .filter(|&p| self.events[p].host == host && self.is_api(&self.events[p]))
                     .collect()
             })
@@ -295,7 +298,7 @@ impl<'a> Ctx<'a> {
             client: c.host,
             kind,
             tie: Tie::of(kind, !c.instances.is_empty()),
-            anchor: call as EventId,
+            anchor: EventId::at(call),
             anchor_time: c.time,
             start: c.time,
             end,

@@ -108,7 +108,7 @@ fn a_request_id_two_green_threads_share_does_not_close_a_call() {
         .iter()
         .find(|p| p.kind == PairKind::ReturnedRequestId)
         .unwrap();
-    assert_eq!(events[p.anchor as usize].instances[0].to_string(), A);
+    assert_eq!(events[p.anchor.index()].instances[0].to_string(), A);
     // Closed by the Request-ID line, not by B's lines 10 and 20 ms later.
     assert_eq!(p.end, Some(1_500_000_000));
     assert_eq!((p.lo, p.hi), (Some(-100_000_000), Some(400_000_000)));

@@ -1,6 +1,7 @@
 //! The lines of a picture (a dot each, a bar for a folded run), the joins from Masakari's
 //! calls to Nova's requests, and the marks with their labels.
 
+use crate::model::EventsById;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -176,7 +177,7 @@ pub(super) fn joins(out: &mut String, analysis: &Analysis, layout: &Layout<'_>) 
         let describe = |id: EventId| {
             analysis
                 .events
-                .get(id as usize)
+                .by_id(id)
                 .map_or_else(String::new, |e: &Event| clip(&e.message(), 120))
         };
         // A curve, so that a join within one lane or between neighbours stays visible.

@@ -1,6 +1,7 @@
 //! Where everything of a picture goes: the rows' lanes and positions, the axis, the
 //! rows of mark labels, and the picture's height.
 
+use crate::model::EventsById;
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::correlate::Analysis;
@@ -219,21 +220,21 @@ fn drawn_rows<'a>(analysis: &'a Analysis, rows: &[Row], marks: &[Mark]) -> Vec<D
     let mut seen: BTreeSet<EventId> = BTreeSet::new();
     let mut out: Vec<Drawn<'a>> = Vec::new();
     for row in rows {
-        let Some(event) = analysis.events.get(row.event as usize) else {
+        let Some(event) = analysis.events.by_id(row.event) else {
             continue;
         };
         if !seen.insert(row.event) {
             continue;
         }
         let repeat = row.repeated.as_ref().and_then(|r| {
-            let last = analysis.events.get(r.last as usize)?;
+            let last = analysis.events.by_id(r.last)?;
             Some((r.count, last))
         });
         out.push((row.event, event, repeat));
     }
     for mark in marks {
         if let MarkAt::Event(id) = mark.at
-            && let Some(event) = analysis.events.get(id as usize)
+            && let Some(event) = analysis.events.by_id(id)
             && seen.insert(id)
         {
             out.push((id, event, None));

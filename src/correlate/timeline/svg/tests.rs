@@ -144,7 +144,7 @@ fn one_lane_per_host_and_service_and_every_line_with_its_tooltip() {
     let expected: BTreeSet<(String, String)> = rows
         .iter()
         .map(|r| {
-            let e = &analysis.events[r.event as usize];
+            let e = &analysis.events[r.event.index()];
             (
                 analysis.host(e.host).unwrap().hostname.clone(),
                 analysis.file(e.file).unwrap().service.name().to_string(),
@@ -167,7 +167,7 @@ fn one_lane_per_host_and_service_and_every_line_with_its_tooltip() {
     let events = events(&doc);
     assert_eq!(events.len(), rows.len());
     for (g, row) in events.iter().zip(&rows) {
-        let e = &analysis.events[row.event as usize];
+        let e = &analysis.events[row.event.index()];
         let tooltip = title_of(g);
         let path = &analysis.file(e.file).unwrap().path;
         assert!(tooltip.contains(&format!("{path}:{}", e.line)), "{tooltip}");
@@ -248,7 +248,7 @@ fn marks_are_drawn_with_their_labels_and_output_is_stable() {
         .iter()
         .map(|r| r.event)
         .find(|&id| {
-            analysis.events[id as usize]
+            analysis.events[id.index()]
                 .http()
                 .is_some_and(|h| h.status == 400)
         })

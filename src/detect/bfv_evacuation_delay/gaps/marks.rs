@@ -2,6 +2,7 @@
 //! progress details and VM moves, the engine's own lines, `server event list` and
 //! `server migration list` captures.
 
+use crate::model::EventsById;
 use evacdoc_parsers::capture::Capture;
 
 use super::{Mark, Source, capture_time, earliest};
@@ -78,7 +79,7 @@ pub(super) fn engine_start(
         let begun = attempt
             .events
             .first()
-            .and_then(|&i| events.get(i as usize))
+            .and_then(|&i| events.by_id(i))
             .map(|e| e.time);
         if let (Some(t), Some(begun)) = (after, begun)
             && begun <= t
@@ -86,7 +87,7 @@ pub(super) fn engine_start(
             continue;
         }
         let task = attempt.events.iter().copied().find(|&i| {
-            events.get(i as usize).is_some_and(|e| {
+            events.by_id(i).is_some_and(|e| {
                 let m = e.message();
                 m.contains("'EvacuateInstancesTask'") && m.contains("into state 'RUNNING'")
             })
@@ -98,14 +99,14 @@ pub(super) fn engine_start(
             .copied()
             .filter(|&i| task.is_none_or(|t| i > t))
             .find(|&i| {
-                events.get(i as usize).is_some_and(|e| {
+                events.by_id(i).is_some_and(|e| {
                     e.instances.contains(&instance) && CallAction::of(&e.message()).is_some()
                 })
             });
         let mark = |id: Option<EventId>, what| {
             id.and_then(|i| {
                 Some(Mark {
-                    time: events.get(i as usize)?.time,
+                    time: events.by_id(i)?.time,
                     what,
                     source: Source::Event(i),
                 })
@@ -158,7 +159,7 @@ pub(super) fn captured_acceptance(
             ];
             if let Some(r) = Uuid::parse_request_id(&e.request_id) {
                 for &i in analysis.index.request.get(&r).into_iter().flatten() {
-                    let Some(ev) = analysis.events.get(i as usize) else {
+                    let Some(ev) = analysis.events.by_id(i) else {
                         continue;
                     };
                     if ev.http().is_some_and(|h| (200..300).contains(&h.status)) {

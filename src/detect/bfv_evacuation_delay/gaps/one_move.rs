@@ -8,6 +8,7 @@ use crate::correlate::joins::request_midpoint;
 use crate::correlate::recovery::{CallAction, Recovery};
 use crate::detect::DetectContext;
 use crate::detect::evidence::service_events_of_instance;
+use crate::model::EventsById;
 use crate::model::{EventId, Uuid};
 
 /// The evacuation of `instance` in `recovery`, when anything says when it started or
@@ -35,18 +36,13 @@ pub(super) fn one_move(
     let disk_on_volume = lines.iter().any(|&i| {
         analysis
             .events
-            .get(i as usize)
+            .by_id(i)
             .is_some_and(|e| e.message().contains("disk on volume"))
     });
     let end = rebuilt.as_ref().map_or(i64::MAX, |m| m.time);
     let nova_lines = lines
         .into_iter()
-        .filter(|&i| {
-            analysis
-                .events
-                .get(i as usize)
-                .is_some_and(|e| e.time <= end)
-        })
+        .filter(|&i| analysis.events.by_id(i).is_some_and(|e| e.time <= end))
         .collect();
     Some(Move {
         instance,
@@ -88,16 +84,16 @@ fn call_marks(analysis: &Analysis, recovery: &Recovery, instance: Uuid) -> CallM
             call.requests.iter().any(|&r| {
                 analysis
                     .events
-                    .get(r as usize)
+                    .by_id(r)
                     .and_then(|e| e.http())
                     .is_some_and(|h| (400..500).contains(&h.status))
             })
         })
-        .filter_map(|call| analysis.events.get(call.event as usize).map(|e| e.time))
+        .filter_map(|call| analysis.events.by_id(call.event).map(|e| e.time))
         .max();
     let after_refusal = |m: Option<Mark>| m.filter(|m| refused_until.is_none_or(|t| m.time > t));
     for call in evacuate_calls() {
-        let Some(event) = analysis.events.get(call.event as usize) else {
+        let Some(event) = analysis.events.by_id(call.event) else {
             continue;
         };
         ids.push(call.event);
@@ -111,7 +107,7 @@ fn call_marks(analysis: &Analysis, recovery: &Recovery, instance: Uuid) -> CallM
             })),
         ]);
         for &r in &call.requests {
-            let Some(request) = analysis.events.get(r as usize) else {
+            let Some(request) = analysis.events.by_id(r) else {
                 continue;
             };
             if request
@@ -152,12 +148,12 @@ fn service_lines(
     let mut lines: Vec<EventId> =
         service_events_of_instance(analysis, instance, from, from + SEARCH_NS);
     lines.extend(chained_lines(ctx, instance, calls, from));
-    lines.sort_by_key(|&i| analysis.events.get(i as usize).map(|e| e.time));
+    lines.sort_by_key(|&i| analysis.events.by_id(i).map(|e| e.time));
     lines.dedup();
     lines.retain(|&i| {
         analysis
             .events
-            .get(i as usize)
+            .by_id(i)
             .is_some_and(|e| !ctx.foreign(recovery, e))
     });
     lines
@@ -170,7 +166,7 @@ fn rebuilt(analysis: &Analysis, lines: &[EventId]) -> Option<Mark> {
         lines.iter().copied().find(|&i| {
             analysis
                 .events
-                .get(i as usize)
+                .by_id(i)
                 .is_some_and(|e| needles.iter().any(|n| e.message().contains(n)))
         })
     };
@@ -186,7 +182,7 @@ fn rebuilt(analysis: &Analysis, lines: &[EventId]) -> Option<Mark> {
         })
         .and_then(|(i, what)| {
             Some(Mark {
-                time: analysis.events.get(i as usize)?.time,
+                time: analysis.events.by_id(i)?.time,
                 what,
                 source: Source::Event(i),
             })
@@ -207,7 +203,7 @@ fn chained_lines(
     let events = &ctx.analysis.events;
     let accepted: Vec<Uuid> = calls
         .iter()
-        .filter_map(|&i| events.get(i as usize))
+        .filter_map(|&i| events.by_id(i))
         .filter(|e| e.http().is_some_and(|h| (200..300).contains(&h.status)))
         .filter_map(|e| e.request_id)
         .collect();
@@ -223,7 +219,7 @@ fn chained_lines(
     .into_iter()
     .filter(|&i| {
         events
-            .get(i as usize)
+            .by_id(i)
             .and_then(|e| e.request_id)
             .is_some_and(|r| accepted.contains(&r))
     })
