@@ -435,3 +435,46 @@ fn a_damaged_nested_archive_is_named_by_the_upload_and_its_member_path_in_the_re
     let listed = format!("{:?}", report.skipped);
     assert!(!listed.contains(&*tmp.path().to_string_lossy()), "{listed}");
 }
+
+/// Two files whose names redact alike (Sunbeam's podlogs of masakari-0: `…-c_masakari-api`
+/// and `…-c_masakari-engine` both masked) are both in the public copy, under names that
+/// differ, and the same names on every run.
+#[test]
+fn files_whose_names_redact_alike_are_all_kept_in_the_public_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = samples().join("scenarios/2024-sunbeam-bfv-delay");
+    let count = |dir: &Path| {
+        let mut files = Vec::new();
+        every_text(dir, &mut files);
+        files.len()
+    };
+    let copy = |name: &str| {
+        let out = tmp.path().join(name);
+        let map = tmp.path().join("case.map.json");
+        let o = evacdoc(&[
+            "redact",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--map",
+            map.to_str().unwrap(),
+            "--public",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        std::fs::remove_file(out.join("redaction-report.json")).unwrap();
+        out
+    };
+    let (first, second) = (copy("first"), copy("second"));
+    assert_eq!(count(&first), count(&input), "a file of the input was lost");
+    let names = |dir: &Path| {
+        let mut files = Vec::new();
+        every_text(dir, &mut files);
+        let mut names: Vec<PathBuf> = files
+            .into_iter()
+            .map(|(p, _)| p.strip_prefix(dir).unwrap().to_path_buf())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(&first), names(&second));
+}

@@ -189,12 +189,23 @@ pub fn redact_bundle(
         None => Mode::Private,
     };
 
+    // Each file's name in the copy, made one by one so that two files whose names redact
+    // alike (both masked, say) keep both, with the same names on every run.
+    let targets = {
+        let mut view = SharedMap::new(&shared);
+        let redacted = found.files.iter().map(|file| match &mode {
+            Mode::Private => redact_path(&file.rel, &names, &mut view),
+            Mode::Public(upload) => public_path(&file.rel, &names, upload, &mut view),
+        });
+        distinct_paths(redacted.collect())
+    };
     let results: Vec<FileResult> = found
         .files
         .par_iter()
-        .map(|file| {
+        .zip(targets)
+        .map(|(file, rel)| {
             let mut view = SharedMap::new(&shared);
-            copy_file(file, &root, &names, &mode, &mut view)
+            copy_file(file, rel, &root, &names, &mode, &mut view)
         })
         .collect();
     let mut report = RedactReport {
@@ -300,8 +311,37 @@ enum FileResult {
 /// Bytes of a file's start looked at to tell text from binary.
 const SNIFF: usize = 8192;
 
+/// `paths` with each repeat made distinct by a counter before the last part's first dot
+/// (`name-2.log.gz`): the first keeps its name, so a name that never collides is unchanged.
+fn distinct_paths(paths: Vec<String>) -> Vec<String> {
+    let mut taken: std::collections::HashSet<String> = paths.iter().cloned().collect();
+    let mut seen = std::collections::HashSet::new();
+    paths
+        .into_iter()
+        .map(|path| {
+            if seen.insert(path.clone()) {
+                return path;
+            }
+            let (dir, name) = path
+                .rsplit_once('/')
+                .map_or(("", path.as_str()), |(d, n)| (d, n));
+            let (stem, ext) = name.split_once('.').map_or((name, ""), |(s, e)| (s, e));
+            let dot = if ext.is_empty() { "" } else { "." };
+            let slash = if dir.is_empty() { "" } else { "/" };
+            let unique = (2..)
+                .map(|n| format!("{dir}{slash}{stem}-{n}{dot}{ext}"))
+                .find(|candidate| !taken.contains(candidate))
+                .unwrap_or(path);
+            taken.insert(unique.clone());
+            seen.insert(unique.clone());
+            unique
+        })
+        .collect()
+}
+
 fn copy_file(
     file: &FoundFile,
+    mut rel: String,
     root: &Path,
     names: &NameFinder,
     mode: &Mode,
@@ -322,10 +362,6 @@ fn copy_file(
             "binary content: not copied (it cannot be redacted line by line)".into(),
         );
     }
-    let mut rel = match mode {
-        Mode::Private => redact_path(&file.rel, names, map),
-        Mode::Public(upload) => public_path(&file.rel, names, upload, map),
-    };
     let gzip = compression == Compression::Gzip;
     if !gzip && compression != Compression::None {
         for ext in [".xz", ".zst", ".bz2"] {
