@@ -26,6 +26,9 @@ pub mod jobs;
 pub mod memory;
 /// Hosts, services, ids and events.
 pub mod model;
+/// An OpenStack cloud as the executor sees it (`cloud`), and its client: clouds.yaml,
+/// Keystone sessions, Nova and Cinder calls. Used by `recovery` and the Swift blob store.
+pub mod openstack;
 /// What a caught panic said (handlers and jobs contain theirs).
 pub mod panics;
 /// The recovery executor: plan, apply and journal a host recovery against OpenStack.

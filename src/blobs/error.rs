@@ -48,7 +48,7 @@ impl BlobError {
         BlobError::Connection {
             method: method.to_owned(),
             url: url.to_owned(),
-            message: crate::recovery::openstack::call::error_chain(error),
+            message: crate::openstack::call::error_chain(error),
         }
     }
 }

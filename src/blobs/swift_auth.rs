@@ -1,5 +1,5 @@
 //! Signing in to Swift: a `clouds.yaml` entry found as the `openstack` CLI finds it (the
-//! executor's lookup, `recovery::openstack::connect`), then either Keystone through the
+//! executor's lookup, `openstack::connect`), then either Keystone through the
 //! executor's session (token and the catalog's `object-store` endpoint) or, with
 //! `auth_type: v1password`, Swift's own v1 auth (tempauth: `auth_url`, `username` as
 //! `account:user`, `password`). The token is renewed before it expires and after a 401.
@@ -12,8 +12,8 @@ use reqwest::Client;
 use secrecy::ExposeSecret;
 
 use super::error::BlobError;
-use crate::recovery::openstack::ConnectOptions;
-use crate::recovery::openstack::session::Api;
+use crate::openstack::ConnectOptions;
+use crate::openstack::session::Api;
 
 /// A token is renewed when it has less than this left.
 const RENEW_BEFORE: Duration = Duration::from_secs(300);
@@ -77,7 +77,7 @@ impl SignIn {
             cloud: Some(cloud.clone()),
             config_file: config_file.clone(),
         };
-        let resolved = crate::recovery::openstack::connect::resolve(&options, &Default::default())
+        let resolved = crate::openstack::connect::resolve(&options, &Default::default())
             .map_err(|e| failed(e.to_string()))?;
         let config = resolved.config;
         let sign_in = if config.auth_type.as_deref() == Some("v1password") {

@@ -2,11 +2,13 @@
 //! every step. Only this module (and `sim`) speaks HTTP to OpenStack.
 
 pub mod apply;
-pub mod cloud;
+// The cloud trait and its OpenStack client live in `crate::openstack` (the Swift blob
+// store uses the same client); named here as the executor has always named them.
+pub use crate::openstack::cloud;
 pub mod down_time;
 pub mod guards;
 pub mod observed;
-pub mod openstack;
+pub use crate::openstack;
 pub mod options;
 pub mod plan;
 pub mod reenable;

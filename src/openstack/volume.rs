@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::call::{Call, Service, send, version_headers};
 use super::session::Api;
 use super::versions::{self, Version};
-use crate::recovery::cloud::{CloudError, Volume, VolumeAttachment};
+use crate::openstack::cloud::{CloudError, Volume, VolumeAttachment};
 
 /// A volume from its JSON view.
 pub fn parse_volume(call: &Call, value: &Value) -> Result<Volume, CloudError> {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use openstack_sdk::config::{Auth, CloudConfig, ConfigFile, ConfigFileBuilderError};
 
-use crate::recovery::cloud::CloudError;
+use crate::openstack::cloud::CloudError;
 
 /// How to find the cloud.
 #[derive(Debug, Clone, Default)]

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::session::{Api, TransportError};
 use super::transport;
 use super::versions::{Version, show};
-use crate::recovery::cloud::CloudError;
+use crate::openstack::cloud::CloudError;
 
 /// The service a microversion header is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::call::{Call, Service, send, version_headers};
 use super::session::Api;
 use super::versions::{self, EvacuateForm, ServiceUpdate, Version};
-use crate::recovery::cloud::{CloudError, ComputeService, Migration, NovaService, Server};
+use crate::openstack::cloud::{CloudError, ComputeService, Migration, NovaService, Server};
 
 /// The binary of the services the executor acts on.
 const COMPUTE_BINARY: &str = "nova-compute";

@@ -13,7 +13,7 @@ use openstack_sdk::config::CloudConfig;
 use reqwest::redirect::{Attempt, Policy};
 use reqwest::{Certificate, Client};
 
-use crate::recovery::cloud::CloudError;
+use crate::openstack::cloud::CloudError;
 
 /// How long a connection may take to open (what `openstack_sdk`'s own client allows).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);

@@ -1,10 +1,15 @@
-//! The executor's [`Cloud`] on a real OpenStack, through `openstack_sdk`: the cloud found
+//! The executor's [`Cloud`](crate::openstack::cloud::Cloud) on a real OpenStack, through `openstack_sdk`: the cloud found
 //! as the `openstack` CLI finds it (`connect`), Keystone auth by password or application
 //! credential (`session`), microversions chosen from what the cloud announces
 //! (`versions`), Nova and Cinder calls (`compute`, `volume`) with errors that name the
 //! call (`call`), all over one HTTP client that follows no redirect (`transport`).
+//!
+//! Its own module, below both users: the recovery executor and the Swift blob store
+//! (which signs in with the same clouds.yaml lookup and Keystone session). `cloud` is the
+//! executor's view of a cloud, the trait this client implements.
 
 pub mod call;
+pub mod cloud;
 pub mod compute;
 pub mod connect;
 pub mod session;
@@ -21,7 +26,7 @@ pub use connect::{ConnectOptions, ResolvedCloud};
 
 use self::call::error_chain;
 use self::session::Api;
-use crate::recovery::cloud::{
+use crate::openstack::cloud::{
     Cloud, CloudError, CloudVersions, ComputeService, Migration, NovaService, Server, Volume,
     VolumeAttachment,
 };

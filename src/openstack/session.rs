@@ -30,7 +30,7 @@ use url::Url;
 
 use super::call::error_chain;
 use super::transport::{self, RefusedRedirect};
-use crate::recovery::cloud::CloudError;
+use crate::openstack::cloud::CloudError;
 
 /// How a request failed before an answer (the `RestClient` error of [`Api`]).
 #[derive(Debug, thiserror::Error)]
