@@ -33,8 +33,10 @@ pub mod openstack;
 pub mod panics;
 /// The recovery executor: plan, apply and journal a host recovery against OpenStack.
 pub mod recovery;
-/// Consistent pseudonymisation of a bundle (`evacdoc redact`).
+/// Consistent pseudonymisation of a bundle: the engine (identification, maps, views).
 pub mod redact;
+/// `evacdoc redact` and a share's bundle: a redacted copy of a whole bundle, read once.
+pub mod redacted_copy;
 /// The library entry point: inputs and options in, analysis and findings out.
 pub mod run;
 /// Public share links: scopes, the redacted view of an analysis, the redacted bundle.

@@ -3,6 +3,7 @@
 //! Everything here is plain data that can be stored, indexed and redacted later. Ids are
 //! kept as 128-bit numbers (a UUID, or the UUID of a `req-` id) so that indexes stay small.
 
+pub mod identified;
 pub mod inventory;
 pub mod lines;
 pub mod shared;

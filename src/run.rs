@@ -12,7 +12,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use nothing_read::{FoundTally, NothingRead, thousands};
-pub use pipeline::{AnalyzeError, Options, analyze, analyze_with, scratch_folder};
+pub use pipeline::{
+    AnalyzeError, Options, analyze, analyze_discovered, analyze_with, scratch_folder,
+};
 
 use crate::correlate::Analysis;
 use crate::detect::{DetectOptions, Finding, detect};

@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use evacdoc::redact::{Kind, PseudonymMap, RedactOptions, redact_bundle};
+use evacdoc::redact::{Kind, PseudonymMap};
+use evacdoc::redacted_copy::{RedactOptions, redact_bundle};
 use evacdoc::run::{RunOptions, analyze_inputs};
 
 use crate::util::{evacdoc, samples, stderr, stdout};

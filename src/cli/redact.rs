@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use evacdoc::redact::{RedactOptions, redact_bundle};
+use evacdoc::redacted_copy::{RedactOptions, redact_bundle};
 
 #[derive(Debug, Args)]
 pub struct RedactArgs {

@@ -87,9 +87,9 @@ pub struct Analysis {
     /// Counts.
     pub stats: Stats,
     /// The identifiers every file and record read gives (host names, users, projects,
-    /// secrets: the first pass of redaction, [`crate::redact::identify`]). Private: a
+    /// secrets: the first pass of redaction, `redact::identify`). Private: a
     /// public view never shows it.
-    pub identified: crate::redact::names::Seeds,
+    pub identified: crate::model::identified::Seeds,
 }
 
 impl Analysis {

@@ -180,7 +180,7 @@ struct DocumentRef<'a> {
     recoveries: &'a [Recovery],
     clocks: &'a [HostClock],
     stats: &'a Stats,
-    identified: &'a crate::redact::names::Seeds,
+    identified: &'a crate::model::identified::Seeds,
     events: &'a [Event],
 }
 
@@ -204,7 +204,7 @@ struct Document {
     stats: Stats,
     /// Absent from documents written before the first pass of redaction.
     #[serde(default)]
-    identified: crate::redact::names::Seeds,
+    identified: crate::model::identified::Seeds,
 }
 
 /// Why a document could not be read back.

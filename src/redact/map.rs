@@ -12,49 +12,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// What kind of value a pseudonym stands for (each kind has its own namespace).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    /// A short host name (`node02ob100`).
-    Host,
-    /// A DNS domain (`maas`, `cloud.example.com`).
-    Domain,
-    /// An IPv4 /24 network (`10.159.14`).
-    Ipv4Net,
-    /// An IPv6 address.
-    Ipv6,
-    /// A MAC address.
-    Mac,
-    /// A user name.
-    User,
-    /// A project name.
-    Project,
-    /// A Keystone id (32 hex digits).
-    KeystoneId,
-    /// An e-mail address.
-    Email,
-    /// Any other word a public view does not know to be safe (default-deny).
-    Name,
-}
-
-impl Kind {
-    /// The kind's name in reports (`host`, `ipv4_net`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Host => "host",
-            Kind::Domain => "domain",
-            Kind::Ipv4Net => "ipv4_net",
-            Kind::Ipv6 => "ipv6",
-            Kind::Mac => "mac",
-            Kind::User => "user",
-            Kind::Project => "project",
-            Kind::KeystoneId => "keystone_id",
-            Kind::Email => "email",
-            Kind::Name => "name",
-        }
-    }
-}
+pub use crate::model::identified::Kind;
 
 /// Why a map could not be read or written.
 #[derive(Debug, thiserror::Error)]

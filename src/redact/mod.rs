@@ -8,7 +8,6 @@
 //! ([`names`](crate::redact::names), seeded by [`seed`](crate::redact::seed)). Instance, notification, volume and request UUIDs
 //! stay: a reader needs them to follow the failure.
 
-pub mod bundle;
 mod fasthash;
 pub mod identify;
 pub mod line;
@@ -18,11 +17,11 @@ pub mod options;
 pub mod public;
 pub mod secrets;
 pub mod seed;
+pub(crate) mod small_files;
 pub mod templates;
 pub mod tokens;
 pub mod view;
 pub mod vocab;
 
-pub use bundle::{RedactError, RedactOptions, RedactReport, redact_bundle};
 pub use map::{Kind, PseudonymMap};
 pub use view::ViewRedactor;

@@ -5,8 +5,6 @@
 //! pseudonym too, and a name inside a longer one (`sosreport-ctl-1-2024-09-12-x`) is
 //! replaced in place.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
 use super::fasthash::{FxHashMap, FxHashSet};
@@ -14,83 +12,7 @@ use super::fasthash::{FxHashMap, FxHashSet};
 #[cfg(test)]
 use super::map::PseudonymMap;
 use super::map::{Kind, Pseudonyms};
-
-/// Names that say nothing about the customer.
-const GENERIC: &[&str] = &[
-    "localhost",
-    "localhost.localdomain",
-    "localdomain",
-    "none",
-    "unknown",
-    "local",
-    "host",
-    "compute",
-    "controller",
-];
-
-/// The host names and domains to look for.
-#[derive(Debug, Default, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Seeds {
-    /// Short host names, lowercase.
-    pub hosts: BTreeSet<String>,
-    /// Domains, lowercase (`maas`, `cloud.example.com`).
-    pub domains: BTreeSet<String>,
-    /// Users, projects and other names the inputs give (`username = …`, context
-    /// brackets, a list's `Name` column), lowercase, with the kind of their pseudonym.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub names: BTreeMap<String, Kind>,
-    /// Secret values the inputs give (a config's password, a URL's credentials, a
-    /// private key's body): hidden wherever they appear.
-    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
-    pub secrets: BTreeSet<String>,
-}
-
-impl Seeds {
-    /// Adds what `other` holds (a user or project kind wins over a plain name).
-    pub fn merge(&mut self, other: Seeds) {
-        self.hosts.extend(other.hosts);
-        self.domains.extend(other.domains);
-        self.secrets.extend(other.secrets);
-        for (name, kind) in other.names {
-            let entry = self.names.entry(name).or_insert(kind);
-            if *entry == Kind::Name {
-                *entry = kind;
-            }
-        }
-    }
-
-    /// Adds a host name as the bundle gives it: short or fully qualified.
-    pub fn add_host(&mut self, name: &str) {
-        let name = name.trim().trim_end_matches('.').to_ascii_lowercase();
-        let plausible = !name.is_empty()
-            && name.len() <= 253
-            && name.bytes().any(|b| b.is_ascii_alphabetic())
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_')
-            && !GENERIC.contains(&name.as_str())
-            // Ids are kept or pseudonymised as ids, never as names.
-            && crate::model::Uuid::parse(&name).is_none()
-            && !(name.len() == 32 && name.bytes().all(|b| b.is_ascii_hexdigit()));
-        if !plausible {
-            return;
-        }
-        match name.split_once('.') {
-            Some((short, domain)) => {
-                if !GENERIC.contains(&short) && short.len() > 1 {
-                    self.hosts.insert(short.to_string());
-                }
-                if !GENERIC.contains(&domain) && domain.bytes().any(|b| b.is_ascii_alphabetic()) {
-                    self.domains.insert(domain.to_string());
-                }
-            }
-            None if name.len() > 1 => {
-                self.hosts.insert(name);
-            }
-            None => {}
-        }
-    }
-}
+pub use crate::model::identified::Seeds;
 
 /// Finds seeded names in text.
 #[derive(Debug)]

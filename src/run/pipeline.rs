@@ -11,20 +11,21 @@ use crate::correlate::extract::Watched;
 use crate::correlate::keeper::{EventKeeper, FileOutcome, KeptEvents};
 use crate::correlate::watched::watched_instances;
 use crate::correlate::{Inventory, correlate};
-use crate::ingest::discover::discover_within;
+use crate::ingest::discover::{Found, discover_within};
 use crate::ingest::host_names::HostNames;
 use crate::ingest::layout::overall_layout;
 use crate::ingest::place::{Placed, Placement, place_all};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
-use crate::ingest::small_files::{identify_small_files, read_small_files, zones_of_links};
+use crate::ingest::small_files::{read_small_files, zones_of_links};
 use crate::ingest::timezone::{HostZone, UnknownZone};
 use crate::ingest::{IngestError, IngestLimits, Named};
 use crate::memory::peak_rss_mb;
+use crate::model::identified::Seeds;
 use crate::model::inventory::Skipped;
 use crate::model::inventory::ZoneSource;
 use crate::redact::identify::IdentifySink;
-use crate::redact::names::Seeds;
+use crate::redact::small_files::identify_small_files;
 
 /// How to run an analysis.
 #[derive(Clone, Debug, Default)]
@@ -111,12 +112,36 @@ pub fn analyze_with(
     let stage = Instant::now();
     let named = Named::inputs(inputs, &options.input_names);
     let found = discover_within(&named, work.path(), &options.limits)?;
+    analyze_found(&found, (started, stage), tz_override, options, extra)
+}
+
+/// Analyses what [`discover_within`] found (its unpacked files still in place): for a
+/// caller that reads the same files again (a redacted copy), so the inputs are unpacked
+/// once.
+pub fn analyze_discovered(found: &Found, options: &Options) -> Result<Analysis, AnalyzeError> {
+    let tz_override = options
+        .tz
+        .as_deref()
+        .map(|name| HostZone::named(name, ZoneSource::Override))
+        .transpose()?;
+    let now = Instant::now();
+    analyze_found(found, (now, now), tz_override, options, None)
+}
+
+/// `(started, stage)`: when the analysis and its discovering stage began (the stats' times).
+fn analyze_found(
+    found: &Found,
+    (started, stage): (Instant, Instant),
+    tz_override: Option<HostZone>,
+    options: &Options,
+    extra: Option<&dyn SinkFactory>,
+) -> Result<Analysis, AnalyzeError> {
     let Placement {
         roots,
         root_host,
         mut hosts,
         placed,
-    } = place_all(&found);
+    } = place_all(found);
     let tally = FoundTally::of(&placed);
     let discover_ms = ms(stage);
     tracing::info!(
@@ -143,7 +168,7 @@ pub fn analyze_with(
         identify_small_files(&placed)
     });
     let (mut small, logs) = read_small_files(placed, &mut skipped);
-    zones_of_links(&found, &roots, &root_host, &mut small.zones);
+    zones_of_links(found, &roots, &root_host, &mut small.zones);
     let small_files_ms = ms(stage);
     tracing::debug!(
         config = small.config.len(),
@@ -183,7 +208,7 @@ pub fn analyze_with(
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if let Some(nothing) = NothingRead::check(
-        &found,
+        found,
         &tally,
         &analysis.files,
         &analysis.config,
@@ -218,7 +243,6 @@ pub fn analyze_with(
         peak_rss_mb = peak_rss_mb(),
         "analysis done"
     );
-    drop(work);
     Ok(analysis)
 }
 

@@ -7,7 +7,8 @@ use std::sync::PoisonError;
 
 use super::view::{ShareError, ShareFiles, ShareViews, input_of};
 use crate::ingest::IngestLimits;
-use crate::redact::{PseudonymMap, RedactOptions, redact_bundle};
+use crate::redact::PseudonymMap;
+use crate::redacted_copy::{RedactOptions, redact_bundle};
 use crate::store::{DataPaths, create_private_dir};
 
 /// The redacted `.tar.gz` of analysis `id`, made when not yet made. Blocking (the first

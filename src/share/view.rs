@@ -16,7 +16,8 @@ use crate::redact::map::MapError;
 use crate::redact::names::Seeds;
 use crate::redact::public::PublicStats;
 use crate::redact::seed::seeds_of;
-use crate::redact::{PseudonymMap, RedactError, ViewRedactor};
+use crate::redact::{PseudonymMap, ViewRedactor};
+use crate::redacted_copy::RedactError;
 use crate::store::{DataPaths, Store, StoreError, create_private_dir, read_document};
 
 /// Why a redacted view or bundle could not be made.

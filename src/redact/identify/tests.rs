@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::redact::{RedactOptions, redact_bundle};
+use crate::redacted_copy::{RedactOptions, redact_bundle};
 
 const RACE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -1,8 +1,9 @@
 //! `evacdoc redact`: a redacted copy of a whole bundle, as a folder or a `.tar.gz`.
 //!
-//! The bundle is analysed first (for its host names), then every file is read once
-//! through ingest (archives unpacked, compressed files decompressed), redacted line by
-//! line in parallel, and written under its redacted path. gzip files stay gzip; other
+//! The bundle is unpacked once through ingest (archives unpacked, compressed files
+//! decompressed) and analysed for what it identifies (host names, users, secrets); then
+//! every file of that same unpacking is read again, redacted line by line in parallel,
+//! and written under its redacted path. gzip files stay gzip; other
 //! compressed files are written plain without their compression suffix. Links are kept
 //! as links with redacted names and targets. Binary files are not copied (they cannot be
 //! redacted line by line) and are listed with the reason. The map is written beside
@@ -14,16 +15,16 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::line::{LineRedactor, redact_path};
-use super::map::{MapError, PseudonymMap, SharedMap};
-use super::names::NameFinder;
-use super::options::{OptionClass, classify_option};
-use super::public::{PublicStats, PublicText, Vocabulary, upload_names};
-use super::secrets::HIDDEN;
-use super::seed::seeds_of;
 use crate::ingest::decompress::{Compression, open_decompressed};
 use crate::ingest::discover::{Found, FoundFile, discover_within};
 use crate::ingest::{IngestError, IngestLimits, Named};
+use crate::redact::line::{LineRedactor, redact_path};
+use crate::redact::map::{MapError, PseudonymMap, SharedMap};
+use crate::redact::names::NameFinder;
+use crate::redact::options::{OptionClass, classify_option};
+use crate::redact::public::{PublicStats, PublicText, Vocabulary, upload_names};
+use crate::redact::secrets::HIDDEN;
+use crate::redact::seed::seeds_of;
 use crate::run::{AnalyzeError, Options, scratch_folder};
 
 /// Why a redacted copy could not be made.
@@ -139,8 +140,16 @@ pub fn redact_bundle(
 ) -> Result<RedactReport, RedactError> {
     let tarball = is_tarball(&options.out);
     check_paths(options, tarball)?;
-    let analysis = crate::run::analyze(
-        inputs,
+    let work =
+        scratch_folder(options.work_dir.as_deref()).map_err(|source| RedactError::Write {
+            path: "work folder".into(),
+            source,
+        })?;
+    // Unpacked once: the analysis (for what it identifies) and the copy read the same files.
+    let named = Named::inputs(inputs, &options.input_names);
+    let found = discover_within(&named, work.path(), &options.limits)?;
+    let analysis = crate::run::analyze_discovered(
+        &found,
         &Options {
             limits: options.limits,
             work_dir: options.work_dir.clone(),
@@ -148,13 +157,6 @@ pub fn redact_bundle(
             ..Options::default()
         },
     )?;
-    let work =
-        scratch_folder(options.work_dir.as_deref()).map_err(|source| RedactError::Write {
-            path: "work folder".into(),
-            source,
-        })?;
-    let named = Named::inputs(inputs, &options.input_names);
-    let found = discover_within(&named, work.path(), &options.limits)?;
     // The first pass: what the analysis identified in every file and record.
     let seeds = seeds_of(&analysis);
     drop(analysis);
@@ -417,7 +419,7 @@ fn public_path(
     rel: &str,
     names: &NameFinder,
     upload: &[String],
-    map: &mut dyn super::map::Pseudonyms,
+    map: &mut dyn crate::redact::map::Pseudonyms,
 ) -> String {
     let mut stats = PublicStats::default();
     PublicText::new(names, upload).path(rel, map, &mut stats)
