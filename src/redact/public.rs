@@ -165,6 +165,9 @@ impl KeptWords {
     }
 }
 
+/// The longest word judged: a longer one is hidden whole (a key, a token, a blob).
+const LONGEST_WORD: usize = 64;
+
 impl<'a> PublicText<'a> {
     /// A step looking for `names`, reading `upload` (the upload's names, lowercase) as
     /// [`NEUTRAL_NAME`].
@@ -191,15 +194,43 @@ impl<'a> PublicText<'a> {
             None => (path, None),
         };
         if !self.upload.iter().any(|u| u.eq_ignore_ascii_case(first)) {
-            return self.line(path, Vocabulary::Log, map, stats);
+            return self.path_parts(path, map, stats);
         }
         match rest {
-            Some(rest) => format!(
-                "{NEUTRAL_NAME}/{}",
-                self.line(rest, Vocabulary::Log, map, stats)
-            ),
+            Some(rest) => format!("{NEUTRAL_NAME}/{}", self.path_parts(rest, map, stats)),
             None => NEUTRAL_NAME.to_string(),
         }
+    }
+
+    /// A path's parts by default-deny. A part too long to be judged as one word (hidden
+    /// whole, so that two such files got one name) is a command line sos joined with
+    /// `_` for its spaces (`k8s_kubectl_--namespace_openstack_logs_masakari-0_-c_…`):
+    /// it is judged as that command line and joined again, so it stays readable and
+    /// distinct. A path with no such part is judged whole, as a line is.
+    fn path_parts(
+        &mut self,
+        path: &str,
+        map: &mut dyn Pseudonyms,
+        stats: &mut PublicStats,
+    ) -> String {
+        let long =
+            |part: &str| part.len() > LONGEST_WORD && part.contains('_') && !part.contains(' ');
+        if !path.split('/').any(long) {
+            return self.line(path, Vocabulary::Log, map, stats);
+        }
+        let parts: Vec<String> = path
+            .split('/')
+            .map(|part| {
+                if !long(part) {
+                    return self.line(part, Vocabulary::Log, map, stats);
+                }
+                // Judged as the command line it was, so `--password_<value>` still hides
+                // the value; no output word holds a space.
+                self.line(&part.replace('_', " "), Vocabulary::Log, map, stats)
+                    .replace(' ', "_")
+            })
+            .collect();
+        parts.join("/")
     }
 
     /// `line` as a public view shows it.
@@ -444,7 +475,7 @@ impl Words<'_, '_> {
             self.out.push_str(w);
             return;
         }
-        if w.len() > 64 {
+        if w.len() > LONGEST_WORD {
             self.out.push_str(HIDDEN);
             self.reduced = true;
             return;

@@ -282,3 +282,38 @@ mod planted {
         }
     }
 }
+
+#[test]
+fn a_long_command_file_name_is_judged_as_its_command_line_and_stays_distinct() {
+    let mut f = fixture();
+    let mut path = |p: &str| {
+        let mut step = PublicText::new(&f.names, &f.upload);
+        step.path(p, &mut f.map, &mut f.stats)
+    };
+    let dir = "sos_commands/kubernetes/cluster-info/openstack/podlogs/masakari-0";
+    let api = path(&format!(
+        "{dir}/k8s_kubectl_--namespace_openstack_logs_masakari-0_-c_masakari-api"
+    ));
+    let engine = path(&format!(
+        "{dir}/k8s_kubectl_--namespace_openstack_logs_masakari-0_-c_masakari-engine"
+    ));
+    // Two logs of one pod keep two names, and the command stays readable.
+    assert_ne!(api, engine);
+    assert!(api.ends_with("_-c_masakari-api"), "{api}");
+    assert!(
+        engine.contains("_--namespace_openstack_logs_"),
+        "{engine}"
+    );
+    assert!(!engine.contains(HIDDEN), "{engine}");
+    // A secret given as a flag's value in such a name is still hidden.
+    let secret = path(
+        "sos_commands/x/openstack_--os-password_Sup3rS3cr3tValue_server_list_--long_--all-projects",
+    );
+    assert!(!secret.contains("Sup3rS3cr3tValue"), "{secret}");
+    // A customer name in it gets a pseudonym, as in a line.
+    let named = path(
+        "sos_commands/x/k8s_kubectl_--namespace_acmecorp-prod_logs_node02ob100_-c_masakari-engine",
+    );
+    assert!(!named.to_lowercase().contains("acmecorp"), "{named}");
+    assert!(!named.contains("node02ob100"), "{named}");
+}
