@@ -271,6 +271,30 @@ async fn before_253_services_are_forced_down_by_host_with_the_211_form() {
 }
 
 #[tokio::test]
+async fn before_211_services_are_disabled_and_enabled_by_host_and_force_down_is_refused() {
+    let toml = scenario("").replace("[nova]\n", "[nova]\nmax_microversion = \"2.10\"\n");
+    let fixture = Fixture::start(&toml).await;
+    let cloud = fixture.connect().await;
+    assert_eq!(cloud.versions().compute_max, (2, 10));
+    let dead = cloud.compute_service("compute-1").await.unwrap().unwrap();
+    // forced_down came with 2.11: an older cloud cannot be told, and says why.
+    let refused = cloud.force_down(&dead, true).await.unwrap_err().to_string();
+    assert!(refused.contains("predates forced_down (2.11)"), "{refused}");
+    assert!(refused.contains("/os-services/force-down"), "{refused}");
+    let disabled = cloud.disable(&dead, "fenced").await.unwrap();
+    assert!(!disabled.enabled);
+    assert_eq!(disabled.disabled_reason.as_deref(), Some("fenced"));
+    let seen = cloud.compute_service("compute-1").await.unwrap().unwrap();
+    assert!(!seen.enabled && !seen.forced_down);
+    assert_eq!(seen.disabled_reason.as_deref(), Some("fenced"));
+    let enabled = cloud.enable(&seen).await.unwrap();
+    assert!(enabled.enabled && enabled.disabled_reason.is_none());
+    let seen = cloud.compute_service("compute-1").await.unwrap().unwrap();
+    assert!(seen.enabled);
+    fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
 async fn servers_on_host_are_exactly_the_hosts_with_metadata_locks_and_volumes() {
     let fixture = Fixture::start(&scenario("")).await;
     let cloud = fixture.connect().await;

@@ -158,6 +158,26 @@ fn merge_partial(service: &ComputeService, answer: &Value) -> ComputeService {
     merged
 }
 
+/// What an update of a compute service changes.
+#[derive(Debug, Clone, Copy)]
+enum Change<'a> {
+    ForcedDown(bool),
+    Disable(&'a str),
+    Enable,
+}
+
+impl Change<'_> {
+    /// The action path of the pre-2.53 API (`/os-services/<action>`, host and binary in
+    /// the body).
+    fn action(self) -> &'static str {
+        match self {
+            Change::ForcedDown(_) => "force-down",
+            Change::Disable(_) => "disable-log-reason",
+            Change::Enable => "enable",
+        }
+    }
+}
+
 /// Sets `forced_down` on `service`.
 pub async fn force_down(
     session: &Api,
@@ -165,45 +185,7 @@ pub async fn force_down(
     target: &ComputeService,
     forced_down: bool,
 ) -> Result<ComputeService, CloudError> {
-    let (form, version) = versions::service_update(max);
-    let headers = version_headers(Service::Compute, version);
-    match form {
-        ServiceUpdate::ByUuid => {
-            let call = Call::new("PUT", format!("/os-services/{}", target.id));
-            let request = call.built(
-                service::set_253::Request::builder()
-                    .id(target.id.as_str())
-                    .forced_down(forced_down)
-                    .headers(headers.into_iter())
-                    .build(),
-            )?;
-            let body = send(session, &call, request).await?;
-            service_answer(&call, &body)
-        }
-        ServiceUpdate::ByHost => {
-            let call = Call::new("PUT", "/os-services/force-down");
-            let request = call.built(
-                service::set_211::Request::builder()
-                    .id("force-down")
-                    .host(target.host.as_str())
-                    .binary(COMPUTE_BINARY)
-                    .forced_down(forced_down)
-                    .headers(headers.into_iter())
-                    .build(),
-            )?;
-            let body = send(session, &call, request).await?;
-            Ok(merge_partial(target, body.get("service").unwrap_or(&body)))
-        }
-        ServiceUpdate::Legacy => Err(CloudError::Status {
-            method: "PUT".into(),
-            path: "/os-services/force-down".into(),
-            status: 404,
-            message: format!(
-                "the cloud's compute API ({}) predates forced_down (2.11)",
-                versions::show(max)
-            ),
-        }),
-    }
+    update(session, max, target, Change::ForcedDown(forced_down)).await
 }
 
 /// Disables `service` with `reason`.
@@ -213,48 +195,7 @@ pub async fn disable(
     target: &ComputeService,
     reason: &str,
 ) -> Result<ComputeService, CloudError> {
-    let (form, version) = versions::service_update(max);
-    let headers = version_headers(Service::Compute, version);
-    if form == ServiceUpdate::ByUuid {
-        let call = Call::new("PUT", format!("/os-services/{}", target.id));
-        let request = call.built(
-            service::set_253::Request::builder()
-                .id(target.id.as_str())
-                .status(service::set_253::Status::Disabled)
-                .disabled_reason(reason)
-                .headers(headers.into_iter())
-                .build(),
-        )?;
-        let body = send(session, &call, request).await?;
-        return service_answer(&call, &body);
-    }
-    // Before 2.53 `disable-log-reason` takes host and binary; the 2.11 request variant has
-    // exactly that body, and the 2.0 one serves older clouds.
-    let call = Call::new("PUT", "/os-services/disable-log-reason");
-    let body = if form == ServiceUpdate::ByHost {
-        let request = call.built(
-            service::set_211::Request::builder()
-                .id("disable-log-reason")
-                .host(target.host.as_str())
-                .binary(COMPUTE_BINARY)
-                .disabled_reason(reason)
-                .headers(headers.into_iter())
-                .build(),
-        )?;
-        send(session, &call, request).await?
-    } else {
-        let request = call.built(
-            service::set_20::Request::builder()
-                .id("disable-log-reason")
-                .host(target.host.as_str())
-                .binary(COMPUTE_BINARY)
-                .disabled_reason(reason)
-                .headers(headers.into_iter())
-                .build(),
-        )?;
-        send(session, &call, request).await?
-    };
-    Ok(merge_partial(target, body.get("service").unwrap_or(&body)))
+    update(session, max, target, Change::Disable(reason)).await
 }
 
 /// Enables `service` (its disabled reason is cleared by Nova).
@@ -263,45 +204,84 @@ pub async fn enable(
     max: Version,
     target: &ComputeService,
 ) -> Result<ComputeService, CloudError> {
+    let mut enabled = update(session, max, target, Change::Enable).await?;
+    enabled.disabled_reason = None;
+    Ok(enabled)
+}
+
+/// One update of a compute service in the form the cloud's microversion takes: by its
+/// UUID from 2.53 (the answer is the whole service), by host and binary before (the
+/// answer holds only the fields set, merged into `target`).
+async fn update(
+    session: &Api,
+    max: Version,
+    target: &ComputeService,
+    change: Change<'_>,
+) -> Result<ComputeService, CloudError> {
     let (form, version) = versions::service_update(max);
     let headers = version_headers(Service::Compute, version);
     if form == ServiceUpdate::ByUuid {
         let call = Call::new("PUT", format!("/os-services/{}", target.id));
-        let request = call.built(
-            service::set_253::Request::builder()
-                .id(target.id.as_str())
-                .status(service::set_253::Status::Enabled)
-                .headers(headers.into_iter())
-                .build(),
-        )?;
-        let body = send(session, &call, request).await?;
+        let mut builder = service::set_253::Request::builder();
+        builder.id(target.id.as_str()).headers(headers.into_iter());
+        match change {
+            Change::ForcedDown(down) => builder.forced_down(down),
+            Change::Disable(reason) => builder
+                .status(service::set_253::Status::Disabled)
+                .disabled_reason(reason),
+            Change::Enable => builder.status(service::set_253::Status::Enabled),
+        };
+        let body = send(session, &call, call.built(builder.build())?).await?;
         return service_answer(&call, &body);
     }
-    let call = Call::new("PUT", "/os-services/enable");
-    let body = if form == ServiceUpdate::ByHost {
-        let request = call.built(
-            service::set_211::Request::builder()
-                .id("enable")
+    let action = change.action();
+    let call = Call::new("PUT", format!("/os-services/{action}"));
+    // The 2.11 request variant has exactly the pre-2.53 body (and forced_down); the 2.0
+    // one serves older clouds, which have no forced_down.
+    let body = match (form, change) {
+        (ServiceUpdate::Legacy, Change::ForcedDown(_)) => {
+            return Err(CloudError::Status {
+                method: "PUT".into(),
+                path: call.path.clone(),
+                status: 404,
+                message: format!(
+                    "the cloud's compute API ({}) predates forced_down (2.11)",
+                    versions::show(max)
+                ),
+            });
+        }
+        (ServiceUpdate::Legacy, _) => {
+            let mut builder = service::set_20::Request::builder();
+            builder
+                .id(action)
                 .host(target.host.as_str())
                 .binary(COMPUTE_BINARY)
-                .headers(headers.into_iter())
-                .build(),
-        )?;
-        send(session, &call, request).await?
-    } else {
-        let request = call.built(
-            service::set_20::Request::builder()
-                .id("enable")
+                .headers(headers.into_iter());
+            if let Change::Disable(reason) = change {
+                builder.disabled_reason(reason);
+            }
+            send(session, &call, call.built(builder.build())?).await?
+        }
+        _ => {
+            let mut builder = service::set_211::Request::builder();
+            builder
+                .id(action)
                 .host(target.host.as_str())
                 .binary(COMPUTE_BINARY)
-                .headers(headers.into_iter())
-                .build(),
-        )?;
-        send(session, &call, request).await?
+                .headers(headers.into_iter());
+            match change {
+                Change::ForcedDown(down) => {
+                    builder.forced_down(down);
+                }
+                Change::Disable(reason) => {
+                    builder.disabled_reason(reason);
+                }
+                Change::Enable => {}
+            }
+            send(session, &call, call.built(builder.build())?).await?
+        }
     };
-    let mut enabled = merge_partial(target, body.get("service").unwrap_or(&body));
-    enabled.disabled_reason = None;
-    Ok(enabled)
+    Ok(merge_partial(target, body.get("service").unwrap_or(&body)))
 }
 
 fn service_answer(call: &Call, body: &Value) -> Result<ComputeService, CloudError> {

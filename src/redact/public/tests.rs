@@ -300,10 +300,7 @@ fn a_long_command_file_name_is_judged_as_its_command_line_and_stays_distinct() {
     // Two logs of one pod keep two names, and the command stays readable.
     assert_ne!(api, engine);
     assert!(api.ends_with("_-c_masakari-api"), "{api}");
-    assert!(
-        engine.contains("_--namespace_openstack_logs_"),
-        "{engine}"
-    );
+    assert!(engine.contains("_--namespace_openstack_logs_"), "{engine}");
     assert!(!engine.contains(HIDDEN), "{engine}");
     // A secret given as a flag's value in such a name is still hidden.
     let secret = path(
