@@ -443,6 +443,17 @@ fn run_scale(cluster: &ThrowawayCluster, database: &str, blobs: &Blobs, dir: &Pa
         .0
         .clone();
     share_checks(&base_a, &base_b, &race, &mut db);
+    if let Some(remote) = &blobs.remote {
+        // The bundle is kept in the object store; API b's copy of the upload it fetched
+        // to make it is gone.
+        let key = format!("analyses/{race}/share/redacted.tar.gz");
+        assert!(remote.size(&key).unwrap().is_some(), "{key}");
+        let input = Path::new(&data_b)
+            .join("analyses")
+            .join(&race)
+            .join("input");
+        assert!(!input.exists(), "{}", input.display());
+    }
 
     // The index the second worker built for the killed job, searched through both APIs.
     let started = Instant::now();

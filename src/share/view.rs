@@ -324,3 +324,62 @@ impl ShareViews {
         Some(view)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::Kind;
+    use crate::store::{NewAnalysis, SqliteStore};
+
+    fn analysis(store: &SqliteStore, name: &str) -> String {
+        let id = uuid::Uuid::new_v4().hyphenated().to_string();
+        store
+            .create_analysis(&NewAnalysis {
+                id: id.clone(),
+                name: name.into(),
+                size_bytes: 1,
+                sha256: String::new(),
+            })
+            .unwrap();
+        id
+    }
+
+    #[test]
+    fn a_map_file_an_earlier_evacdoc_kept_is_taken_over_and_the_store_wins_after() {
+        let data = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(data.path()).unwrap();
+        let id = analysis(&store, "sosreport-cmp1.tar.xz");
+        let files = ShareFiles::of(store.paths(), &id).unwrap();
+        create_private_dir(files.dir()).unwrap();
+        let mut legacy = PseudonymMap::new();
+        let host = legacy.pseudonym(Kind::Host, "node02ob100");
+        legacy.save(&files.map()).unwrap();
+
+        let map = case_map(&store, &files, &id).unwrap();
+        assert_eq!(map.get(Kind::Host, "node02ob100"), Some(host.as_str()));
+        assert!(store.case_map(&id).unwrap().is_some(), "now in the store");
+        // From then on the store's map is the map, the file only its copy.
+        std::fs::remove_file(files.map()).unwrap();
+        let mut grown = case_map(&store, &files, &id).unwrap();
+        let net = grown.pseudonym(Kind::Ipv4Net, "172.27.100");
+        let kept = keep_case_map(&store, &files, &id, &grown).unwrap();
+        assert!(kept.agrees_with(&grown));
+        let copy = PseudonymMap::load(&files.map()).unwrap();
+        assert_eq!(copy.get(Kind::Ipv4Net, "172.27.100"), Some(net.as_str()));
+        assert_eq!(copy.get(Kind::Host, "node02ob100"), Some(host.as_str()));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(files.map()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert_eq!(upload_name(&store, &id).unwrap(), "sosreport-cmp1.tar.xz");
+
+        // A later upload of the case gets the same map.
+        let later = analysis(&store, "again.tar.xz");
+        let views = ShareViews::new(1);
+        super::super::share_case_map(&views, &store, &id, &later).unwrap();
+        let theirs = store.case_map(&later).unwrap().unwrap();
+        assert!(theirs.agrees_with(&kept) && kept.agrees_with(&theirs));
+    }
+}
