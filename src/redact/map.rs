@@ -75,13 +75,19 @@ impl PseudonymMap {
             path: path.display().to_string(),
             source,
         })?;
-        let mut map: PseudonymMap = serde_json::from_str(&text).map_err(|e| MapError::Format {
-            path: path.display().to_string(),
+        PseudonymMap::from_json(&text, &path.display().to_string())
+    }
+
+    /// Reads a map from its JSON text (as [`PseudonymMap::to_json`] writes it); `source`
+    /// names where it was kept, for errors.
+    pub fn from_json(text: &str, source: &str) -> Result<PseudonymMap, MapError> {
+        let mut map: PseudonymMap = serde_json::from_str(text).map_err(|e| MapError::Format {
+            path: source.to_string(),
             reason: e.to_string(),
         })?;
         if map.schema != MAP_SCHEMA {
             return Err(MapError::Format {
-                path: path.display().to_string(),
+                path: source.to_string(),
                 reason: format!("schema {:?}, expected {MAP_SCHEMA:?}", map.schema),
             });
         }
@@ -91,6 +97,58 @@ impl PseudonymMap {
             }
         }
         Ok(map)
+    }
+
+    /// The map as JSON text (what a store keeps).
+    pub fn to_json(&self) -> String {
+        // Strings and maps of strings only: serializing cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// How many pairs the map holds, all kinds together.
+    pub fn len(&self) -> usize {
+        self.entries.values().map(BTreeMap::len).sum()
+    }
+
+    /// Whether the map holds no pair.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Adds the pairs of `other` this map lacks (two processes extending one case's map):
+    /// a value this map has keeps its pseudonym; a new value keeps the pseudonym `other`
+    /// gave it unless another value here has it, then it gets one of this map's own (by
+    /// probing). The key stays this map's. How many pairs were added.
+    pub fn merge(&mut self, other: &PseudonymMap) -> usize {
+        let mut added = 0;
+        for (kind, pairs) in &other.entries {
+            for (real, pseudo) in pairs {
+                if self.get(*kind, real).is_some() {
+                    continue;
+                }
+                added += 1;
+                if self.taken.contains_key(&(*kind, pseudo.clone())) {
+                    self.pseudonym(*kind, real);
+                    continue;
+                }
+                self.taken.insert((*kind, pseudo.clone()), real.clone());
+                self.entries
+                    .entry(*kind)
+                    .or_default()
+                    .insert(real.clone(), pseudo.clone());
+            }
+        }
+        added
+    }
+
+    /// Whether every value of `other` has the same pseudonym here (what was redacted
+    /// with `other` reads as this map would have made it).
+    pub fn agrees_with(&self, other: &PseudonymMap) -> bool {
+        other.entries.iter().all(|(kind, pairs)| {
+            pairs
+                .iter()
+                .all(|(real, pseudo)| self.get(*kind, real) == Some(pseudo.as_str()))
+        })
     }
 
     /// Writes the map, readable by its owner only (it undoes the redaction).
@@ -285,6 +343,42 @@ mod tests {
         std::fs::write(&path, "{\"schema\": \"x\"}").unwrap();
         let err = PseudonymMap::load(&path).unwrap_err().to_string();
         assert!(err.contains("case.map.json"), "{err}");
+    }
+
+    #[test]
+    fn merged_maps_keep_every_pair_and_one_pseudonym_per_value() {
+        let mut stored = PseudonymMap::with_key("k");
+        let a = stored.pseudonym(Kind::Host, "node02ob100");
+        // Another process started from the stored map and added values of its own.
+        let mut theirs = stored.clone();
+        let b = theirs.pseudonym(Kind::Host, "node03ob100");
+        let net = theirs.pseudonym(Kind::Ipv4Net, "172.27.100");
+        // Meanwhile a third process gave another value the pseudonym `b` (a collision).
+        stored.taken.insert((Kind::Host, b.clone()), "cmp9".into());
+        stored
+            .entries
+            .entry(Kind::Host)
+            .or_default()
+            .insert("cmp9".into(), b.clone());
+        // And the first value got another pseudonym on their side (another key).
+        theirs
+            .entries
+            .entry(Kind::Host)
+            .or_default()
+            .insert("node02ob100".into(), "host-000000".into());
+        assert_eq!(stored.merge(&theirs), 2);
+        assert_eq!(stored.get(Kind::Host, "node02ob100"), Some(a.as_str()));
+        assert_eq!(stored.get(Kind::Host, "cmp9"), Some(b.as_str()));
+        let moved = stored.get(Kind::Host, "node03ob100").unwrap().to_string();
+        assert_ne!(moved, b, "a taken pseudonym is made again");
+        assert_eq!(stored.get(Kind::Ipv4Net, "172.27.100"), Some(net.as_str()));
+        assert!(!stored.agrees_with(&theirs));
+        assert_eq!(stored.merge(&theirs), 0, "nothing new the second time");
+        let back = PseudonymMap::from_json(&stored.to_json(), "stored").unwrap();
+        assert!(back.agrees_with(&stored) && stored.agrees_with(&back));
+        assert_eq!(back.len(), 4);
+        let err = PseudonymMap::from_json("{}", "case map of x").unwrap_err();
+        assert!(err.to_string().contains("case map of x"), "{err}");
     }
 
     #[test]

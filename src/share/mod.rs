@@ -3,9 +3,12 @@
 //! ([`RedactedView`](crate::share::RedactedView), built once with the analysis's case map
 //! and kept), and the redacted bundle an analysis link offers for download.
 //!
-//! The case map and the seeds live in the analysis's folder under `share/` (mode 0600),
-//! never served: a later view, the bundle and (when asked) a later upload of the same
-//! case reuse them, so one real value has one pseudonym everywhere.
+//! The case map is kept in the store (a row per analysis, `Store::merge_case_map`), so
+//! that every API process of a scale-out serves a link with the same pseudonyms: what a
+//! view or a bundle gives new is merged into it, and a value keeps the pseudonym it was
+//! first given. A private copy of it and the seeds live in the analysis's folder under
+//! `share/` (mode 0600), never served: a later view, the bundle and (when asked) a later
+//! upload of the same case reuse the map, so one real value has one pseudonym everywhere.
 //!
 //! Every text a link shows goes through the default-deny public step
 //! ([`crate::redact::public`]): words not known to be safe get pseudonyms, config values
@@ -27,7 +30,7 @@ mod report;
 mod scope;
 mod view;
 
-pub use bundle::{redacted_bundle, share_case_map};
+pub use bundle::{bundle_key, redacted_bundle, share_case_map};
 pub use report::{DroppedFile, RedactionReport};
 pub use scope::{Scope, TimelineScope};
 pub use view::{RedactedView, ShareError, ShareFiles, ShareViews};

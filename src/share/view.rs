@@ -10,7 +10,7 @@ use crate::correlate::Analysis;
 use crate::correlate::document::DocumentError;
 use crate::detect::Finding;
 use crate::ingest::IngestError;
-use crate::jobs::{AnalysisCache, LoadError, input_dir};
+use crate::jobs::{AnalysisCache, LoadError};
 use crate::model::FindingId;
 use crate::redact::map::MapError;
 use crate::redact::names::Seeds;
@@ -76,7 +76,8 @@ impl ShareFiles {
         &self.dir
     }
 
-    /// The case map (mode 0600): it undoes the redaction, so it is never served.
+    /// A private copy (mode 0600) of the case map the store keeps: it undoes the
+    /// redaction, so it is never served.
     pub fn map(&self) -> PathBuf {
         self.dir.join("map.json")
     }
@@ -128,9 +129,11 @@ impl RedactedView {
     }
 
     /// Builds the view of analysis `id` from its stored document and loaded findings,
-    /// with the case map (made on first use) and the seeds (gathered on first use from
-    /// the analysis, which identified them in every file it read: `/etc/hosts`,
-    /// certificates, configs, captures, records). Blocking.
+    /// with the case map kept in the store (made on first use) and the seeds (gathered on
+    /// first use from the analysis, which identified them in every file it read:
+    /// `/etc/hosts`, certificates, configs, captures, records). The pseudonyms the view
+    /// gave are merged into the stored map; when another process gave one of its values
+    /// another pseudonym meanwhile, the view is made again with the stored map. Blocking.
     pub fn build(
         store: &dyn Store,
         cache: &AnalysisCache,
@@ -144,7 +147,7 @@ impl RedactedView {
         let bytes =
             read_document(paths, id)?.ok_or_else(|| ShareError::NotReady(id.to_string()))?;
         create_private_dir(files.dir())?;
-        let seeds = match std::fs::read(files.seeds()) {
+        let seeds: Seeds = match std::fs::read(files.seeds()) {
             Ok(bytes) => serde_json::from_slice(&bytes)?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let seeds = seeds_of(&loaded.analysis);
@@ -153,61 +156,95 @@ impl RedactedView {
             }
             Err(e) => return Err(ShareError::io(&files.seeds(), e)),
         };
-        let map = if files.map().exists() {
-            PseudonymMap::load(&files.map())?
-        } else {
-            PseudonymMap::new()
-        };
-        let upload = upload_name(paths, id)?;
-        let mut redactor = ViewRedactor::public(seeds, map, &upload);
-        let analysis = redactor.analysis(serde_json::from_slice(&bytes)?)?;
-        let reduced_events = redactor.take_reduced_events();
-        let templated_events = redactor.take_templated_events();
-        let findings = loaded
-            .findings
-            .iter()
-            .map(|f| (f.id.clone(), redactor.finding(f)))
-            .collect();
-        let stats = redactor.stats().cloned().unwrap_or_default();
-        let map = redactor.into_map();
-        map.save(&files.map())?;
-        let seeds: Seeds = serde_json::from_slice(
-            &std::fs::read(files.seeds()).map_err(|e| ShareError::io(&files.seeds(), e))?,
-        )?;
-        Ok(RedactedView {
-            analysis,
-            findings,
-            stats,
-            reduced_events,
-            templated_events,
-            redactor: Mutex::new(ViewRedactor::public(seeds, map, &upload)),
-        })
+        let upload = upload_name(store, id)?;
+        let mut map = case_map(store, &files, id)?;
+        for _ in 0..REDACT_ROUNDS {
+            let mut redactor = ViewRedactor::public(seeds.clone(), map, &upload);
+            let analysis = redactor.analysis(serde_json::from_slice(&bytes)?)?;
+            let reduced_events = redactor.take_reduced_events();
+            let templated_events = redactor.take_templated_events();
+            let findings = loaded
+                .findings
+                .iter()
+                .map(|f| (f.id.clone(), redactor.finding(f)))
+                .collect();
+            let stats = redactor.stats().cloned().unwrap_or_default();
+            let made = redactor.into_map();
+            let stored = keep_case_map(store, &files, id, &made)?;
+            if !stored.agrees_with(&made) {
+                map = stored;
+                continue;
+            }
+            return Ok(RedactedView {
+                analysis,
+                findings,
+                stats,
+                reduced_events,
+                templated_events,
+                redactor: Mutex::new(ViewRedactor::public(seeds, stored, &upload)),
+            });
+        }
+        Err(contended(id))
     }
 }
 
-/// The uploaded input of analysis `id` (the archive or file under its own name).
-pub(crate) fn input_of(paths: &DataPaths, id: &str) -> Result<PathBuf, ShareError> {
-    let dir = input_dir(paths, id)?;
-    let entries = std::fs::read_dir(&dir).map_err(|e| ShareError::io(&dir, e))?;
-    entries
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.is_file() || p.is_dir())
-        .ok_or_else(|| ShareError::NotReady(id.to_string()))
+/// Times a view or a bundle is made with a case map another process extended meanwhile
+/// (giving a value of it another pseudonym) before giving up.
+pub(crate) const REDACT_ROUNDS: usize = 4;
+
+pub(crate) fn contended(id: &str) -> ShareError {
+    ShareError::Store(StoreError::Contended(format!(
+        "the case map of analysis {id} kept changing while a redacted copy was made"
+    )))
 }
 
-/// The upload's own file name (shown as `bundle` on public answers).
-pub(crate) fn upload_name(paths: &DataPaths, id: &str) -> Result<String, ShareError> {
-    Ok(input_of(paths, id)?
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default())
+/// The case map of analysis `id` as the store keeps it, stored first (with a new random
+/// key) when it has none: a `map.json` an earlier evacdoc kept in the share folder is
+/// taken over, so its pseudonyms stay.
+pub(crate) fn case_map(
+    store: &dyn Store,
+    files: &ShareFiles,
+    id: &str,
+) -> Result<PseudonymMap, ShareError> {
+    if let Some(map) = store.case_map(id)? {
+        return Ok(map);
+    }
+    let first = if files.map().is_file() {
+        PseudonymMap::load(&files.map())?
+    } else {
+        PseudonymMap::new()
+    };
+    Ok(store.merge_case_map(id, &first)?)
+}
+
+/// Merges what `made` gave into the stored case map of analysis `id`, and keeps a
+/// private copy of the result in the share folder; the map now stored.
+pub(crate) fn keep_case_map(
+    store: &dyn Store,
+    files: &ShareFiles,
+    id: &str,
+    made: &PseudonymMap,
+) -> Result<PseudonymMap, ShareError> {
+    let stored = store.merge_case_map(id, made)?;
+    create_private_dir(files.dir())?;
+    write_private(&files.map(), &serde_json::to_vec_pretty(&stored)?)?;
+    Ok(stored)
+}
+
+/// The upload's own file name, as the store recorded it (shown as `bundle` on public
+/// answers).
+pub(crate) fn upload_name(store: &dyn Store, id: &str) -> Result<String, ShareError> {
+    Ok(store
+        .get_analysis(id)?
+        .ok_or_else(|| ShareError::NotReady(id.to_string()))?
+        .name)
 }
 
 /// Writes a file readable by its owner only, whole or not at all.
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), ShareError> {
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<(), ShareError> {
     use std::io::Write;
-    let tmp = path.with_extension("tmp");
+    // A name of its own: processes sharing the folder may write the same file at once.
+    let tmp = path.with_extension(format!("{:016x}.tmp", rand::random::<u64>()));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]
@@ -286,5 +323,64 @@ impl ShareViews {
         let view = entry.1.clone();
         views.push(entry);
         Some(view)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::Kind;
+    use crate::store::{NewAnalysis, SqliteStore};
+
+    fn analysis(store: &SqliteStore, name: &str) -> String {
+        let id = uuid::Uuid::new_v4().hyphenated().to_string();
+        store
+            .create_analysis(&NewAnalysis {
+                id: id.clone(),
+                name: name.into(),
+                size_bytes: 1,
+                sha256: String::new(),
+            })
+            .unwrap();
+        id
+    }
+
+    #[test]
+    fn a_map_file_an_earlier_evacdoc_kept_is_taken_over_and_the_store_wins_after() {
+        let data = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(data.path()).unwrap();
+        let id = analysis(&store, "sosreport-cmp1.tar.xz");
+        let files = ShareFiles::of(store.paths(), &id).unwrap();
+        create_private_dir(files.dir()).unwrap();
+        let mut legacy = PseudonymMap::new();
+        let host = legacy.pseudonym(Kind::Host, "node02ob100");
+        legacy.save(&files.map()).unwrap();
+
+        let map = case_map(&store, &files, &id).unwrap();
+        assert_eq!(map.get(Kind::Host, "node02ob100"), Some(host.as_str()));
+        assert!(store.case_map(&id).unwrap().is_some(), "now in the store");
+        // From then on the store's map is the map, the file only its copy.
+        std::fs::remove_file(files.map()).unwrap();
+        let mut grown = case_map(&store, &files, &id).unwrap();
+        let net = grown.pseudonym(Kind::Ipv4Net, "172.27.100");
+        let kept = keep_case_map(&store, &files, &id, &grown).unwrap();
+        assert!(kept.agrees_with(&grown));
+        let copy = PseudonymMap::load(&files.map()).unwrap();
+        assert_eq!(copy.get(Kind::Ipv4Net, "172.27.100"), Some(net.as_str()));
+        assert_eq!(copy.get(Kind::Host, "node02ob100"), Some(host.as_str()));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(files.map()).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        assert_eq!(upload_name(&store, &id).unwrap(), "sosreport-cmp1.tar.xz");
+
+        // A later upload of the case gets the same map.
+        let later = analysis(&store, "again.tar.xz");
+        let views = ShareViews::new(1);
+        super::super::share_case_map(&views, &store, &id, &later).unwrap();
+        let theirs = store.case_map(&later).unwrap().unwrap();
+        assert!(theirs.agrees_with(&kept) && kept.agrees_with(&theirs));
     }
 }

@@ -18,7 +18,7 @@ type Check = fn(&Arc<dyn Store>);
 
 /// Every check, by name, each given a fresh store by `fresh`.
 pub(crate) fn run_all(fresh: &mut dyn FnMut() -> Arc<dyn Store>) {
-    let checks: [(&str, Check); 9] = [
+    let checks: [(&str, Check); 10] = [
         (
             "analyses are created, listed, refused twice",
             created_and_listed,
@@ -39,6 +39,10 @@ pub(crate) fn run_all(fresh: &mut dyn FnMut() -> Arc<dyn Store>) {
         ),
         ("sessions and the audit log", sessions_and_audit),
         ("share links", shares),
+        (
+            "case maps: merged, none lost by concurrent writers",
+            case_maps,
+        ),
         ("counts and deletion", counts_and_deletion),
     ];
     for (name, check) in checks {
@@ -418,4 +422,83 @@ fn counts_and_deletion(store: &Arc<dyn Store>) {
     assert!(!store.delete_analysis(&gone.id).unwrap());
     assert_eq!(store.get_analysis(&gone.id).unwrap(), None);
     assert!(store.get_analysis(&kept.id).unwrap().is_some());
+}
+
+fn case_maps(store: &Arc<dyn Store>) {
+    use crate::redact::{Kind, PseudonymMap};
+    let unknown = uuid::Uuid::new_v4().hyphenated().to_string();
+    assert!(matches!(
+        store.case_map(&unknown),
+        Err(StoreError::NotFound(_))
+    ));
+    assert!(matches!(
+        store.merge_case_map(&unknown, &PseudonymMap::with_key("k")),
+        Err(StoreError::NotFound(_))
+    ));
+    let new = new_analysis("c");
+    let row = store.create_analysis(&new).unwrap();
+    assert!(store.case_map(&row.id).unwrap().is_none());
+
+    // The first map is stored as is.
+    let mut first = PseudonymMap::with_key("k");
+    let node = first.pseudonym(Kind::Host, "node02ob100");
+    let stored = store.merge_case_map(&row.id, &first).unwrap();
+    assert!(stored.agrees_with(&first) && first.agrees_with(&stored));
+    // A map made with another key: a stored value keeps its pseudonym, a new one is
+    // added, and the stored key makes the next ones.
+    let mut other = PseudonymMap::with_key("other");
+    let theirs = other.pseudonym(Kind::Host, "node02ob100");
+    assert_ne!(theirs, node);
+    let net = other.pseudonym(Kind::Ipv4Net, "172.27.100");
+    let merged = store.merge_case_map(&row.id, &other).unwrap();
+    assert_eq!(merged.get(Kind::Host, "node02ob100"), Some(node.as_str()));
+    assert_eq!(merged.get(Kind::Ipv4Net, "172.27.100"), Some(net.as_str()));
+    assert!(!merged.agrees_with(&other));
+    let mut again = store.case_map(&row.id).unwrap().unwrap();
+    assert_eq!(again.len(), 2);
+    assert_eq!(
+        again.pseudonym(Kind::User, "alice"),
+        PseudonymMap::with_key("k").pseudonym(Kind::User, "alice")
+    );
+
+    // Writers in threads (connections of their own), each from the map it read: a value
+    // of everybody's and values of each one's own. Every pair is kept, once.
+    let results: Vec<(PseudonymMap, PseudonymMap)> = std::thread::scope(|scope| {
+        let writers: Vec<_> = (0..6)
+            .map(|writer| {
+                let (store, id) = (store.clone(), row.id.clone());
+                scope.spawn(move || {
+                    let mut rounds = Vec::new();
+                    for round in 0..4 {
+                        let mut mine = store.case_map(&id).unwrap().unwrap();
+                        mine.pseudonym(Kind::Host, "ctl1");
+                        mine.pseudonym(Kind::Host, &format!("cmp{writer}-{round}"));
+                        mine.pseudonym(Kind::User, &format!("user{writer}"));
+                        let merged = store.merge_case_map(&id, &mine).unwrap();
+                        rounds.push((mine, merged));
+                    }
+                    rounds
+                })
+            })
+            .collect();
+        writers
+            .into_iter()
+            .flat_map(|writer| writer.join().unwrap())
+            .collect()
+    });
+    let last = store.case_map(&row.id).unwrap().unwrap();
+    assert_eq!(last.len(), 2 + 1 + 6 * 4 + 6, "no pair lost");
+    for (mine, merged) in &results {
+        assert!(merged.agrees_with(mine), "a value kept its pseudonym");
+        assert!(last.agrees_with(merged));
+    }
+
+    // Deleting the analysis deletes its map.
+    assert!(store.delete_analysis(&row.id).unwrap());
+    assert!(matches!(
+        store.case_map(&row.id),
+        Err(StoreError::NotFound(_))
+    ));
+    store.create_analysis(&new).unwrap();
+    assert!(store.case_map(&new.id).unwrap().is_none());
 }

@@ -51,6 +51,12 @@ pub enum StoreError {
         source: std::io::Error,
     },
     /// The object store behind `--blobs` (uploads, documents, indexes).
+    /// A stored case map that is not one.
+    #[error("{0}")]
+    CaseMap(String),
+    /// A row changed by other writers as often as it was tried.
+    #[error("{0}")]
+    Contended(String),
     #[error("blob store: {0}")]
     Blob(#[from] crate::blobs::BlobError),
     #[error("invalid timestamp {value:?}: {reason}")]

@@ -3,6 +3,7 @@
 //! that knows SQL; the HTTP layer sees the [`Store`](crate::store::Store) trait, so another backend
 //! (PostgreSQL) can be added beside [`SqliteStore`](crate::store::SqliteStore) without touching it.
 
+mod case_map;
 #[cfg(test)]
 mod contract;
 mod document;
@@ -141,6 +142,19 @@ pub trait Store: Send + Sync {
     fn live_share(&self, token_hash: &str) -> Result<Option<ShareRow>, StoreError>;
     /// Revokes share `share_id` of analysis `analysis_id`; Ok(false) if it has no such share.
     fn revoke_share(&self, analysis_id: &str, share_id: &str) -> Result<bool, StoreError>;
+    /// The case map of analysis `id`'s share links (its pseudonyms), `None` before the
+    /// first is stored; [`StoreError::NotFound`] when the analysis is unknown.
+    fn case_map(&self, id: &str) -> Result<Option<crate::redact::PseudonymMap>, StoreError>;
+    /// Adds the pairs of `map` to analysis `id`'s case map (stores `map` when it has
+    /// none) and returns the map now stored. Several processes may merge at once: none
+    /// loses a pair, and a value already stored keeps its pseudonym (the stored one wins,
+    /// so what was redacted with `map` agrees with the result only when
+    /// [`PseudonymMap::agrees_with`](crate::redact::PseudonymMap::agrees_with) says so).
+    fn merge_case_map(
+        &self,
+        id: &str,
+        map: &crate::redact::PseudonymMap,
+    ) -> Result<crate::redact::PseudonymMap, StoreError>;
     /// Every status with its count (zeros included), for /metrics.
     fn counts_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError>;
 }

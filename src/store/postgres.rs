@@ -8,6 +8,7 @@
 //! No TLS: the database is reached over loopback or a private network.
 
 mod analyses;
+mod case_maps;
 mod convert;
 mod leases;
 pub(super) mod migrate;
@@ -340,8 +341,30 @@ impl Store for PgStore {
         self.with(|client| sessions::revoke_share(client, analysis_id, share_id))
     }
 
+    fn case_map(&self, id: &str) -> Result<Option<crate::redact::PseudonymMap>, StoreError> {
+        super::case_map::read(self, id)
+    }
+
+    fn merge_case_map(
+        &self,
+        id: &str,
+        map: &crate::redact::PseudonymMap,
+    ) -> Result<crate::redact::PseudonymMap, StoreError> {
+        super::case_map::merge(self, id, map)
+    }
+
     fn counts_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError> {
         self.with(analyses::counts_by_status)
+    }
+}
+
+impl super::case_map::CaseMapRows for PgStore {
+    fn read_row(&self, id: &str) -> Result<Option<super::case_map::CaseMapRow>, StoreError> {
+        self.with(|client| case_maps::read(client, id))
+    }
+
+    fn swap_row(&self, id: &str, expected: Option<i64>, json: &str) -> Result<bool, StoreError> {
+        self.with(|client| case_maps::swap(client, id, expected, json))
     }
 }
 

@@ -6,6 +6,7 @@
 //! also safe against another process on the same folder.
 
 mod analyses;
+mod case_maps;
 pub(super) mod clock;
 mod convert;
 mod leases;
@@ -286,8 +287,30 @@ impl Store for SqliteStore {
         self.write(|connection| shares::revoke(connection, analysis_id, share_id))
     }
 
+    fn case_map(&self, id: &str) -> Result<Option<crate::redact::PseudonymMap>, StoreError> {
+        super::case_map::read(self, id)
+    }
+
+    fn merge_case_map(
+        &self,
+        id: &str,
+        map: &crate::redact::PseudonymMap,
+    ) -> Result<crate::redact::PseudonymMap, StoreError> {
+        super::case_map::merge(self, id, map)
+    }
+
     fn counts_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError> {
         self.read(analyses::counts_by_status)
+    }
+}
+
+impl super::case_map::CaseMapRows for SqliteStore {
+    fn read_row(&self, id: &str) -> Result<Option<super::case_map::CaseMapRow>, StoreError> {
+        self.read(|connection| case_maps::read(connection, id))
+    }
+
+    fn swap_row(&self, id: &str, expected: Option<i64>, json: &str) -> Result<bool, StoreError> {
+        self.write(|connection| case_maps::swap(connection, id, expected, json))
     }
 }
 

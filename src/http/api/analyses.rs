@@ -180,13 +180,9 @@ async fn receive_upload(
     })
     .await?;
     if let Some(case) = case {
-        let (views, paths, to) = (
-            state.shares.clone(),
-            state.store.paths().clone(),
-            id.clone(),
-        );
+        let (views, store, to) = (state.shares.clone(), state.store.clone(), id.clone());
         tokio::task::spawn_blocking(move || {
-            crate::share::share_case_map(&views, &paths, &case, &to)
+            crate::share::share_case_map(&views, store.as_ref(), &case, &to)
         })
         .await?
         .map_err(ApiError::internal)?;

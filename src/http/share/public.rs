@@ -265,9 +265,10 @@ async fn bundle(State(state): State<AppState>, Path(token): Path<String>) -> Res
     if scope != Scope::Analysis {
         return not_found();
     }
-    let (views, paths) = (state.shares.clone(), state.store.paths().clone());
+    let (views, store) = (state.shares.clone(), state.store.clone());
     let limits = state.jobs.limits();
-    let made = tokio::task::spawn_blocking(move || redacted_bundle(&views, &paths, limits, &id));
+    let made =
+        tokio::task::spawn_blocking(move || redacted_bundle(&views, store.as_ref(), limits, &id));
     let path = match made.await {
         Ok(Ok(path)) => path,
         Ok(Err(e)) => return failed(e),

@@ -18,6 +18,7 @@ pub(in crate::store) const MIGRATIONS: &[&str] = &[
     V4_AUDIT_COUNTS,
     V5_LEFT_LOCKS,
     V6_LEASES,
+    V7_CASE_MAPS,
 ];
 
 const V1_INITIAL: &str = "
@@ -201,4 +202,17 @@ const V6_LEASES: &str = "
 ALTER TABLE analyses ADD COLUMN lease_owner TEXT;
 ALTER TABLE analyses ADD COLUMN lease_expires INTEGER;
 CREATE INDEX analyses_by_lease ON analyses (status, lease_expires);
+";
+
+/// Issue 27: the case map of an analysis's share links (its pseudonyms, JSON), kept in the
+/// store so that every API process serves a link with the same pseudonyms. `version`
+/// grows with each write: a writer replaces the row only at the version it read
+/// (compare-and-swap), so two processes extending the map at once lose no pair.
+const V7_CASE_MAPS: &str = "
+CREATE TABLE case_maps (
+    analysis_id TEXT PRIMARY KEY REFERENCES analyses (id) ON DELETE CASCADE,
+    version     INTEGER NOT NULL,
+    map_json    TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+);
 ";

@@ -1,0 +1,53 @@
+//! The case maps of share links: one row per analysis, written at a version.
+
+use postgres::Client;
+
+use crate::store::case_map::CaseMapRow;
+use crate::store::error::StoreError;
+use crate::store::paths::validate_id;
+use crate::store::sqlite::clock;
+
+pub(super) fn read(client: &mut Client, id: &str) -> Result<Option<CaseMapRow>, StoreError> {
+    validate_id(id)?;
+    let row = client
+        .query_opt(
+            "SELECT c.version, c.map_json FROM analyses a
+             LEFT JOIN case_maps c ON c.analysis_id = a.id
+             WHERE a.id = $1",
+            &[&id],
+        )?
+        .ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
+    Ok(
+        match (
+            row.get::<_, Option<i64>>(0),
+            row.get::<_, Option<String>>(1),
+        ) {
+            (Some(version), Some(json)) => Some(CaseMapRow { version, json }),
+            _ => None,
+        },
+    )
+}
+
+pub(super) fn swap(
+    client: &mut Client,
+    id: &str,
+    expected: Option<i64>,
+    json: &str,
+) -> Result<bool, StoreError> {
+    validate_id(id)?;
+    let now = clock::now_rfc3339();
+    let changed = match expected {
+        None => client.execute(
+            "INSERT INTO case_maps (analysis_id, version, map_json, updated_at)
+             SELECT $1, 1, $2, $3 WHERE EXISTS (SELECT 1 FROM analyses WHERE id = $1)
+             ON CONFLICT (analysis_id) DO NOTHING",
+            &[&id, &json, &now],
+        )?,
+        Some(version) => client.execute(
+            "UPDATE case_maps SET version = version + 1, map_json = $3, updated_at = $4
+             WHERE analysis_id = $1 AND version = $2",
+            &[&id, &version, &json, &now],
+        )?,
+    };
+    Ok(changed > 0)
+}
