@@ -388,3 +388,47 @@ fn a_consul_monitor_failing_in_every_loop_names_its_host_the_count_and_the_unset
 fn a_consul_monitor_that_notified_after_its_failures_is_not_failing() {
     assert!(findings("2024-sunbeam-consul-monitor-recovered").is_empty());
 }
+
+#[test]
+fn a_k8s_notification_without_host_status_names_the_node_the_notification_and_both_sides() {
+    let all = findings("2025-helm-k8s-monitor-no-host-status");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(
+        "2025-helm-k8s-monitor-no-host-status",
+        "k8s-monitor-no-host-status",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("e7c3a91f-4d2b-4f8e-b6a5-0c9d1e2f3a84")
+    );
+    assert_eq!(f.evidence.len(), 4, "{:#?}", f.evidence);
+    assert!(cites(
+        &f,
+        "Host compute-2 needs recovery, health status: False."
+    ));
+    assert!(cites(&f, "'payload': {'event': 'STOPPED'}}}"));
+    assert!(cites(
+        &f,
+        "notification_uuid=e7c3a91f-4d2b-4f8e-b6a5-0c9d1e2f3a84"
+    ));
+    assert!(cites(&f, "ignored as host_status is not provided."));
+}
+
+#[test]
+fn a_k8s_notification_with_host_status_is_recovered_and_not_found() {
+    assert!(findings("2026-helm-k8s-monitor-host-status").is_empty());
+}
+
+#[test]
+fn a_notification_without_host_status_from_another_sender_stays_recovery_failed() {
+    let all = findings("2024-ignored-no-host-status");
+    assert!(
+        !all.iter()
+            .any(|f| f.detector == "k8s-monitor-no-host-status"),
+        "{all:#?}"
+    );
+    assert!(all.iter().any(|f| f.detector == "recovery-failed"
+        && f.notification_id.as_deref() == Some("3d8a1f5c-9b2e-4c7a-8f0d-6e4b2a9c1d75")));
+}

@@ -127,6 +127,7 @@ pub const FAILURE_CLASSES: &[&str] = &[
     "source-restart-mid-evacuation",
     "rebuild-rpc-mismatch",
     "cinder-attachment-500",
+    "k8s-monitor-no-host-status",
 ];
 
 /// Runs every registered detector.
