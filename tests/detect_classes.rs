@@ -432,3 +432,47 @@ fn a_notification_without_host_status_from_another_sender_stays_recovery_failed(
     assert!(all.iter().any(|f| f.detector == "recovery-failed"
         && f.notification_id.as_deref() == Some("3d8a1f5c-9b2e-4c7a-8f0d-6e4b2a9c1d75")));
 }
+
+#[test]
+fn pacemakers_own_log_tells_an_evacuation_before_the_fencing_without_a_history() {
+    let all = findings("2024-sosreport-evacuated-unfenced-pacemaker-log");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(
+        "2024-sosreport-evacuated-unfenced-pacemaker-log",
+        "evacuated-unfenced",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("compute-1"));
+    assert!(
+        f.summary
+            .contains("Pacemaker's log of the fencing has no successful"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("only 2 min 23 s after"), "{}", f.summary);
+    assert!(f.summary.contains("2 fencing record(s)"), "{}", f.summary);
+    // fenced's three results, each once (the controller's lines say the same).
+    assert_eq!(f.evidence.len(), 4, "{:#?}", f.evidence);
+    assert!(
+        f.evidence
+            .iter()
+            .skip(1)
+            .all(|e| e.path.ends_with("var/log/pacemaker/pacemaker.log")
+                && e.text.contains("pacemaker-fenced"))
+    );
+    assert!(cites(
+        &f,
+        "Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK | id=b94a2d6c"
+    ));
+    // The year came from the bundle: the success is placed on 2024-05-21.
+    let ok = f.evidence.last().unwrap();
+    assert_eq!(
+        ok.timestamp.as_deref(),
+        Some("2024-05-21T10:05:58.406Z"),
+        "{ok:#?}"
+    );
+}
+
+#[test]
+fn a_fencing_syslog_shows_before_the_evacuation_is_not_found() {
+    assert!(findings("2024-sosreport-fenced-before-evacuation-syslog").is_empty());
+}
