@@ -366,6 +366,22 @@ mod tests {
     }
 
     #[test]
+    fn every_cut_of_the_lines_is_read_without_panic() {
+        let log = monitor_log("{'event': 'STOPPED', 'nœud': 'é'}", true) + &engine_log();
+        for line in log.lines() {
+            let message = line.split("[-] ").nth(1).unwrap_or(line);
+            for (end, _) in message.char_indices() {
+                for cut in [&message[..end], &message[end..]] {
+                    let _ = ignored_without_status(cut);
+                    let _ = needs_recovery(cut);
+                    let _ = response_uuid(cut);
+                    let _ = payload_without_status(cut);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn an_ignored_k8s_notification_is_found_and_not_reported_twice() {
         for response in [true, false] {
             let found = detectors(&monitor_log("{'event': 'STOPPED'}", response));

@@ -442,6 +442,24 @@ mod tests {
     }
 
     #[test]
+    fn every_cut_of_a_fencing_line_is_read_without_panic() {
+        let lines = [
+            "May 21 10:05:58.406 ctl-1 pacemaker-fenced    [2152] (remote_op_done) \tnotice: Operation 'reboot' targeting nœud-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK (complete) | id=b94a2d6c",
+            "May 21 10:01:26 ctl-1 pacemaker-controld[2156]:  notice: Peer compute-1 was not terminated (reboot) by ctl-2 on behalf of pacemaker-controld.2156: Timer expired | initiator=ctl-1 ref=7d3b1e9a",
+            "2024-05-21T10:05:58+00:00 ctl-1 pacemaker-fenced[2152]: notice: Operation 'reboot' [5678] (call 12 from pacemaker-controld.2156) for host 'compute-1' with device 'fence_c1' returned: 0 (OK)",
+        ];
+        for line in lines {
+            for (end, _) in line.char_indices() {
+                let cut = &line[..end];
+                let _ = fence_log_line(cut);
+                let _ = fence_log_result(cut);
+                let _ = fence_log_result(&line[end..]);
+            }
+            assert!(fence_log_line(line).is_some(), "{line}");
+        }
+    }
+
+    #[test]
     fn fencing_lines_of_both_logs_are_read_and_others_are_not() {
         let syslog = "May 21 10:01:26 ctl-1 pacemaker-fenced[2152]:  error: Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: Timer expired | id=7d3b1e9a";
         let (time, r) = fence_log_line(syslog).unwrap();
