@@ -388,3 +388,91 @@ fn a_consul_monitor_failing_in_every_loop_names_its_host_the_count_and_the_unset
 fn a_consul_monitor_that_notified_after_its_failures_is_not_failing() {
     assert!(findings("2024-sunbeam-consul-monitor-recovered").is_empty());
 }
+
+#[test]
+fn a_k8s_notification_without_host_status_names_the_node_the_notification_and_both_sides() {
+    let all = findings("2025-helm-k8s-monitor-no-host-status");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(
+        "2025-helm-k8s-monitor-no-host-status",
+        "k8s-monitor-no-host-status",
+    );
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(f.failed_host.as_deref(), Some("compute-2"));
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("e7c3a91f-4d2b-4f8e-b6a5-0c9d1e2f3a84")
+    );
+    assert_eq!(f.evidence.len(), 4, "{:#?}", f.evidence);
+    assert!(cites(
+        &f,
+        "Host compute-2 needs recovery, health status: False."
+    ));
+    assert!(cites(&f, "'payload': {'event': 'STOPPED'}}}"));
+    assert!(cites(
+        &f,
+        "notification_uuid=e7c3a91f-4d2b-4f8e-b6a5-0c9d1e2f3a84"
+    ));
+    assert!(cites(&f, "ignored as host_status is not provided."));
+}
+
+#[test]
+fn a_k8s_notification_with_host_status_is_recovered_and_not_found() {
+    assert!(findings("2026-helm-k8s-monitor-host-status").is_empty());
+}
+
+#[test]
+fn a_notification_without_host_status_from_another_sender_stays_recovery_failed() {
+    let all = findings("2024-ignored-no-host-status");
+    assert!(
+        !all.iter()
+            .any(|f| f.detector == "k8s-monitor-no-host-status"),
+        "{all:#?}"
+    );
+    assert!(all.iter().any(|f| f.detector == "recovery-failed"
+        && f.notification_id.as_deref() == Some("3d8a1f5c-9b2e-4c7a-8f0d-6e4b2a9c1d75")));
+}
+
+#[test]
+fn pacemakers_own_log_tells_an_evacuation_before_the_fencing_without_a_history() {
+    let all = findings("2024-sosreport-evacuated-unfenced-pacemaker-log");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(
+        "2024-sosreport-evacuated-unfenced-pacemaker-log",
+        "evacuated-unfenced",
+    );
+    assert_eq!(f.failed_host.as_deref(), Some("compute-1"));
+    assert!(
+        f.summary
+            .contains("Pacemaker's log of the fencing has no successful"),
+        "{}",
+        f.summary
+    );
+    assert!(f.summary.contains("only 2 min 23 s after"), "{}", f.summary);
+    assert!(f.summary.contains("2 fencing record(s)"), "{}", f.summary);
+    // fenced's three results, each once (the controller's lines say the same).
+    assert_eq!(f.evidence.len(), 4, "{:#?}", f.evidence);
+    assert!(
+        f.evidence
+            .iter()
+            .skip(1)
+            .all(|e| e.path.ends_with("var/log/pacemaker/pacemaker.log")
+                && e.text.contains("pacemaker-fenced"))
+    );
+    assert!(cites(
+        &f,
+        "Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK | id=b94a2d6c"
+    ));
+    // The year came from the bundle: the success is placed on 2024-05-21.
+    let ok = f.evidence.last().unwrap();
+    assert_eq!(
+        ok.timestamp.as_deref(),
+        Some("2024-05-21T10:05:58.406Z"),
+        "{ok:#?}"
+    );
+}
+
+#[test]
+fn a_fencing_syslog_shows_before_the_evacuation_is_not_found() {
+    assert!(findings("2024-sosreport-fenced-before-evacuation-syslog").is_empty());
+}

@@ -150,7 +150,7 @@ fn full_time(input: &str) -> PResult<'_, SyslogTime> {
 }
 
 /// The time at the start of a prefix, in whichever form the first bytes announce.
-fn prefix_time(input: &str) -> PResult<'_, SyslogTime> {
+pub(crate) fn prefix_time(input: &str) -> PResult<'_, SyslogTime> {
     let b = input.as_bytes();
     match b.first() {
         Some(c) if c.is_ascii_digit() && b.get(4) == Some(&b'-') => {

@@ -9,6 +9,7 @@ use std::time::Instant;
 use crate::correlate::analysis::{Analysis, Stats};
 use crate::correlate::assemble::{Assembled, assemble, missing_rotations};
 use crate::correlate::extract::RawEvent;
+use crate::correlate::fence_log::fence_captures;
 use crate::correlate::keeper::FileOutcome;
 use crate::correlate::zones::host_zones;
 use crate::ingest::timezone::HostZone;
@@ -61,7 +62,7 @@ pub fn correlate(
         mut hosts,
         mut skipped,
         config,
-        captures,
+        mut captures,
         packages,
         clocks,
         zones: named,
@@ -81,6 +82,26 @@ pub fn correlate(
         "decided zones"
     );
 
+    // Pacemaker's logged fencing results wait for the events to know their year.
+    let mut outcomes = outcomes;
+    let fencing: Vec<_> = outcomes
+        .iter_mut()
+        .filter(|o| !o.fencing.is_empty())
+        .map(|o| {
+            // pacemaker.log fits no log format, and was read for its fencing results.
+            if o.info.format == "unparsed"
+                && o.skipped
+                    .as_deref()
+                    .is_some_and(|r| r.starts_with("unknown format"))
+            {
+                o.skipped = None;
+                o.info.format = "pacemaker".into();
+            }
+            let lines = std::mem::take(&mut o.fencing);
+            (o.info.path.clone(), o.info.host, lines)
+        })
+        .collect();
+
     let stage = Instant::now();
     let Assembled {
         files,
@@ -92,6 +113,8 @@ pub fn correlate(
         index,
     } = assemble(outcomes, events, &zones, &hosts, &captures);
     skipped.extend(unread);
+    let last_event = events.iter().map(|e| e.time).max();
+    captures.extend(fence_captures(fencing, &zones, last_event));
     let missing = missing_rotations(&files, layout);
     stats.stages.assemble_ms = ms(stage);
     for file in &files {

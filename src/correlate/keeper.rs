@@ -6,6 +6,7 @@ use std::sync::Mutex;
 use evacdoc_parsers::{Record, Timestamp};
 
 use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets};
+use crate::correlate::fence_log::{self, LoggedFence};
 use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
@@ -62,6 +63,8 @@ pub struct EventKeeper<'w> {
     last_stamp: Option<Timestamp>,
     /// Events before this position of `events` have their text packed.
     packed: usize,
+    /// Pacemaker's fencing results, in a log that may hold them.
+    fencing: Vec<LoggedFence>,
     /// Bytes of text not packed yet.
     unpacked_bytes: usize,
 }
@@ -82,6 +85,8 @@ pub struct FileOutcome {
     pub names: HostNameVotes,
     /// Why the file was not read (or not wholly).
     pub skipped: Option<String>,
+    /// Pacemaker's fencing results in the file, times as written.
+    pub fencing: Vec<LoggedFence>,
 }
 
 impl<'w> EventKeeper<'w> {
@@ -97,6 +102,7 @@ impl<'w> EventKeeper<'w> {
             last_stamp: None,
             packed: 0,
             unpacked_bytes: 0,
+            fencing: Vec::new(),
         }
     }
 
@@ -120,6 +126,7 @@ impl<'w> EventKeeper<'w> {
             votes: self.votes,
             names: self.names,
             skipped,
+            fencing: self.fencing,
         }
     }
 }
@@ -137,6 +144,12 @@ impl EventKeeper<'_> {
 
 impl RecordSink for EventKeeper<'_> {
     fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
+        // pacemaker.log's lines fit no format: its fencing results are read first.
+        if fence_log::may_hold(file.service)
+            && let Some(fence) = fence_log::of_line(record.head.raw, span.first_line)
+        {
+            self.fencing.push(fence);
+        }
         if record.unparsed_reason().is_some() {
             return;
         }

@@ -7,6 +7,7 @@ pub mod calls;
 pub mod document;
 mod entry;
 pub mod extract;
+pub mod fence_log;
 pub mod groups;
 pub mod ids;
 pub mod index;

@@ -117,7 +117,9 @@ impl<'a> DetectContext<'a> {
 /// notification (or for the instances its recovery evacuated), `recovery-failed` says
 /// nothing more about it. Not listed: detectors of what comes before a notification
 /// (monitors, rejected notifications: no recovery exists) or after a recovery (a compute
-/// refusing to start, a refused force-up: the recovery's own end is another matter).
+/// refusing to start, a refused force-up: the recovery's own end is another matter). A
+/// monitor's class that names the notification the engine ignored
+/// (`k8s-monitor-no-host-status`) is listed: that ignored recovery is what it explains.
 pub const FAILURE_CLASSES: &[&str] = &[
     "evacuate-400-race",
     "pending-after-finished",
@@ -127,6 +129,7 @@ pub const FAILURE_CLASSES: &[&str] = &[
     "source-restart-mid-evacuation",
     "rebuild-rpc-mismatch",
     "cinder-attachment-500",
+    "k8s-monitor-no-host-status",
 ];
 
 /// Runs every registered detector.

@@ -9,15 +9,20 @@
 //!
 //! Inputs: Masakari engine logs (the evacuate calls); a complete fencing history capture
 //! (`pcs stonith history show`; crm_mon's default sections list only failed and pending
-//! actions; without one the absence of a record proves nothing and nothing is reported).
-//! Pacemaker's log lines of fencing are not read: syslog's and pacemaker.log's times
-//! carry no year, which evacdoc does not resolve.
+//! actions); Pacemaker's own fencing results in `pacemaker.log` or the system log
+//! (pacemaker-fenced's `Operation 'reboot' targeting <host> by <node> for …: OK`,
+//! pacemaker-controld's `Peer <host> was terminated (reboot) by …`, Pacemaker 2.0 and
+//! 2.1; their times without a year take the year nearest the bundle's events, see
+//! `correlate::fence_log`). Without a complete history, a log counts for a recovery only
+//! when it logged the fencing of that host around it (a log may not cover the time:
+//! the absence of a line proves nothing).
 //!
 //! Logic (measuring): per host-failure recovery with evacuate calls, the first call; the
-//! fencing records of its host (names compared without their domain); a successful
-//! `reboot` or `off` completed between an hour before the recovery's first line and the
-//! first call fences it. Telling: a recovery with none is a warning, with the fencing
-//! that came too late or failed when there is some.
+//! fencing records of its host (names compared without their domain; a logged result
+//! the history also lists, within a second, is one record); a successful `reboot` or
+//! `off` completed between an hour before the recovery's first line and the first call
+//! fences it. Telling: a recovery with none is a warning, with the fencing that came too
+//! late or failed when there is some.
 
 use crate::correlate::recovery::{CallAction, Recovery};
 use crate::correlate::timeline::utc;
@@ -45,6 +50,8 @@ pub struct FenceRecord {
     pub fenced: bool,
     /// When it completed (UTC nanoseconds), when known.
     pub time: Option<i64>,
+    /// Read from Pacemaker's log, not from a history capture.
+    pub logged: bool,
     /// Where it is written.
     pub evidence: Evidence,
 }
@@ -62,6 +69,8 @@ pub struct Unfenced {
     pub instances: Vec<Uuid>,
     /// The host's other fencing records: too late, failed or pending.
     pub others: Vec<FenceRecord>,
+    /// A complete fencing history was in the bundle (else Pacemaker's log told it).
+    pub history: bool,
 }
 
 fn is_fencing(action: &str) -> bool {
@@ -72,21 +81,40 @@ fn short(host: &str) -> String {
     host.split('.').next().unwrap_or(host).to_ascii_lowercase()
 }
 
-/// Every fencing record of the bundle's history captures, and whether one of them is
-/// complete (would list a successful fencing).
+/// Whether two records are one fencing: the same in a history and in its crm_mon copy,
+/// or within a second when one was logged (a log line's time is to the second).
+fn same_fencing(a: &FenceRecord, b: &FenceRecord) -> bool {
+    if (&a.target, a.fenced) != (&b.target, b.fenced) {
+        return false;
+    }
+    match (a.time, b.time) {
+        (Some(x), Some(y)) if a.logged || b.logged => x.abs_diff(y) <= 1_000_000_000,
+        (x, y) => x == y,
+    }
+}
+
+/// Every fencing record of the bundle's history captures and of Pacemaker's logs
+/// (histories first), and whether one of the histories is complete (would list a
+/// successful fencing).
 pub fn fence_records(ctx: &DetectContext<'_>) -> (Vec<FenceRecord>, bool) {
     let analysis = ctx.analysis;
     let mut out = Vec::new();
     let mut history = false;
-    for c in &analysis.captures {
-        let Capture::FenceHistory { complete, actions } = &c.capture else {
-            continue;
-        };
+    let histories = analysis.captures.iter().filter_map(|c| match &c.capture {
+        Capture::FenceHistory { complete, actions } => Some((c, *complete, actions, false)),
+        _ => None,
+    });
+    let logs = analysis.captures.iter().filter_map(|c| match &c.capture {
+        Capture::FenceLog { actions } => Some((c, false, actions, true)),
+        _ => None,
+    });
+    for (c, complete, actions, logged) in histories.chain(logs) {
         history |= complete;
         let records = actions.iter().map(|a| FenceRecord {
             target: a.target.clone(),
             fenced: a.state == FenceState::Successful && is_fencing(&a.action),
             time: a.completed,
+            logged,
             evidence: Evidence {
                 path: c.file.clone(),
                 line: a.line,
@@ -95,11 +123,10 @@ pub fn fence_records(ctx: &DetectContext<'_>) -> (Vec<FenceRecord>, bool) {
                 text: a.text.clone(),
             },
         });
-        // crm_mon repeats what the full history lists.
+        // crm_mon repeats what the full history lists; the log, what both list (and
+        // fenced's and controld's lines tell one result twice).
         for r in records {
-            let seen = out.iter().any(|o: &FenceRecord| {
-                (&o.target, o.fenced, o.time) == (&r.target, r.fenced, r.time)
-            });
+            let seen = out.iter().any(|o: &FenceRecord| same_fencing(o, &r));
             if !seen {
                 out.push(r);
             }
@@ -131,7 +158,7 @@ fn first_call(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<(EventId, 
 /// Measures every recovery that evacuated a host with no fencing on record before.
 pub fn measure(ctx: &DetectContext<'_>) -> Vec<Unfenced> {
     let (records, history) = fence_records(ctx);
-    if !history {
+    if !history && !records.iter().any(|r| r.logged) {
         return Vec::new();
     }
     let analysis = ctx.analysis;
@@ -157,12 +184,22 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Unfenced> {
         if fenced_before {
             continue;
         }
+        // Without a whole history, the log must have followed this host's fencing then.
+        let logged_then = of_host.iter().any(|f| {
+            f.logged
+                && f.time
+                    .is_some_and(|t| t >= from && t <= call_time + FENCE_LOOKBACK_NANOS)
+        });
+        if !history && !logged_then {
+            continue;
+        }
         out.push(Unfenced {
             host,
             notification: r.notification,
             first_call: first,
             instances,
             others: of_host.into_iter().cloned().collect(),
+            history,
         });
     }
     out
@@ -227,6 +264,17 @@ impl EvacuatedUnfenced {
             .map(|e| host_name(analysis, e))
             .unwrap_or_default();
         let others = Self::others_said(ctx, u);
+        let (records, shows) = if u.history {
+            (
+                "the cluster's fencing history has",
+                "the bundle's fencing history shows",
+            )
+        } else {
+            (
+                "Pacemaker's log of the fencing has",
+                "its log in the bundle follows the fencing of this host around the recovery and shows",
+            )
+        };
         Finding {
             id: format!("{}:{}", self.id(), u.notification).into(),
             detector: self.id(),
@@ -235,9 +283,8 @@ impl EvacuatedUnfenced {
                 "Instances of {host} were evacuated with no record of {host} being fenced first"
             ),
             summary: format!(
-                "Masakari (on {engine_host}) evacuated {} instance(s) of {host} for notification {}, and the \
-                 cluster's fencing history has no successful reboot or off of {host} before the first \
-                 evacuation.{others}",
+                "Masakari (on {engine_host}) evacuated {} instance(s) of {host} for notification {}, and \
+                 {records} no successful reboot or off of {host} before the first evacuation.{others}",
                 u.instances.len(),
                 u.notification
             ),
@@ -251,8 +298,7 @@ impl EvacuatedUnfenced {
                 "Masakari does not fence: it evacuates on the monitor's word that {host} is down. If {host} was \
                  still running (isolated from the network, hung, or coming back), each evacuated instance now \
                  runs twice on the same disks or volumes, which corrupts them. Pacemaker records every fencing \
-                 it does; the bundle's fencing history shows none of {host} that completed before Masakari's \
-                 first evacuate call."
+                 it does; {shows} none of {host} that completed before Masakari's first evacuate call."
             ),
             remediation: Remediation::advice(format!(
                 "Check now that {host} is powered off or isolated (its BMC, the switch port) and that none of the \

@@ -20,6 +20,7 @@ mod hostmonitor_join_epoch;
 mod hostmonitor_stood_down;
 #[cfg(test)]
 mod interleaved_tests;
+mod k8s_monitor_no_host_status;
 mod monitor_lines;
 mod notification_rejected;
 mod notification_stuck;
@@ -68,6 +69,7 @@ pub static DETECTORS: &[&dyn Detector] = &[
     &evacuated_unfenced::EvacuatedUnfenced,
     &engine_not_consuming::EngineNotConsuming,
     &consul_monitor_failing::ConsulMonitorFailing,
+    &k8s_monitor_no_host_status::K8sMonitorNoHostStatus,
     &recovery_failed::RecoveryFailed,
 ];
 

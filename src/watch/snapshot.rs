@@ -86,6 +86,7 @@ pub(crate) fn analyze(
             votes: slot.votes.clone(),
             names: HostNameVotes::default(),
             skipped: None,
+            fencing: Vec::new(),
         })
         .collect();
     let inventory = Inventory {

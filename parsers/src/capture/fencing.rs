@@ -120,6 +120,172 @@ fn utc_nanos(time: &str) -> Option<i64> {
     local.checked_unix_nanos(offset)
 }
 
+/// A fencing result as Pacemaker's daemons log it, in `pacemaker.log` or the system log.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FenceLogResult {
+    /// `reboot`, `off`, `on`.
+    pub action: String,
+    /// The fenced node.
+    pub target: String,
+    /// The node that carried it out, when written.
+    pub delegate: Option<String>,
+    /// `Successful` or `Failed` (a log line is written when the operation ended).
+    pub state: FenceState,
+}
+
+/// The daemons whose lines tell a fencing result.
+const FENCE_DAEMONS: [&str; 2] = ["pacemaker-fenced", "pacemaker-controld"];
+
+/// A fencing result line of `pacemaker.log` or the system log: its time as written (no
+/// year in the classic forms) and the result. Pacemaker 2.0 and 2.1 write, in
+/// pacemaker.log (lib/common/logging.c `set_format_string`),
+/// `<time> <node> <daemon padded to 20>[<pid>] (<function>) \t<level>: <message>`, and
+/// in the system log `<time> <node> <daemon>[<pid>]: <level>: <message>`; the message is
+/// one of [`fence_log_result`]'s forms.
+///
+/// ```
+/// use evacdoc_parsers::capture::{fence_log_line, FenceState};
+/// use evacdoc_parsers::syslog::SyslogTime;
+/// let line = "May 21 10:05:58 ctl-1 pacemaker-fenced    [2152] (remote_op_done) \tnotice: \
+///     Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK | id=b94a2d6c";
+/// let (time, r) = fence_log_line(line).unwrap();
+/// assert!(matches!(time, SyslogTime::Yearless(t) if (t.month, t.day, t.hour) == (5, 21, 10)));
+/// assert_eq!((r.action.as_str(), r.target.as_str()), ("reboot", "compute-1"));
+/// assert_eq!(r.state, FenceState::Successful);
+/// ```
+pub fn fence_log_line(line: &str) -> Option<(crate::syslog::SyslogTime, FenceLogResult)> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    // Cheap tests first: most lines of a system log are something else.
+    if !(line.contains("Operation ") || line.contains(" terminated (")) {
+        return None;
+    }
+    let (rest, time) = crate::syslog::prefix_time(line).ok()?;
+    // The daemon's name comes right after the time and the node (a shorter line, or a
+    // cut inside a character, is looked at whole).
+    let head = rest.get(..96).unwrap_or(rest);
+    let daemon_at = FENCE_DAEMONS
+        .iter()
+        .filter_map(|d| head.find(d).map(|at| at + d.len()))
+        .min()?;
+    let after = rest.get(daemon_at..)?;
+    // The message starts after the level (`notice: `, `error: `), where it starts.
+    let start = ["Operation ", "Peer "]
+        .iter()
+        .filter_map(|m| after.find(m))
+        .min()?;
+    Some((time, fence_log_result(after.get(start..)?)?))
+}
+
+/// The fencing result a message of pacemaker-fenced or pacemaker-controld states:
+///
+/// | form | source |
+/// |---|---|
+/// | `Operation reboot of <t> by <d> for <client>@<origin>.<id>: OK` | fenced 2.0.0-2.0.2 (fenced_remote.c) |
+/// | `Operation 'reboot' targeting <t> on <d> for <client>@<origin>.<id>: OK` | fenced 2.0.3-2.0.5 |
+/// | `Operation 'reboot' targeting <t> by <d> for <client>@<origin>: OK \| id=<id>` | fenced 2.1.0-2.1.4 |
+/// | `… for <client>@<origin>: OK (complete) \| id=<id>` | fenced 2.1.5 and later |
+/// | `Operation 'reboot' [<pid>] targeting <t> using <device> returned 0 (OK) \| call …` | fenced 2.1, the node that ran the device (fenced_commands.c) |
+/// | `Operation 'reboot' [<pid>] (call <n> from <client>) for host '<t>' with device '<device>' returned: 0 (OK)` | fenced 2.0, likewise |
+/// | `Peer <t> was terminated (reboot) by <d> on behalf of <client>: OK \| …` | controld 2.0 and 2.1 (`was not terminated` when it failed) |
+///
+/// Anything after ` | ` is what a syslog copy leaves out; either way is read.
+pub fn fence_log_result(message: &str) -> Option<FenceLogResult> {
+    let message = message.trim();
+    let message = message.split(" | ").next().unwrap_or(message).trim_end();
+    if let Some(rest) = message.strip_prefix("Peer ") {
+        return peer_terminated(rest);
+    }
+    let rest = message.strip_prefix("Operation ")?;
+    let (action, rest) = match rest.strip_prefix('\'') {
+        Some(quoted) => quoted.split_once('\'')?,
+        None => rest.split_once(' ')?,
+    };
+    if !matches!(action, "reboot" | "off" | "on") {
+        return None;
+    }
+    let mut rest = rest.trim_start();
+    // The node that ran the device: `[<pid>] … returned …`.
+    if let Some(local) = rest.strip_prefix('[') {
+        rest = local.split_once(']')?.1.trim_start();
+        if rest.contains(" returned") {
+            return local_result(action, rest);
+        }
+    }
+    let rest = rest
+        .strip_prefix("targeting ")
+        .or_else(|| rest.strip_prefix("of "))?;
+    let (target, rest) = rest.split_once(' ')?;
+    let delegate = rest
+        .strip_prefix("by ")
+        .or_else(|| rest.strip_prefix("on "))
+        .and_then(|r| r.split(' ').next())
+        .filter(|d| !d.is_empty() && *d != "<no-one>" && *d != "unknown")
+        .map(str::to_string);
+    let (_, result) = rest.split_once(" for ")?.1.split_once(": ")?;
+    Some(FenceLogResult {
+        action: action.to_string(),
+        target: node(target)?,
+        delegate,
+        state: state_of(result.starts_with("OK")),
+    })
+}
+
+/// `targeting <t> using <device> returned <rc> …` (2.1) or `(call <n> from <client>)
+/// for host '<t>' with device '<device>' returned: <rc> (…)` (2.0).
+fn local_result(action: &str, rest: &str) -> Option<FenceLogResult> {
+    let target = match rest.strip_prefix("targeting ") {
+        Some(r) => r.split(' ').next()?,
+        None => rest.split_once("for host '")?.1.split('\'').next()?,
+    };
+    let (_, rc) = rest.rsplit_once(" returned")?;
+    let rc = rc.trim_start_matches(':').trim_start();
+    Some(FenceLogResult {
+        action: action.to_string(),
+        target: node(target)?,
+        delegate: None,
+        state: state_of(rc.split([' ', ',']).next() == Some("0")),
+    })
+}
+
+/// `<t> was[ not] terminated (<action>) by <d> on behalf of <client>: <result>`.
+fn peer_terminated(rest: &str) -> Option<FenceLogResult> {
+    let (target, rest) = rest.split_once(' ')?;
+    let (succeeded, rest) = match rest.strip_prefix("was not terminated (") {
+        Some(r) => (false, r),
+        None => (true, rest.strip_prefix("was terminated (")?),
+    };
+    let (action, rest) = rest.split_once(')')?;
+    if !matches!(action, "reboot" | "off" | "on") {
+        return None;
+    }
+    let delegate = rest
+        .trim_start()
+        .strip_prefix("by ")
+        .and_then(|r| r.split(' ').next())
+        .filter(|d| !d.is_empty() && *d != "<anyone>" && *d != "a")
+        .map(str::to_string);
+    let (_, result) = rest.split_once(" on behalf of ")?.1.split_once(": ")?;
+    Some(FenceLogResult {
+        action: action.to_string(),
+        target: node(target)?,
+        delegate,
+        state: state_of(succeeded && result.starts_with("OK")),
+    })
+}
+
+fn node(name: &str) -> Option<String> {
+    let name = name.trim_matches(['\'', '"']);
+    (!name.is_empty() && !name.contains(['(', ')', ':'])).then(|| name.to_string())
+}
+
+fn state_of(succeeded: bool) -> FenceState {
+    if succeeded {
+        FenceState::Successful
+    } else {
+        FenceState::Failed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +339,158 @@ mod tests {
         assert!(is_complete_history(
             "Fencing History:\n  * reboot of compute-1 successful: delegate=ctl-2, client=pacemaker-controld.2156, origin=ctl-1, completed='2024-05-21 10:02:31Z'\n"
         ));
+    }
+
+    fn result(message: &str) -> Option<(String, String, Option<String>, FenceState)> {
+        fence_log_result(message).map(|r| (r.action, r.target, r.delegate, r.state))
+    }
+
+    #[test]
+    fn every_version_of_the_fencing_result_is_read() {
+        let ok = |d: &str| {
+            Some((
+                "reboot".to_string(),
+                "compute-1".to_string(),
+                Some(d.to_string()),
+                FenceState::Successful,
+            ))
+        };
+        // fenced_remote.c: 2.0.0, 2.0.3, 2.1.2 (pacemaker.log and syslog), 2.1.5.
+        assert_eq!(
+            result(
+                "Operation reboot of compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1.b94a2d6c: OK"
+            ),
+            ok("ctl-2")
+        );
+        assert_eq!(
+            result(
+                "Operation 'reboot' targeting compute-1 on ctl-2 for pacemaker-controld.2156@ctl-1.b94a2d6c: OK"
+            ),
+            ok("ctl-2")
+        );
+        assert_eq!(
+            result(
+                "Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK | id=b94a2d6c"
+            ),
+            ok("ctl-2")
+        );
+        assert_eq!(
+            result(
+                "Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK "
+            ),
+            ok("ctl-2")
+        );
+        assert_eq!(
+            result(
+                "Operation 'reboot' targeting compute-1 by ctl-2 for stonith_admin.4411@ctl-1 (merged): OK (complete) | id=b94a2d6c"
+            ),
+            ok("ctl-2")
+        );
+        let failed = result("Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: Error occurred (Timed Out: Fence agent did not complete in time) | id=7d3b1e9a").unwrap();
+        assert_eq!(failed.3, FenceState::Failed);
+        assert_eq!(
+            result("Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: Timer expired | id=7d3b1e9a").unwrap().3,
+            FenceState::Failed
+        );
+        // No delegate known.
+        assert_eq!(
+            result("Operation 'off' targeting compute-1 by unknown node for pacemaker-controld.2156@ctl-1: No such device | id=1").unwrap().2,
+            None
+        );
+        // controld_fencing.c, 2.0 to 2.1.
+        assert_eq!(
+            result(
+                "Peer compute-1 was terminated (reboot) by ctl-2 on behalf of pacemaker-controld.2156: OK | initiator=ctl-1 ref=b94a2d6c-4c1e"
+            ),
+            ok("ctl-2")
+        );
+        assert_eq!(
+            result("Peer compute-1 was not terminated (reboot) by ctl-2 on behalf of pacemaker-controld.2156@ctl-1: Timer expired | event=7d3b1e9a").unwrap().3,
+            FenceState::Failed
+        );
+        // fenced_commands.c on the node that ran the device: 2.1.2, 2.1.5, 2.0.5.
+        let local = |m: &str| result(m).map(|r| (r.1, r.3));
+        let done = Some(("compute-1".to_string(), FenceState::Successful));
+        assert_eq!(
+            local(
+                "Operation 'reboot' [5678] targeting compute-1 using fence_compute1 returned 0 (OK) | call 12 from pacemaker-controld.2156"
+            ),
+            done
+        );
+        assert_eq!(
+            local(
+                "Operation 'reboot' [5678] targeting compute-1 using fence_compute1 returned 0 | call 12 from pacemaker-controld.2156"
+            ),
+            done
+        );
+        assert_eq!(
+            local(
+                "Operation 'reboot' [5678] (call 12 from pacemaker-controld.2156) for host 'compute-1' with device 'fence_compute1' returned: 0 (OK)"
+            ),
+            done
+        );
+        assert_eq!(
+            local("Operation 'reboot' [5678] targeting compute-1 using fence_compute1 returned 1 (Operation not permitted), retrying with fence_pdu | call 12 from pacemaker-controld.2156").unwrap().1,
+            FenceState::Failed
+        );
+        assert_eq!(
+            local(
+                "Operation 'reboot' [5678] targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK"
+            ),
+            done
+        );
+    }
+
+    #[test]
+    fn every_cut_of_a_fencing_line_is_read_without_panic() {
+        let lines = [
+            "May 21 10:05:58.406 ctl-1 pacemaker-fenced    [2152] (remote_op_done) \tnotice: Operation 'reboot' targeting nœud-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK (complete) | id=b94a2d6c",
+            "May 21 10:01:26 ctl-1 pacemaker-controld[2156]:  notice: Peer compute-1 was not terminated (reboot) by ctl-2 on behalf of pacemaker-controld.2156: Timer expired | initiator=ctl-1 ref=7d3b1e9a",
+            "2024-05-21T10:05:58+00:00 ctl-1 pacemaker-fenced[2152]: notice: Operation 'reboot' [5678] (call 12 from pacemaker-controld.2156) for host 'compute-1' with device 'fence_c1' returned: 0 (OK)",
+        ];
+        for line in lines {
+            for (end, _) in line.char_indices() {
+                let cut = &line[..end];
+                let _ = fence_log_line(cut);
+                let _ = fence_log_result(cut);
+                let _ = fence_log_result(&line[end..]);
+            }
+            assert!(fence_log_line(line).is_some(), "{line}");
+        }
+    }
+
+    #[test]
+    fn fencing_lines_of_both_logs_are_read_and_others_are_not() {
+        let syslog = "May 21 10:01:26 ctl-1 pacemaker-fenced[2152]:  error: Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: Timer expired | id=7d3b1e9a";
+        let (time, r) = fence_log_line(syslog).unwrap();
+        assert!(
+            matches!(time, crate::syslog::SyslogTime::Yearless(t) if (t.hour, t.minute, t.second) == (10, 1, 26))
+        );
+        assert_eq!(r.state, FenceState::Failed);
+        let precise = "Sep 18 07:53:42.123 node1 pacemaker-controld  [1234] (tengine_stonith_notify) \tnotice: Peer compute-1 was terminated (reboot) by node2 on behalf of pacemaker-controld.1234: OK | initiator=node1 ref=1";
+        let (time, r) = fence_log_line(precise).unwrap();
+        assert!(matches!(time, crate::syslog::SyslogTime::Yearless(t) if t.nanos == 123_000_000));
+        assert_eq!(r.delegate.as_deref(), Some("node2"));
+        let iso = "2024-05-21T10:05:58.123456+00:00 ctl-1 pacemaker-fenced[2152]: notice: Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK";
+        assert!(matches!(
+            fence_log_line(iso).unwrap().0,
+            crate::syslog::SyslogTime::Full(_)
+        ));
+        // A long host name of multi-byte characters: no cut inside one.
+        let wide = format!(
+            "May 21 10:01:26 {} pacemaker-fenced[2152]: notice: Operation 'reboot' targeting nœud-1 by ctl-2 for a@b: OK",
+            "é".repeat(60)
+        );
+        assert_eq!(fence_log_line(&wide).unwrap().1.target, "nœud-1");
+        for other in [
+            "May 21 10:01:26 ctl-1 pacemaker-fenced[2152]:  notice: Operation 'monitor' targeting fence_c1 on ctl-2 for x@y: OK",
+            "May 21 10:01:26 ctl-1 pacemaker-schedulerd[2155]:  notice:  * Fence (reboot) compute-1 'peer is no longer part of the cluster'",
+            "May 21 10:01:26 ctl-1 nova-compute[1]: Operation 'reboot' targeting compute-1 by ctl-2 for a@b: OK",
+            "May 21 10:01:26 ctl-1 pacemaker-fenced[2152]:  notice: Operation 'reboot'",
+            "Operation 'reboot' targeting compute-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK",
+            "",
+        ] {
+            assert_eq!(fence_log_line(other), None, "{other}");
+        }
     }
 }

@@ -29,7 +29,10 @@ mod testutil;
 mod vmove;
 mod volume;
 
-pub use fencing::{FenceAction, FenceState, is_complete_history, parse_fence_history};
+pub use fencing::{
+    FenceAction, FenceLogResult, FenceState, fence_log_line, fence_log_result, is_complete_history,
+    parse_fence_history,
+};
 pub use migration::Migration;
 pub use notification::{Notification, NotificationRow, ProgressDetail, WorkflowTask};
 pub use rabbit_queues::{QueueRow, parse_queues};
@@ -80,6 +83,13 @@ pub enum Capture {
     },
     /// RabbitMQ's queues (`rabbitmqctl list_queues`, the queues of `rabbitmqctl report`).
     RabbitQueues(Vec<QueueRow>),
+    /// The fencing results Pacemaker's daemons logged in one log (`pacemaker.log`, the
+    /// system log): [`fence_log_line`]'s lines with their time put in UTC by whoever knew
+    /// the year and the host's zone. Not a whole history: the log may not cover the time.
+    FenceLog {
+        /// The results, in file order.
+        actions: Vec<FenceAction>,
+    },
 }
 
 /// The steps below [`parse_captures`], for the fuzz targets in `parsers/fuzz`: not API.

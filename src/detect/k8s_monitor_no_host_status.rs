@@ -1,0 +1,417 @@
+//! `k8s-monitor-no-host-status`: masakari-monitors' kubernetes host monitor notifies a
+//! failed node without `host_status`, and the engine ignores the notification, so nothing
+//! is evacuated. The kubernetes driver (masakarimonitors/hostmonitor/kubernetes_check/
+//! manager.py, first in masakari-monitors 20.0.0, commit 67846e9) logs `Host <h> needs
+//! recovery, health status: False.` and sends a payload of `{'event': 'STOPPED'}` alone;
+//! masakari-engine from 15.0.0 logs `Notification '<uuid>' ignored as host_status is not
+//! provided.` (masakari/engine/manager.py:181) and ends it `ignored`. The monitor sends on
+//! a change of state only, so it never notifies again while the node stays down. Fixed in
+//! masakari-monitors 21.0.0 (commit 99b6ad8 adds `'host_status': 'NORMAL'`).
+//!
+//! Inputs: masakari-hostmonitor logs (the notifier's `Send a notification.` and
+//! `Response:` lines), masakari-engine logs.
+//!
+//! Logic (measuring): per host-monitor log that shows the kubernetes driver, the
+//! notifications it sent without `host_status` and the notification UUID its `Response:`
+//! line names; each is joined to the engine's `ignored as host_status is not provided`
+//! line of that UUID (without a `Response:` line, to the one ignored within
+//! [`UNNAMED_WINDOW_SECS`] after the send). Telling: one critical finding per joined
+//! notification. A notification ignored for another sender's payload is left to
+//! `recovery-failed`, which names the cause.
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::detect::evidence::{self, host_name, of_events};
+use crate::detect::finding::{Finding, Remediation, Severity};
+use crate::detect::monitor_lines::{hostmonitor_events, sent};
+use crate::detect::{DetectContext, Detector};
+use crate::model::EventId;
+
+/// The detector.
+#[derive(Debug)]
+pub struct K8sMonitorNoHostStatus;
+
+/// How long after a send with no `Response:` line the engine's ignore still counts as its.
+pub const UNNAMED_WINDOW_SECS: i64 = 300;
+
+/// Logger of the kubernetes driver.
+const K8S_LOGGER: &str = "masakarimonitors.hostmonitor.kubernetes_check";
+
+/// A notification of the kubernetes monitor that the engine ignored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ignored {
+    /// The notification.
+    pub notification: String,
+    /// The node the monitor notified.
+    pub host: String,
+    /// The host the monitor runs on (a pod's node or folder).
+    pub monitor: String,
+    /// `Host <h> needs recovery, health status: False.`, when logged.
+    pub needs_recovery: Option<EventId>,
+    /// `Send a notification. {… 'payload': {'event': 'STOPPED'}}`.
+    pub sent: EventId,
+    /// `Response: …Notification(… notification_uuid=<uuid> …)`, when logged.
+    pub response: Option<EventId>,
+    /// The engine's `Notification '<uuid>' ignored as host_status is not provided.`
+    pub ignored: EventId,
+    /// Some monitor notified the node again afterwards.
+    pub notified_after: bool,
+}
+
+/// The UUID of `Notification '<uuid>' ignored as host_status is not provided.`
+pub fn ignored_without_status(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("Notification '")?;
+    let (uuid, tail) = rest.split_once('\'')?;
+    tail.trim_start()
+        .starts_with("ignored as host_status is not provided")
+        .then_some(uuid)
+}
+
+/// The node of the kubernetes driver's `Host <h> needs recovery, health status: <s>.`
+pub fn needs_recovery(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("Host ")?;
+    let (host, _) = rest.split_once(" needs recovery, health status: ")?;
+    (!host.is_empty() && !host.contains(' ')).then_some(host)
+}
+
+/// The notification UUID of the notifier's `Response: …(… notification_uuid=<uuid>, …)`.
+pub fn response_uuid(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("Response: ")?;
+    let at = rest.find("notification_uuid=")?;
+    let value = &rest[at + "notification_uuid=".len()..];
+    let end = value
+        .find(|c: char| !(c.is_ascii_hexdigit() || c == '-'))
+        .unwrap_or(value.len());
+    (end == 36).then(|| &value[..end])
+}
+
+/// True when a `Send a notification.` line's payload names no `host_status`.
+fn payload_without_status(message: &str) -> bool {
+    message
+        .find("'payload'")
+        .or_else(|| message.find("\"payload\""))
+        .is_some_and(|at| !message[at..].contains("host_status"))
+}
+
+/// One send of a kubernetes monitor, as its log tells it.
+struct Send {
+    file: u32,
+    time: i64,
+    host: String,
+    monitor: String,
+    needs_recovery: Option<EventId>,
+    sent: EventId,
+    response: Option<(EventId, String)>,
+    with_status: bool,
+}
+
+/// Measures every ignored notification the kubernetes monitor sent.
+pub fn measure(ctx: &DetectContext<'_>) -> Vec<Ignored> {
+    let analysis = ctx.analysis;
+    // The engine's ignores: uuid → (line, time).
+    let mut ignores: BTreeMap<String, (EventId, i64)> = BTreeMap::new();
+    for (i, e) in analysis.events.iter().enumerate() {
+        if !e
+            .message()
+            .contains("ignored as host_status is not provided")
+        {
+            continue;
+        }
+        if let Some(uuid) = ignored_without_status(&e.message()) {
+            ignores
+                .entry(uuid.to_ascii_lowercase())
+                .or_insert((EventId::at(i), e.time));
+        }
+    }
+    if ignores.is_empty() {
+        return Vec::new();
+    }
+    let mut k8s_files: HashSet<u32> = HashSet::new();
+    let mut last_needs: BTreeMap<u32, (EventId, String)> = BTreeMap::new();
+    let mut sends: Vec<Send> = Vec::new();
+    for (id, e) in hostmonitor_events(analysis) {
+        let message = e.message();
+        if e.logger().is_some_and(|l| l.starts_with(K8S_LOGGER))
+            || message.starts_with("Exception when host-monitor by k8s:")
+        {
+            k8s_files.insert(e.file);
+        }
+        if let Some(host) = needs_recovery(&message) {
+            last_needs.insert(e.file, (id, host.to_string()));
+            continue;
+        }
+        if let Some(s) = sent(&message) {
+            let needs = last_needs
+                .remove(&e.file)
+                .filter(|(_, h)| *h == s.host)
+                .map(|(n, _)| n);
+            sends.push(Send {
+                file: e.file,
+                time: e.time,
+                host: s.host,
+                monitor: host_name(analysis, e),
+                needs_recovery: needs,
+                sent: id,
+                response: None,
+                with_status: !payload_without_status(&message),
+            });
+            continue;
+        }
+        if let Some(uuid) = response_uuid(&message)
+            && let Some(send) = sends
+                .iter_mut()
+                .rev()
+                .find(|s| s.file == e.file && s.response.is_none())
+        {
+            send.response = Some((id, uuid.to_ascii_lowercase()));
+        }
+    }
+    let mut claimed: HashSet<String> = sends
+        .iter()
+        .filter_map(|s| s.response.as_ref().map(|(_, u)| u.clone()))
+        .collect();
+    let mut out = Vec::new();
+    for s in sends
+        .iter()
+        .filter(|s| k8s_files.contains(&s.file) && !s.with_status)
+    {
+        let uuid = match &s.response {
+            Some((_, uuid)) => uuid.clone(),
+            // No `Response:` line: the one ignore right after the send no other send names.
+            None => {
+                let near: Vec<&String> = ignores
+                    .iter()
+                    .filter(|(u, (_, t))| {
+                        !claimed.contains(*u)
+                            && *t >= s.time
+                            && *t - s.time <= UNNAMED_WINDOW_SECS * 1_000_000_000
+                    })
+                    .map(|(u, _)| u)
+                    .collect();
+                let [only] = near[..] else {
+                    continue;
+                };
+                only.clone()
+            }
+        };
+        let Some(&(ignored, _)) = ignores.get(&uuid) else {
+            continue;
+        };
+        claimed.insert(uuid.clone());
+        let notified_after = sends
+            .iter()
+            .any(|o| o.host == s.host && o.time > s.time && o.sent != s.sent);
+        out.push(Ignored {
+            notification: uuid,
+            host: s.host.clone(),
+            monitor: s.monitor.clone(),
+            needs_recovery: s.needs_recovery,
+            sent: s.sent,
+            response: s.response.as_ref().map(|(r, _)| *r),
+            ignored,
+            notified_after,
+        });
+    }
+    out
+}
+
+impl Detector for K8sMonitorNoHostStatus {
+    fn id(&self) -> &'static str {
+        "k8s-monitor-no-host-status"
+    }
+
+    fn doc(&self) -> &'static str {
+        "masakari-monitors' kubernetes host monitor (20.x) notifies a failed node without host_status \
+         and masakari-engine ignores the notification, so nothing is evacuated (fixed in 21.0.0)."
+    }
+
+    fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
+        measure(ctx).iter().map(|i| self.tell(ctx, i)).collect()
+    }
+}
+
+impl K8sMonitorNoHostStatus {
+    fn tell(&self, ctx: &DetectContext<'_>, i: &Ignored) -> Finding {
+        let analysis = ctx.analysis;
+        let ids: Vec<EventId> = [i.needs_recovery, Some(i.sent), i.response, Some(i.ignored)]
+            .into_iter()
+            .flatten()
+            .collect();
+        let (host, monitor, n) = (&i.host, &i.monitor, &i.notification);
+        let after = if i.notified_after {
+            " A later notification of the node followed; read its recovery."
+        } else {
+            " No monitor notified the node again (the kubernetes driver sends on a change of state only), so \
+             its instances stayed where they were."
+        };
+        Finding {
+            id: format!("{}:{n}", self.id()).into(),
+            detector: self.id(),
+            severity: Severity::Critical,
+            title: format!(
+                "The kubernetes host monitor notified {host} without host_status and Masakari ignored it"
+            ),
+            summary: format!(
+                "masakari-hostmonitor on {monitor} (kubernetes driver) sent notification {n} for {host} with the \
+                 payload {{'event': 'STOPPED'}} alone; masakari-engine logged `ignored as host_status is not \
+                 provided` and recovered nothing.{after}"
+            ),
+            failed_host: Some(host.clone()),
+            instance_uuids: Vec::new(),
+            notification_id: Some(n.clone()),
+            request_ids: evidence::request_ids(analysis, &ids),
+            window: evidence::window(analysis, &ids),
+            evidence: of_events(analysis, ids.iter().copied()),
+            explanation: format!(
+                "The kubernetes driver of masakari-hostmonitor watches the nodes' Ready condition and, when a \
+                 node has not been Ready for monitoring_samples loops, notifies Masakari. In masakari-monitors \
+                 20.x its payload has no host_status. Since 15.0.0 masakari-engine recovers a host only when \
+                 host_status is NORMAL and ignores a notification without it, before it puts the host on \
+                 maintenance or calls Nova: notification {n} ended `ignored` and {host}'s instances were not \
+                 evacuated.{after} masakari-monitors 21.0.0 (commit 99b6ad8) sends host_status NORMAL."
+            ),
+            remediation: Remediation::advice(format!(
+                "Evacuate {host}'s instances now, once the node is known to be powered off (fenced). Upgrade the \
+                 masakari-monitors image of the masakari-host-monitor deployment to 21.0.0 or later (2026.1), \
+                 then check that its `Send a notification.` payload carries 'host_status': 'NORMAL'."
+            )),
+            known_bugs: Vec::new(),
+            highlights: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::context::testing::analysis_of;
+    use crate::detect::{DetectOptions, run_all};
+
+    const N: &str = "e7c3a91f-4d2b-4f8e-b6a5-0c9d1e2f3a84";
+    const CTX: &str = "[None req-1d7f3b9e-6a2c-4e8d-b5f1-3c9a7e2d4b60 5f2a9c7e1b3d4e6f8a0c2e4b6d8f1a3c 9b1d3f5a7c2e4a6c8e0b2d4f6a8c1e3b - - default default]";
+
+    /// The kubernetes monitor's loop that notifies compute-2 (20.0.0 payload unless
+    /// `payload` says otherwise), with or without the notifier's `Response:` line.
+    fn monitor_log(payload: &str, response: bool) -> String {
+        let mon = "masakarimonitors.hostmonitor.kubernetes_check.manager";
+        let mut lines = vec![
+            format!(
+                "2025-11-04 03:16:17.322 1 INFO {mon} [-] Monitoring data: {{'compute-1': deque(['True', 'True', 'True'], maxlen=3), 'compute-2': deque(['Unknown', 'Unknown', 'Unknown'], maxlen=3)}}"
+            ),
+            format!(
+                "2025-11-04 03:16:17.324 1 INFO {mon} [-] Host compute-2 needs recovery, health status: False."
+            ),
+            format!(
+                "2025-11-04 03:16:17.325 1 INFO masakarimonitors.ha.masakari [-] Send a notification. {{'notification': {{'type': 'COMPUTE_HOST', 'hostname': 'compute-2', 'generated_time': datetime.datetime(2025, 11, 4, 3, 16, 17, 325314), 'payload': {payload}}}}}"
+            ),
+        ];
+        if response {
+            lines.push(format!("2025-11-04 03:16:17.711 1 INFO masakarimonitors.ha.masakari [-] Response: openstack.instance_ha.v1.notification.Notification(type=COMPUTE_HOST, hostname=compute-2, generated_time=2025-11-04T03:16:17.325314, payload={payload}, id=143, notification_uuid={N}, source_host_uuid=a4c2e8f6-3b1d-4f9e-8c7a-5d2b1e0f9c38, status=new, created_at=2025-11-04T03:16:17.000000, updated_at=None, location=Munch({{'cloud': 'envvars', 'region_name': 'RegionOne', 'zone': None, 'project': Munch({{'id': '9b1d3f5a7c2e4a6c8e0b2d4f6a8c1e3b', 'name': 'service', 'domain_id': None, 'domain_name': 'service'}})}}))"));
+        }
+        lines.join("\n") + "\n"
+    }
+
+    fn engine_log() -> String {
+        [
+            format!("2025-11-04 03:16:17.475 1 INFO masakari.engine.manager {CTX} Processing notification {N} of type: COMPUTE_HOST"),
+            format!("2025-11-04 03:16:17.504 1 WARNING masakari.engine.manager {CTX} Notification '{N}' ignored as host_status is not provided."),
+            format!("2025-11-04 03:16:17.508 1 INFO masakari.engine.manager {CTX} Notification {N} exits with status: ignored."),
+        ]
+        .join("\n")
+            + "\n"
+    }
+
+    fn detectors(monitor: &str) -> Vec<(&'static str, Option<String>)> {
+        let engine = engine_log();
+        let analysis = analysis_of(&[
+            ("ctl-2/var/log/masakari/masakari-hostmonitor.log", monitor),
+            ("ctl-1/var/log/masakari/masakari-engine.log", &engine),
+        ]);
+        run_all(&analysis, &DetectOptions::default())
+            .into_iter()
+            .map(|f| (f.detector, f.notification_id))
+            .collect()
+    }
+
+    #[test]
+    fn the_lines_are_read() {
+        assert_eq!(
+            ignored_without_status(&format!(
+                "Notification '{N}' ignored as host_status is not provided."
+            )),
+            Some(N)
+        );
+        assert_eq!(
+            ignored_without_status(&format!(
+                "Notification '{N}' ignored as host_status is 'UNKNOWN'"
+            )),
+            None
+        );
+        assert_eq!(
+            needs_recovery("Host compute-2 needs recovery, health status: False."),
+            Some("compute-2")
+        );
+        assert_eq!(
+            response_uuid(&format!(
+                "Response: openstack.instance_ha.v1.notification.Notification(type=COMPUTE_HOST, id=143, notification_uuid={N}, status=new)"
+            )),
+            Some(N)
+        );
+        assert!(payload_without_status(
+            "Send a notification. {'notification': {'hostname': 'compute-2', 'payload': {'event': 'STOPPED'}}}"
+        ));
+        assert!(!payload_without_status(
+            "Send a notification. {'notification': {'hostname': 'compute-2', 'payload': {'event': 'STOPPED', 'host_status': 'NORMAL'}}}"
+        ));
+    }
+
+    #[test]
+    fn every_cut_of_the_lines_is_read_without_panic() {
+        let log = monitor_log("{'event': 'STOPPED', 'nœud': 'é'}", true) + &engine_log();
+        for line in log.lines() {
+            let message = line.split("[-] ").nth(1).unwrap_or(line);
+            for (end, _) in message.char_indices() {
+                for cut in [&message[..end], &message[end..]] {
+                    let _ = ignored_without_status(cut);
+                    let _ = needs_recovery(cut);
+                    let _ = response_uuid(cut);
+                    let _ = payload_without_status(cut);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_ignored_k8s_notification_is_found_and_not_reported_twice() {
+        for response in [true, false] {
+            let found = detectors(&monitor_log("{'event': 'STOPPED'}", response));
+            assert_eq!(
+                found,
+                [("k8s-monitor-no-host-status", Some(N.to_string()))],
+                "response line: {response}"
+            );
+        }
+    }
+
+    #[test]
+    fn another_senders_payload_is_left_to_recovery_failed() {
+        // The same ignore, but the monitor that sent a notification is Pacemaker's and its
+        // payload carried host_status: the ignored one came from elsewhere.
+        let handle = "masakarimonitors.hostmonitor.host_handler.handle_host";
+        let monitor = format!(
+            "2025-11-04 03:16:16.101 19 INFO {handle} [-] 'compute-2' is 'offline'.\n\
+             2025-11-04 03:16:17.325 19 INFO masakarimonitors.ha.masakari [-] Send a notification. {{'notification': {{'type': 'COMPUTE_HOST', 'hostname': 'compute-2', 'generated_time': datetime.datetime(2025, 11, 4, 3, 16, 16, 103187), 'payload': {{'event': 'STOPPED', 'cluster_status': 'OFFLINE', 'host_status': 'NORMAL'}}}}}}\n"
+        );
+        assert_eq!(
+            detectors(&monitor),
+            [("recovery-failed", Some(N.to_string()))]
+        );
+        // The fixed kubernetes monitor's payload is not this class either.
+        let fixed = monitor_log("{'event': 'STOPPED', 'host_status': 'NORMAL'}", true);
+        assert!(
+            !detectors(&fixed)
+                .iter()
+                .any(|(d, _)| *d == "k8s-monitor-no-host-status")
+        );
+    }
+}
