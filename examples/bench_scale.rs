@@ -7,6 +7,8 @@
 //!
 //!   cargo run --example bench_scale [swift|file] [WORKERS...]
 //!   EVACDOC=path   the binary (default target/debug/evacdoc: build it first)
+//!   BENCH_SCALE_BUNDLES=a.tar.gz:b.tar.xz   upload these files (each once) in place of
+//!                  the mix: a bench mix packed as one bundle gives GB per hour per worker
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -107,11 +109,23 @@ fn main() -> anyhow::Result<()> {
     } else {
         None
     };
-    let mut mix = vec![("slow.log.gz".to_owned(), slow_log()?)];
-    for scenario in SCENARIOS {
-        mix.push((format!("{scenario}.tar.gz"), tarball(scenario)?));
+    let given = std::env::var("BENCH_SCALE_BUNDLES").unwrap_or_default();
+    let mut mix = Vec::new();
+    for path in given.split(':').filter(|p| !p.is_empty()) {
+        let name = Path::new(path)
+            .file_name()
+            .map_or_else(|| "bundle".into(), |n| n.to_string_lossy().into_owned());
+        mix.push((name, std::fs::read(path)?));
     }
-    let uploads: Vec<&(String, Vec<u8>)> = mix.iter().chain(mix.iter()).collect();
+    let uploads: Vec<&(String, Vec<u8>)> = if mix.is_empty() {
+        mix.push(("slow.log.gz".to_owned(), slow_log()?));
+        for scenario in SCENARIOS {
+            mix.push((format!("{scenario}.tar.gz"), tarball(scenario)?));
+        }
+        mix.iter().chain(mix.iter()).collect()
+    } else {
+        mix.iter().collect()
+    };
     let bytes: usize = uploads.iter().map(|(_, b)| b.len()).sum();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
