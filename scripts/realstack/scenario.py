@@ -21,6 +21,10 @@ Scenarios:
             host's servers all ACTIVE elsewhere and unlocked; an up unfenced host refused
             with no evacuation in Nova's log; the plan's wait from the cloud's nova.conf;
             a boot-from-volume server with no Cinder in the catalog fails alone.
+  blobs     `evacdoc serve` + `evacdoc worker` on PostgreSQL with `--blobs swift://` on a
+            Swift that signs in through Keystone (authtoken + keystoneauth): objects in
+            the container, findings as `evacdoc analyze`'s, tokens renewed after a
+            revocation (401) and before expiry (see blobs.py).
 """
 
 import argparse
@@ -480,13 +484,17 @@ def main():
     # A TERM (run.sh interrupted, a timeout) still runs the finally that stops the stack.
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
     ap = argparse.ArgumentParser()
-    ap.add_argument("name", choices=sorted(SCENARIOS) + ["executor"])
+    ap.add_argument("name", choices=sorted(SCENARIOS) + ["executor", "blobs"])
     ap.add_argument("out")
     ap.add_argument("--port-base", type=int, default=28100)
     ap.add_argument("--venv", default=os.path.dirname(os.path.dirname(os.path.abspath(sys.executable))))
     a = ap.parse_args()
     if a.name == "executor":
         problems = run_executor(os.path.abspath(a.out), a.port_base, a.venv)
+    elif a.name == "blobs":
+        from blobs import run_blobs
+
+        problems = run_blobs(os.path.abspath(a.out), a.port_base, a.venv)
     else:
         problems = run(a.name, os.path.abspath(a.out), a.port_base, a.venv)
     for p in problems:

@@ -103,7 +103,8 @@ class Stack:
         self.procs = [(n, p) for n, p in self.procs if (n, p) not in chosen]
 
     # -- Keystone --------------------------------------------------------------------
-    def start_keystone(self):
+    def start_keystone(self, token_expiration=None):
+        """token_expiration: Keystone's [token] expiration in seconds (its default: 3600)."""
         d = os.path.join(self.work, "keystone")
         os.makedirs(d, exist_ok=True)
         conf = os.path.join(d, "keystone.conf")
@@ -112,7 +113,8 @@ class Stack:
         write_ini(conf, {
             "DEFAULT": {"log_file": log, "use_stderr": "false"},
             "database": {"connection": "sqlite:///%s/keystone.sqlite" % d},
-            "token": {"provider": "fernet"},
+            "token": dict({"provider": "fernet"},
+                          **({"expiration": str(token_expiration)} if token_expiration else {})),
             "fernet_tokens": {"key_repository": os.path.join(d, "fernet")},
             "credential": {"key_repository": os.path.join(d, "credential")},
         })

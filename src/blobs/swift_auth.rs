@@ -15,8 +15,21 @@ use super::error::BlobError;
 use crate::openstack::ConnectOptions;
 use crate::openstack::session::Api;
 
-/// A token is renewed when it has less than this left.
+/// A token is renewed when it has less than this left (or less than half its life, when
+/// that is shorter: see [`renew_at`]).
 const RENEW_BEFORE: Duration = Duration::from_secs(300);
+
+/// When a token valid from `issued_at` to `expires_at` (Unix seconds) is renewed: five
+/// minutes before it expires, or half-way through its life when that is shorter. With
+/// Keystone's `[token] expiration` at 300 s or less, a token renewed five minutes before
+/// expiry would be renewed before every request, each one a Keystone sign-in.
+fn renew_at(issued_at: Option<i64>, expires_at: i64) -> i64 {
+    let most = RENEW_BEFORE.as_secs() as i64;
+    let before = issued_at.map_or(most, |issued| {
+        (expires_at.saturating_sub(issued) / 2).clamp(0, most)
+    });
+    expires_at.saturating_sub(before)
+}
 
 /// How a Swift store signs in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +47,8 @@ pub(crate) struct Signed {
     pub token: String,
     /// `http://HOST:PORT/v1/AUTH_project`, no trailing `/`.
     pub storage_url: String,
-    /// Unix seconds.
-    pub expires_at: i64,
+    /// From then on (Unix seconds) the token is renewed before use ([`renew_at`]).
+    pub renew_at: i64,
 }
 
 /// What renews tokens.
@@ -58,7 +71,7 @@ fn now_unix() -> i64 {
 
 impl Signed {
     pub(crate) fn expiring(&self) -> bool {
-        self.expires_at.saturating_sub(now_unix()) < RENEW_BEFORE.as_secs() as i64
+        now_unix() >= self.renew_at
     }
 }
 
@@ -110,16 +123,16 @@ impl SignIn {
     pub(crate) async fn signed(&self, refused: Option<&str>) -> Result<Signed, BlobError> {
         match self {
             SignIn::Keystone(api) => {
-                let (token, expires_at) = api.token_secret();
+                let (token, issued_at, expires_at) = api.token_secret();
                 let stale = refused == Some(token.as_str())
-                    || expires_at.saturating_sub(now_unix()) < RENEW_BEFORE.as_secs() as i64;
+                    || now_unix() >= renew_at(issued_at, expires_at);
                 if stale {
                     api.renew_token(&token).await.map_err(|e| BlobError::Auth {
                         store: "keystone".into(),
                         message: e.to_string(),
                     })?;
                 }
-                let (token, expires_at) = api.token_secret();
+                let (token, issued_at, expires_at) = api.token_secret();
                 let endpoint =
                     api.endpoint(&ServiceType::ObjectStore, None)
                         .map_err(|e| BlobError::Auth {
@@ -129,7 +142,7 @@ impl SignIn {
                 Ok(Signed {
                     token,
                     storage_url: endpoint.url().as_str().trim_end_matches('/').to_owned(),
-                    expires_at,
+                    renew_at: renew_at(issued_at, expires_at),
                 })
             }
             SignIn::V1 {
@@ -175,10 +188,12 @@ async fn v1_sign_in(
     let lifetime = header("X-Auth-Token-Expires")
         .and_then(|v| v.parse::<f64>().ok())
         .map_or(86_400, |secs| secs as i64);
+    let issued_at = now_unix();
+    let expires_at = issued_at.saturating_add(lifetime);
     Ok(Signed {
         token,
         storage_url: storage_url.trim_end_matches('/').to_owned(),
-        expires_at: now_unix().saturating_add(lifetime),
+        renew_at: renew_at(Some(issued_at), expires_at),
     })
 }
 
@@ -186,19 +201,41 @@ async fn v1_sign_in(
 mod tests {
     use super::*;
 
-    fn signed(left: i64) -> Signed {
+    /// A token Keystone issued `age` seconds ago, for `lifetime` seconds (Keystone's
+    /// `[token] expiration`).
+    fn signed(age: i64, lifetime: i64) -> Signed {
+        let issued_at = now_unix() - age;
+        let expires_at = issued_at + lifetime;
         Signed {
             token: "t".into(),
             storage_url: "http://127.0.0.1:8080/v1/AUTH_test".into(),
-            expires_at: now_unix() + left,
+            renew_at: renew_at(Some(issued_at), expires_at),
         }
     }
 
     #[test]
     fn a_token_is_renewed_in_its_last_five_minutes() {
-        assert!(!signed(3_600).expiring());
-        assert!(!signed(310).expiring());
-        assert!(signed(290).expiring());
-        assert!(signed(-10).expiring());
+        // Keystone's default lifetime, an hour.
+        assert!(!signed(0, 3_600).expiring());
+        assert!(!signed(3_600 - 310, 3_600).expiring());
+        assert!(signed(3_600 - 290, 3_600).expiring());
+        assert!(signed(3_610, 3_600).expiring());
+        assert_eq!(renew_at(Some(1_000), 4_600), 4_300);
+        // Keystone gave no issue time: five minutes before expiry.
+        assert_eq!(renew_at(None, 4_600), 4_300);
+    }
+
+    #[test]
+    fn a_token_shorter_than_ten_minutes_is_renewed_half_way() {
+        // `[token] expiration = 240`: five minutes before expiry is before the token was
+        // issued, which renewed it (a Keystone sign-in) before every request.
+        assert!(!signed(0, 240).expiring());
+        assert!(!signed(110, 240).expiring());
+        assert!(signed(130, 240).expiring());
+        assert_eq!(renew_at(Some(1_000), 1_240), 1_120);
+        assert_eq!(renew_at(Some(1_000), 1_600), 1_300);
+        // Issued already expired (clocks apart): renewed at once, no overflow.
+        assert_eq!(renew_at(Some(2_000), 1_000), 1_000);
+        assert_eq!(renew_at(Some(i64::MIN), i64::MAX), i64::MAX - 300);
     }
 }

@@ -241,15 +241,14 @@ impl Api {
             .clone()
     }
 
-    /// The token's secret and when it expires (Unix seconds), for a client that sends
-    /// it itself (the Swift blob store).
-    pub fn token_secret(&self) -> (String, i64) {
+    /// The token's secret, when Keystone issued it (when it says) and when it expires
+    /// (Unix seconds), for a client that sends it itself (the Swift blob store).
+    pub fn token_secret(&self) -> (String, Option<i64>, i64) {
         let token = self.token();
-        let expires = token
-            .auth_info
-            .as_ref()
-            .map_or(i64::MAX, |a| a.token.expires_at.timestamp());
-        (token.token.expose_secret().to_owned(), expires)
+        let info = token.auth_info.as_ref().map(|a| &a.token);
+        let issued = info.and_then(|t| t.issued_at).map(|t| t.timestamp());
+        let expires = info.map_or(i64::MAX, |t| t.expires_at.timestamp());
+        (token.token.expose_secret().to_owned(), issued, expires)
     }
 
     /// Signs in again unless the token is no longer `seen` (another call renewed it).
