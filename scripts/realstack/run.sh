@@ -10,6 +10,8 @@
 # happen as designed or evacdoc disagrees with its ground truth. Every process a scenario
 # starts is stopped by it (also on failure or TERM).
 # EVACDOC: the evacdoc binary to use (default: target/debug/evacdoc, built if missing).
+# REALSTACK_PORT_BASE: the first scenario's ports (default 28100; each next one +10), for
+# two runs on one machine.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -32,7 +34,7 @@ fi
 
 # The scenarios run at once, each on its own ports (they mostly wait on the services'
 # timers), then each bundle is analyzed and compared.
-port=28100
+port=${REALSTACK_PORT_BASE:-28100}
 pids=()
 for s in "${scenarios[@]}"; do
     out="$root/target/realstack/out/$s"
