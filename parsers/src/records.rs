@@ -171,7 +171,7 @@ impl<'a> Record<'a> {
     /// The access line, if this is one.
     pub fn access(&self) -> Option<&AccessLine<'a>> {
         match &self.head.content {
-            Content::Access(a) => Some(a),
+            Content::Access(a) => Some(a.as_ref()),
             _ => None,
         }
     }
@@ -179,7 +179,7 @@ impl<'a> Record<'a> {
     /// The uWSGI line, if this is one.
     pub fn uwsgi(&self) -> Option<&UwsgiLine<'a>> {
         match &self.head.content {
-            Content::Uwsgi(u) => Some(u),
+            Content::Uwsgi(u) => Some(u.as_ref()),
             _ => None,
         }
     }
