@@ -126,10 +126,11 @@ impl<'a> Wrapper<'a> {
 pub enum Content<'a> {
     /// An oslo.log line.
     Oslo(OsloLine<'a>),
-    /// An Apache access line.
-    Access(AccessLine<'a>),
+    /// An Apache access line (boxed, as the uWSGI line: they are twice the size of an
+    /// oslo line, and every line of a log is moved several times on its way to a record).
+    Access(Box<AccessLine<'a>>),
     /// A uWSGI request line.
-    Uwsgi(UwsgiLine<'a>),
+    Uwsgi(Box<UwsgiLine<'a>>),
     /// Text with no known prefix: a continuation line, a raw traceback line, or junk.
     Text {
         /// The text.
@@ -219,10 +220,10 @@ pub fn parse_content(text: &str) -> Content<'_> {
             parse_oslo_line(text).map(|(_, o)| Content::Oslo(o))
         }
         Some(b'[' | b'{') if text.starts_with("[pid: ") || text.starts_with("{address space") => {
-            parse_uwsgi_line(text).map(|(_, u)| Content::Uwsgi(u))
+            parse_uwsgi_line(text).map(|(_, u)| Content::Uwsgi(Box::new(u)))
         }
         Some(_) => match parse_access_line(text) {
-            Ok((_, a)) => Ok(Content::Access(a)),
+            Ok((_, a)) => Ok(Content::Access(Box::new(a))),
             // Without `] "` (the end of `%t` and the start of `%r`) the line was never
             // an access line: say so rather than name a missing access-log field.
             Err(_) if memchr::memmem::find(b, b"] \"").is_none() => {

@@ -1,7 +1,5 @@
 //! Reading one log file: pieces of whole lines, records pushed into sinks.
 
-use std::collections::BTreeMap;
-
 use evacdoc_parsers::sniff::{FileKind, sniff};
 use evacdoc_parsers::utf8::decode;
 use evacdoc_parsers::{Assembler, Format, Record, RecordSpan};
@@ -120,12 +118,49 @@ pub(crate) fn read_log_within<S: RecordSink + ?Sized>(
     read
 }
 
+/// Every format, in their order.
+const FORMATS: [Format; 12] = [
+    Format::Oslo,
+    Format::Access,
+    Format::Uwsgi,
+    Format::Pebble,
+    Format::Syslog,
+    Format::Cri,
+    Format::Docker,
+    Format::Kubectl,
+    Format::Traceback,
+    Format::Ini,
+    Format::Text,
+    Format::Unparsed,
+];
+
+/// Where a format is counted in [`Counts::formats`]: its place in [`FORMATS`] (a match,
+/// so that a new format cannot be left out).
+fn format_slot(format: Format) -> usize {
+    match format {
+        Format::Oslo => 0,
+        Format::Access => 1,
+        Format::Uwsgi => 2,
+        Format::Pebble => 3,
+        Format::Syslog => 4,
+        Format::Cri => 5,
+        Format::Docker => 6,
+        Format::Kubectl => 7,
+        Format::Traceback => 8,
+        Format::Ini => 9,
+        Format::Text => 10,
+        Format::Unparsed => 11,
+    }
+}
+
 /// What the reader counts of a file's records.
 #[derive(Default)]
 struct Counts {
     records: u64,
     unparsed: u64,
-    formats: BTreeMap<Format, u64>,
+    /// Records per format, by [`format_slot`] (a map entry per record was a
+    /// noticeable share of reading a big log).
+    formats: [u64; FORMATS.len()],
     /// The first line no format fitted (blank lines aside), and why.
     first_reason: Option<(usize, evacdoc_parsers::Reason)>,
 }
@@ -133,7 +168,9 @@ struct Counts {
 impl Counts {
     fn count(&mut self, record: &Record<'_>, span: RecordSpan) {
         self.records += 1;
-        *self.formats.entry(record.format()).or_default() += 1;
+        if let Some(n) = self.formats.get_mut(format_slot(record.format())) {
+            *n += 1;
+        }
         if let Some(reason) = record.unparsed_reason() {
             self.unparsed += 1;
             if self.first_reason.is_none() && reason != evacdoc_parsers::Reason::BLANK {
@@ -246,11 +283,13 @@ fn read_records<S: RecordSink + ?Sized>(
         info.incomplete = Some(reason.clone());
         cut = Some(reason);
     }
-    info.format = counts
-        .formats
+    // In the formats' order, as a map by format would give them (the last of equal
+    // counts wins).
+    info.format = FORMATS
         .iter()
-        .filter(|(f, _)| **f != Format::Unparsed)
-        .max_by_key(|(_, n)| **n)
+        .zip(counts.formats)
+        .filter(|(f, n)| **f != Format::Unparsed && *n > 0)
+        .max_by_key(|(_, n)| *n)
         .map(|(f, _)| f.as_str().to_string())
         .unwrap_or_else(|| "unparsed".into());
     let mut skipped = None;

@@ -204,3 +204,11 @@ fn container_line_pieces_are_one_record_of_the_file() {
     );
     assert_eq!(outcome.skipped, None);
 }
+
+#[test]
+fn format_slots_follow_the_formats_order() {
+    for (i, format) in super::FORMATS.iter().enumerate() {
+        assert_eq!(super::format_slot(*format), i, "{format:?}");
+    }
+    assert!(super::FORMATS.windows(2).all(|w| w[0] < w[1]));
+}
