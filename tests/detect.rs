@@ -41,10 +41,14 @@ fn expectations(name: &str) -> (BTreeSet<String>, BTreeSet<String>) {
             .trim_start_matches(['-', '*', ' '])
             .replace('`', "");
         if let Some(rest) = clean.strip_prefix("Must not fire:") {
-            forbidden.extend(
-                rest.split(',')
-                    .map(|s| s.trim().trim_end_matches('.').to_string()),
-            );
+            for id in rest.split(',').map(|s| s.trim().trim_end_matches('.')) {
+                // A typo or a wrapped line would make the check pass whatever fires.
+                assert!(
+                    ids.contains(&id),
+                    "{name}: README's `Must not fire` names {id:?}, not a detector id (one line, comma-separated ids)"
+                );
+                forbidden.insert(id.to_string());
+            }
             continue;
         }
         if let Some(id) = ids.iter().find(|id| clean.starts_with(**id)) {
