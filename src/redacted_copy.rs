@@ -201,14 +201,16 @@ pub fn redact_bundle(
         });
         distinct_paths(redacted.collect())
     };
+    // One view of the map per piece of work rayon splits off, not per file: what one
+    // file looked up is not asked of the shared map again for the next.
     let results: Vec<FileResult> = found
         .files
         .par_iter()
         .zip(targets)
-        .map(|(file, rel)| {
-            let mut view = SharedMap::new(&shared);
-            copy_file(file, rel, &root, &names, &mode, &mut view)
-        })
+        .map_init(
+            || SharedMap::new(&shared),
+            |view, (file, rel)| copy_file(file, rel, &root, &names, &mode, view),
+        )
         .collect();
     let mut report = RedactReport {
         seeded_names: names.seeds().hosts.len() + names.seeds().domains.len(),

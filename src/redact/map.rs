@@ -244,8 +244,9 @@ impl Pseudonyms for PseudonymMap {
 #[derive(Debug)]
 pub struct SharedMap<'a> {
     shared: &'a std::sync::Mutex<PseudonymMap>,
-    /// Per kind, real → pseudonym (looked up by `&str`: no key allocated per word).
-    cache: HashMap<Kind, HashMap<String, String>>,
+    /// Per kind (by its place in [`Kind`]), real → pseudonym (looked up by `&str`: no
+    /// key allocated per word, and no hash of the kind).
+    cache: Vec<HashMap<String, String>>,
 }
 
 impl<'a> SharedMap<'a> {
@@ -253,24 +254,27 @@ impl<'a> SharedMap<'a> {
     pub fn new(shared: &'a std::sync::Mutex<PseudonymMap>) -> SharedMap<'a> {
         SharedMap {
             shared,
-            cache: HashMap::new(),
+            cache: Vec::new(),
         }
     }
 }
 
 impl Pseudonyms for SharedMap<'_> {
     fn pseudonym(&mut self, kind: Kind, real: &str) -> String {
-        if let Some(p) = self.cache.get(&kind).and_then(|m| m.get(real)) {
+        let at = kind as usize;
+        if let Some(p) = self.cache.get(at).and_then(|m| m.get(real)) {
             return p.clone();
         }
         let p = match self.shared.lock() {
             Ok(mut map) => map.pseudonym(kind, real),
             Err(poisoned) => poisoned.into_inner().pseudonym(kind, real),
         };
-        self.cache
-            .entry(kind)
-            .or_default()
-            .insert(real.to_string(), p.clone());
+        if self.cache.len() <= at {
+            self.cache.resize_with(at + 1, HashMap::new);
+        }
+        if let Some(m) = self.cache.get_mut(at) {
+            m.insert(real.to_string(), p.clone());
+        }
         p
     }
 }

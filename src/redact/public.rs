@@ -345,8 +345,21 @@ struct Words<'a, 'k> {
 }
 
 fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.') || b >= 0x80
+    WORD_BYTES[usize::from(b)]
 }
+
+/// Which bytes words are made of (letters, digits, `-`, `_`, `.`, non-ASCII), by value:
+/// one load per byte of every line.
+static WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || c == b'-' || c == b'_' || c == b'.' || c >= 0x80;
+        b += 1;
+    }
+    table
+};
 
 impl Words<'_, '_> {
     /// A piece of a line: shaped values by their shapes, the words between them judged.
@@ -463,15 +476,17 @@ impl Words<'_, '_> {
 
     /// One word: kept when safe (`vocabulary` allowing), else its pseudonym.
     fn judged(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) {
+        // Ids and literals before the remembered words: they are never remembered, and
+        // a line holds many ids (one hash of 36 bytes less for each).
+        if is_uuid(w) || w.strip_prefix("req-").is_some_and(is_uuid) || is_literal(w) {
+            self.out.push_str(w);
+            return;
+        }
         // Judged safe before, with the same vocabulary: nothing below depends on more.
         if self
             .kept
             .contains(w, vocabulary && self.vocabulary == Vocabulary::Log)
         {
-            self.out.push_str(w);
-            return;
-        }
-        if is_uuid(w) || w.strip_prefix("req-").is_some_and(is_uuid) || is_literal(w) {
             self.out.push_str(w);
             return;
         }
@@ -674,11 +689,25 @@ fn key_of(word: &str, flag: bool, buf: &mut String) -> Option<Key> {
     if word.len() < 3 {
         return None;
     }
+    // Every key below holds an ASCII letter past `f`: ids, numbers, addresses and
+    // versions (most words of a line) hold none and are no key.
+    if !word
+        .bytes()
+        .any(|b| b.is_ascii_alphabetic() && !b.is_ascii_hexdigit())
+    {
+        return None;
+    }
     buf.clear();
-    buf.extend(word.chars().map(|c| match c {
-        '-' => '_',
-        c => c.to_ascii_lowercase(),
-    }));
+    if word.contains('-') {
+        buf.extend(word.chars().map(|c| match c {
+            '-' => '_',
+            c => c.to_ascii_lowercase(),
+        }));
+    } else {
+        // The same text: a copy and an ASCII fold, with no decoding char by char.
+        buf.push_str(word);
+        buf.make_ascii_lowercase();
+    }
     let lower = buf.as_str();
     if lower == "authorization" || lower == "proxy_authorization" {
         return Some(Key::Authorization);

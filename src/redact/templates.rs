@@ -81,6 +81,11 @@ static TEMPLATES: LazyLock<Templates> = LazyLock::new(|| {
         });
         by_anchor[at].push(n);
     }
+    // Most constant text first (the list's order among equals): `find` stops at an
+    // anchor's first template that matches, or that cannot beat the best so far.
+    for templates in &mut by_anchor {
+        templates.sort_by_key(|&n| (std::cmp::Reverse(list[n].constant), n));
+    }
     // A DFA: every public line is searched, and with ~2,000 pieces the default (an
     // NFA) was a tenth of `redact --public`'s time; the DFA costs a few MiB, once.
     let anchors = AhoCorasickBuilder::new()
@@ -171,12 +176,15 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
     // Leftmost-longest pieces, not every overlapping one: a piece inside a longer one
     // belongs to a template with less constant text, which would lose anyway.
     for m in anchors.find_iter(line) {
+        // By most constant text first: the first that matches is the anchor's best (the
+        // first of equals, as in the list), and none after one that cannot beat the
+        // best so far can.
         for &n in &templates.by_anchor[m.pattern().as_usize()] {
             let Some(t) = templates.list.get(n) else {
                 continue;
             };
             if best.as_ref().is_some_and(|(c, _, _)| *c >= t.constant) {
-                continue;
+                break;
             }
             // The lazy DFA says whether it matches; groups only for one that does.
             let Some(pattern) = t.pattern().filter(|p| p.is_match(line)) else {
@@ -184,6 +192,7 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
             };
             if let Some(c) = pattern.captures(line) {
                 best = Some((t.constant, c, t));
+                break;
             }
         }
     }
