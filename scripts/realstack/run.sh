@@ -15,7 +15,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
-all=(race defaults executor pending bfv)
+all=(race defaults executor pending bfv rejected forceup noengine)
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=("${all[@]}")
 
