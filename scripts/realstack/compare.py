@@ -11,6 +11,8 @@ Checks, each mismatch printed on a `MISMATCH` line (exit status 1 on any):
     final status as Masakari's API reported it;
   - every file of the bundle is read with the role its path gives it (`files` of the
     ground truth: path -> service), none is skipped, none unknown;
+  - each finding not tied to a notification is in `expected_global` (naming the host of
+    `global_hosts` when given), and each of `expected_global` is found;
   - no line is left unparsed;
   - with WATCH_OUTPUT (`evacdoc watch --format json` on the live files): each expected
     finding printed exactly once, no other.
@@ -93,6 +95,12 @@ def main():
             bad.append("finding %s on a notification not in the ground truth (%s)" % (f["detector"], n))
         if n is None and f["detector"] not in truth.get("expected_global", []):
             bad.append("finding %s (%s) not implied by the ground truth" % (f["detector"], f.get("title")))
+        want_host = truth.get("global_hosts", {}).get(f["detector"])
+        if n is None and want_host and f.get("failed_host") != want_host:
+            bad.append("%s names host %s, expected %s" % (f["id"], f.get("failed_host"), want_host))
+    for d in truth.get("expected_global", []):
+        if not any(f["detector"] == d for f in findings):
+            bad.append("expected finding %s: evacdoc found none" % d)
 
     a = doc.get("analysis", {})
     roles = {f["path"]: f for f in a.get("files", [])}

@@ -10,6 +10,8 @@ BUNDLE_DIR/<host>/var/log/nova/. A small control server on CONTROL_PORT (loopbac
 
     GET /ready          200 once every service runs
     POST /crash/<host>  stops that compute's timers (heartbeat) and RPC servers
+    POST /fault/slowspawn/<seconds>
+                        the fake hypervisor takes that long to spawn from now on
     POST /stop          ends the process
     POST /fault/get503/<server>/<n>
                         the next n GET /v2.1/servers/<server> answer 503 from a WSGI
@@ -179,6 +181,20 @@ def crash(svc):
     svc.tg.stop(graceful=False)
 
 
+def slow_spawn(seconds):
+    """From now on the fake hypervisor takes `seconds` to spawn (a real one takes some):
+    an evacuation stays in task_state rebuilding that long."""
+    from nova.virt import fake
+
+    original = fake.FakeDriver.spawn
+
+    def spawn(self, *a, **kw):
+        time.sleep(seconds)
+        return original(self, *a, **kw)
+
+    fake.FakeDriver.spawn = spawn
+
+
 def serve_control(services, done):
     crashed = {}
 
@@ -212,6 +228,9 @@ def serve_control(services, done):
                 server, n = self.path[len("/fault/get503/"):].split("/")
                 with FAULTS_LOCK:
                     FAULTS["/v2.1/servers/" + server] = int(n)
+                return self.answer(200, "armed")
+            if self.path.startswith("/fault/slowspawn/"):
+                slow_spawn(float(self.path[len("/fault/slowspawn/"):]))
                 return self.answer(200, "armed")
             if self.path == "/stop":
                 self.answer(200, "stopping")

@@ -17,7 +17,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
-all=(race defaults executor pending bfv blobs)
+all=(race defaults executor pending bfv blobs rejected forceup noengine)
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=("${all[@]}")
 

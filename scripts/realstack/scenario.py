@@ -17,6 +17,18 @@ Scenarios:
             evacuated with the others, the notification finishes, no finding.
   defaults  the same cloud with Nova's and Masakari's defaults (60 s / 180 s): the
             evacuations are accepted, the notification finishes.
+  rejected  (issue 29, class 3) the monitor names the dead host as its cluster does
+            (cmp1.example.com), the segment as Nova does (cmp1): masakari-api answers 400
+            `Host with name ... could not be found.`, no notification exists. A second host
+            left on maintenance answers 409 to a notification with no monitor to say its
+            event: not a finding on its own (a STARTED event is refused the same way).
+  forceup   (class 12) cmp1 dead, forced down, its servers evacuated through Nova's API;
+            forcing it up again answers 400 `Unable to force up host cmp1 as `done`
+            evacuation migration records remain ...`.
+  noengine  (class 6) masakari-engine stopped after it declared its queue: masakari-api
+            answers 202, no engine processes the notification, which stays `new`;
+            `rabbitmqctl list_queues` saved in the bundle as sos does shows the messages
+            in `ha_engine` with no consumer.
   executor  `evacdoc recover host` against Keystone and Nova (no Masakari): a dead fenced
             host's servers all ACTIVE elsewhere and unlocked; an up unfenced host refused
             with no evacuation in Nova's log; the plan's wait from the cloud's nova.conf;
@@ -480,11 +492,250 @@ def run_executor(out, port_base, venv):
     return problems
 
 
+def make_bundle(out, computes):
+    shutil.rmtree(out, ignore_errors=True)
+    bundle = os.path.join(out, "bundle")
+    os.makedirs(bundle)
+    for h in [CONTROLLER] + computes:
+        os.makedirs(os.path.join(bundle, h, "etc"), exist_ok=True)
+        with open(os.path.join(bundle, h, "etc/hostname"), "w") as f:
+            f.write(h + "\n")
+        with open(os.path.join(bundle, h, "etc/timezone"), "w") as f:
+            f.write("Etc/UTC\n")
+    return bundle
+
+
+def notify(ha, host, event="STOPPED"):
+    """POST /v1/notifications as a host monitor does; returns (status, body)."""
+    r = ha.instance_ha.post("/notifications", json={"notification": {
+        "type": "COMPUTE_HOST", "hostname": host,
+        "generated_time": time.strftime("%Y-%m-%dT%H:%M:%S.000000", time.gmtime()),
+        "payload": {"event": event, "host_status": "NORMAL", "cluster_status": "OFFLINE"}}})
+    try:
+        body = r.json()
+    except ValueError:
+        body = r.text
+    return r.status_code, body
+
+
+def story_rejected(stack, conn, ha, seg, servers, problems):
+    """Class 3: a host name the segment does not know (400); a host on maintenance (409)."""
+    truth = {"expected_global": ["notification-rejected"],
+             "global_hosts": {"notification-rejected": "cmp1.example.com"}}
+    stack.crash(FAILED)
+    time.sleep(5)
+    fqdn = FAILED + ".example.com"
+    st, body = notify(ha, fqdn)
+    log("rejected: notification for %s: %s %s" % (fqdn, st, body))
+    if st != 400 or "could not be found" not in json.dumps(body):
+        problems.append("notification for %s answered %s %s, expected 400 host not found" % (fqdn, st, body))
+    # A host left on maintenance: Masakari refuses any notification of it (409).
+    other = COMPUTES[1]
+    hid = next(h.uuid for h in ha.instance_ha.hosts(seg.uuid) if h.name == other)
+    ha.instance_ha.update_host(hid, seg.uuid, on_maintenance=True)
+    st2, body2 = notify(ha, other)
+    log("rejected: notification for %s (on maintenance): %s %s" % (other, st2, body2))
+    if st2 != 409 or "under maintenance" not in json.dumps(body2):
+        problems.append("notification for %s answered %s %s, expected 409 maintenance" % (other, st2, body2))
+    made = list(ha.instance_ha.notifications())
+    if made:
+        problems.append("Masakari holds %d notification(s), expected none" % len(made))
+    truth["answers"] = {fqdn: [st, body], other: [st2, body2]}
+    truth["notifications"] = len(made)
+    return truth
+
+
+def story_forceup(stack, conn, ha, seg, servers, problems):
+    """Class 12: after a forced-down evacuation, forcing the host up is refused."""
+    truth = {"expected_global": ["force-up-refused"],
+             "global_hosts": {"force-up-refused": FAILED}}
+    stack.crash(FAILED)
+    svc = next(conn.compute.services(binary="nova-compute", host=FAILED))
+    r = conn.compute.put("/os-services/%s" % svc.id, json={"forced_down": True}, microversion="2.53")
+    if r.status_code != 200:
+        raise RuntimeError("force down: %s %s" % (r.status_code, r.text))
+    for sid in servers:
+        r = conn.compute.post("/servers/%s/action" % sid, json={"evacuate": {}}, microversion="2.53")
+        if r.status_code != 200:
+            raise RuntimeError("evacuate %s: %s %s" % (sid, r.status_code, r.text))
+
+    def moved():
+        ss = [conn.compute.get_server(i) for i in servers]
+        return all(x.status == "ACTIVE" and x.compute_host != FAILED for x in ss)
+
+    wait_until("evacuated servers ACTIVE elsewhere", moved, 180)
+
+    def migrations():
+        r = conn.compute.get("/os-migrations?migration_type=evacuation&source_compute=%s"
+                             % FAILED, microversion="2.59")
+        return [(m["instance_uuid"], m["status"]) for m in r.json().get("migrations", [])]
+
+    # Nova's own record of the moves: `done` until cmp1's nova-compute starts again.
+    done = wait_until("evacuation migrations done",
+                      lambda: [m for m in migrations() if m[1] == "done"], 30)
+    if len(done) != len(servers):
+        problems.append("%d evacuation migration(s) done, expected %d" % (len(done), len(servers)))
+    r = conn.compute.put("/os-services/%s" % svc.id, json={"forced_down": False}, microversion="2.53")
+    log("forceup: force up %s: %s %s" % (FAILED, r.status_code, r.text))
+    if r.status_code != 400 or "Unable to force up host" not in r.text:
+        problems.append("force up answered %s %s, expected 400" % (r.status_code, r.text))
+    truth["force_up_answer"] = [r.status_code, r.text]
+    truth["migrations"] = migrations()
+    truth["servers_after"] = {i: conn.compute.get_server(i).compute_host for i in servers}
+    return truth
+
+
+def story_noengine(stack, conn, ha, seg, servers, problems):
+    """Class 6: the engine stopped; masakari-api accepts, nobody processes."""
+    truth = {"expected_global": ["engine-not-consuming"]}
+    stack.stop(only=("masakari-engine",))
+    stack.crash(FAILED)
+    time.sleep(5)
+    st, body = notify(ha, FAILED)
+    log("noengine: notification for %s: %s %s" % (FAILED, st, body))
+    if st != 202:
+        problems.append("notification answered %s %s, expected 202" % (st, body))
+    nid = body.get("notification", {}).get("notification_uuid") if isinstance(body, dict) else None
+    time.sleep(15)
+    status = ha.instance_ha.get_notification(nid).status if nid else None
+    if status != "new":
+        problems.append("notification %s is %s, expected new" % (nid, status))
+    queues = stack.list_queues(os.path.join(stack.bundle, CONTROLLER,
+                                            "sos_commands/rabbitmq/rabbitmqctl_list_queues"))
+    log("noengine: queues %s" % queues)
+    m, c = queues.get("ha_engine", (0, 0))
+    if m < 1 or c != 0:
+        problems.append("queue ha_engine holds %d message(s), %d consumer(s)" % (m, c))
+    truth.update({"notification_id": nid, "notification_status": status, "queues": queues})
+    return truth
+
+
+def story_duplicate(stack, conn, ha, seg, servers, problems):
+    """Class 7: two notifications of one host accepted close together (the operator took
+    the host off maintenance, a second monitor notified): two flows evacuate the same
+    servers, Nova refuses the second flow's calls (409 task_state rebuilding)."""
+    stack.slow_spawn(20)
+    stack.crash(FAILED)
+    time.sleep(5)
+    # Two monitors notify at once; two masakari-api workers take one each (the per-host
+    # lock is a lock of one process): both see the host not yet on maintenance.
+    import threading
+    answers = {}
+
+    # Their generated times 2 s apart, more than duplicate_notification_detection_interval.
+    now = time.time()
+
+    def post(key, offset):
+        r = ha.instance_ha.post("/notifications", json={"notification": {
+            "type": "COMPUTE_HOST", "hostname": FAILED,
+            "generated_time": time.strftime("%Y-%m-%dT%H:%M:%S.000000", time.gmtime(now + offset)),
+            "payload": {"event": "STOPPED", "host_status": "NORMAL",
+                        "cluster_status": "OFFLINE"}}})
+        answers[key] = (r.status_code, r.text)
+
+    ts = [threading.Thread(target=post, args=(k, hs)) for k, hs in ((1, -2), (2, 0))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    log("duplicate: answers %s" % answers)
+    ok = [json.loads(t)["notification"]["notification_uuid"] for st, t in answers.values() if st == 202]
+    if len(ok) != 2:
+        raise RuntimeError("both notifications were not accepted: %s" % answers)
+    made = sorted(ha.instance_ha.notifications(), key=lambda n: n.created_at)
+    first, second = made[0].notification_uuid, made[1].notification_uuid
+
+    def settled(n):
+        s = ha.instance_ha.get_notification(n).status
+        return s if s in ("finished", "failed") else None
+
+    s1 = wait_until("first notification settled", lambda: settled(first), 400, every=3)
+    s2 = wait_until("second notification settled", lambda: settled(second), 400, every=3)
+    log("duplicate: %s %s, %s %s" % (first, s1, second, s2))
+    recs = []
+    for n, s, want in ((first, s1, []), (second, s2, ["duplicate-host-flows"])):
+        recs.append({"notification_id": n, "failed_host": FAILED, "expected": (want or ["healthy"])[0],
+                     "expected_detectors": want, "instance_detectors": [], "status_detectors": [],
+                     "final_status": s, "explanation_mentions": [], "instances": servers,
+                     "instances_concerned": []})
+    return {"expected_global": [], "recoveries_override": recs,
+            "servers_after": {i: conn.compute.get_server(i).compute_host for i in servers}}
+
+
+STORIES = {
+    "duplicate": {"story": story_duplicate, "servers": 2, "masakari": True,
+                  "nova": {"service_down_time": "20"},
+                  "masakari_conf": {"wait_period_after_service_update": "30",
+                                    "masakari_api_workers": "2",
+                                    "duplicate_notification_detection_interval": "1"}},
+    "rejected": {"story": story_rejected, "servers": 1, "masakari": True},
+    "forceup": {"story": story_forceup, "servers": 2, "masakari": False},
+    "noengine": {"story": story_noengine, "servers": 1, "masakari": True},
+}
+
+
+def run_story(name, out, port_base, venv):
+    """Issue 29's classes that need no hardware, each a story against the real services;
+    Nova's and Masakari's defaults (no race risk from the configs)."""
+    sc = STORIES[name]
+    bundle = make_bundle(out, COMPUTES)
+    stack = Stack(os.path.join(out, "work"), bundle, venv, port_base)
+    problems = []
+    configs = [CONTROLLER + "/etc/nova/nova.conf"]
+    try:
+        log("%s: keystone" % name)
+        stack.start_keystone()
+        if sc["masakari"]:
+            log("%s: rabbitmq" % name)
+            stack.start_rabbit()
+        log("%s: nova" % name)
+        stack.start_nova(sc.get("nova", {}), COMPUTES)
+        ha = seg = None
+        if sc["masakari"]:
+            log("%s: masakari" % name)
+            stack.start_masakari(sc.get("masakari_conf", {}))
+            configs.append(CONTROLLER + "/etc/masakari/masakari.conf")
+        conn = connect(stack)
+        servers = boot(conn, sc["servers"])
+        log("%s: %d servers ACTIVE on %s" % (name, len(servers), FAILED))
+        if sc["masakari"]:
+            ha = connect(stack, "masakari", "service")
+            seg = ha.instance_ha.create_segment(name="seg1", recovery_method="auto",
+                                                service_type="COMPUTE")
+            for h in COMPUTES:
+                ha.instance_ha.create_host(seg.uuid, name=h, type="COMPUTE",
+                                           control_attributes="SSH")
+        truth = sc["story"](stack, conn, ha, seg, servers, problems)
+        conn.close()
+        if ha is not None:
+            ha.close()
+    finally:
+        log("%s: stopping" % name)
+        try:
+            stack.stop_nova()
+        except Exception as e:
+            log("nova stop: %s" % e)
+        stack.stop(only=("masakari-api", "masakari-engine"))
+        stack.stop_rabbit()
+        stack.stop()
+    truth.update({
+        "scenario": name,
+        "hosts": [{"name": h, "clock_offset_s": 0} for h in [CONTROLLER] + COMPUTES],
+        # No notification reached an engine: no recovery to judge.
+        "recoveries": truth.pop("recoveries_override", []),
+        "files": bundle_logs(bundle),
+        "configs": configs,
+        "scenario_problems": problems,
+    })
+    stack.ground_truth(truth)
+    return problems
+
+
 def main():
     # A TERM (run.sh interrupted, a timeout) still runs the finally that stops the stack.
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(143))
     ap = argparse.ArgumentParser()
-    ap.add_argument("name", choices=sorted(SCENARIOS) + ["executor", "blobs"])
+    ap.add_argument("name", choices=sorted(SCENARIOS) + sorted(STORIES) + ["executor", "blobs"])
     ap.add_argument("out")
     ap.add_argument("--port-base", type=int, default=28100)
     ap.add_argument("--venv", default=os.path.dirname(os.path.dirname(os.path.abspath(sys.executable))))
@@ -495,6 +746,8 @@ def main():
         from blobs import run_blobs
 
         problems = run_blobs(os.path.abspath(a.out), a.port_base, a.venv)
+    elif a.name in STORIES:
+        problems = run_story(a.name, os.path.abspath(a.out), a.port_base, a.venv)
     else:
         problems = run(a.name, os.path.abspath(a.out), a.port_base, a.venv)
     for p in problems:

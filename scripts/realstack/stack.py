@@ -274,6 +274,11 @@ class Stack:
                                      % (self.port["control"], server, n), method="POST", data=b"")
         urllib.request.urlopen(req, timeout=30).read()
 
+    def slow_spawn(self, seconds):
+        req = urllib.request.Request("http://127.0.0.1:%d/fault/slowspawn/%s"
+                                     % (self.port["control"], seconds), method="POST", data=b"")
+        urllib.request.urlopen(req, timeout=30).read()
+
     def stop_nova(self):
         req = urllib.request.Request("http://127.0.0.1:%d/stop" % self.port["control"],
                                      method="POST", data=b"")
@@ -284,7 +289,7 @@ class Stack:
             pass
 
     # -- Masakari ----------------------------------------------------------------------
-    def start_masakari(self, default):
+    def start_masakari(self, default, engine=True):
         d = os.path.join(self.work, "masakari")
         os.makedirs(d, exist_ok=True)
         path = os.path.join(self.bundle, CONTROLLER, "etc/masakari/masakari.conf")
@@ -319,9 +324,29 @@ class Stack:
                         "db", "sync"], check=True, cwd=d, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
         for svc in ("masakari-engine", "masakari-api"):
+            if svc == "masakari-engine" and not engine:
+                continue
             self.spawn(svc, [os.path.join(bin_, svc), "--config-file", path,
                              "--log-file", os.path.join(logdir, svc + ".log")])
         wait_http("http://127.0.0.1:%d/" % self.port["masakari"], "masakari-api", timeout=180)
+
+    def list_queues(self, path):
+        """`rabbitmqctl list_queues name messages consumers` saved at path, as sos's
+        rabbitmq plugin saves its commands; returns {queue: (messages, consumers)}."""
+        e = dict(os.environ, **self.rabbit_env)
+        r = subprocess.run([self.rabbit_ctl, "-n", self.rabbit_env["RABBITMQ_NODENAME"],
+                            "list_queues", "name", "messages", "consumers"], env=e,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=60, check=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(r.stdout)
+        out = {}
+        for line in r.stdout.splitlines():
+            cells = line.split("\t")
+            if len(cells) == 3 and cells[1].isdigit() and cells[2].isdigit():
+                out[cells[0]] = (int(cells[1]), int(cells[2]))
+        return out
 
     def ground_truth(self, truth):
         with open(os.path.join(os.path.dirname(self.bundle.rstrip("/")), "ground_truth.json"), "w") as f:

@@ -51,7 +51,29 @@ fn topic(ctx: &DetectContext<'_>) -> String {
         .map_or_else(|| DEFAULT_TOPIC.to_string(), |c| c.value.trim().to_string())
 }
 
-/// The 202 answers of masakari-api to a notification.
+/// Whether a request answered 202 to `POST …/notifications`.
+fn accepts_notification(method: &str, path: &str, status: u16) -> bool {
+    method == "POST"
+        && path
+            .split('?')
+            .next()
+            .is_some_and(|p| p.ends_with("/notifications"))
+        && status == 202
+}
+
+/// Whether `e` is masakari-api's own request line (its eventlet server, logger
+/// `masakari.masakari_api.wsgi.server`, in Nova's eventlet format: `127.0.0.1 "POST
+/// /v1/<project>/notifications HTTP/1.1" status: 202 len: 782 time: 1.5807905`) answering
+/// 202 to a notification. Nova's request lines carry their request parsed; this one only
+/// its text.
+fn own_request_accepts(e: &crate::model::Event) -> bool {
+    e.logger().is_some_and(|l| l.ends_with(".wsgi.server"))
+        && evacdoc_parsers::nova_request::parse_nova_request(&e.message())
+            .is_ok_and(|(_, r)| accepts_notification(r.method, r.uri, r.status))
+}
+
+/// The 202 answers of masakari-api to a notification: access-log lines (Apache, uWSGI)
+/// and masakari-api's own request lines.
 fn accepted(ctx: &DetectContext<'_>) -> Vec<EventId> {
     let analysis = ctx.analysis;
     (0..analysis.events.len())
@@ -59,14 +81,10 @@ fn accepted(ctx: &DetectContext<'_>) -> Vec<EventId> {
         .filter(|&i| {
             analysis.events.by_id(i).is_some_and(|e| {
                 evidence::project(analysis, e) == Project::Masakari
-                    && e.http().is_some_and(|h| {
-                        &*h.method == "POST"
-                            && h.path
-                                .split('?')
-                                .next()
-                                .is_some_and(|p| p.ends_with("/notifications"))
-                            && h.status == 202
-                    })
+                    && match e.http() {
+                        Some(h) => accepts_notification(&h.method, &h.path, h.status),
+                        None => own_request_accepts(e),
+                    }
             })
         })
         .collect()
@@ -180,5 +198,60 @@ impl EngineNotConsuming {
             known_bugs: Vec::new(),
             highlights: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::context::testing::findings;
+
+    const API: &str = "ctl1/var/log/masakari/masakari-api.log";
+    const ENGINE: &str = "ctl1/var/log/masakari/masakari-engine.log";
+    const QUEUES: &str = "ctl1/sos_commands/rabbitmq/rabbitmqctl_list_queues";
+
+    /// masakari-api 22.0.0's own request line (eventlet server), as the real-stack
+    /// `noengine` scenario logged it.
+    const ACCEPTED: &str = "2026-12-06 22:18:18.080 26832 INFO masakari.masakari_api.wsgi.server [None req-f00a7fce-fa5b-4439-8588-6a1a4e726701 215fa6b1d51042dab5b095f6dcbef348 b01019a4165b40ce95a7234f7322b072 - - default default] 127.0.0.1 \"POST /v1/b01019a4165b40ce95a7234f7322b072/notifications HTTP/1.1\" status: 202 len: 782 time: 1.5807905\n";
+
+    /// `rabbitmqctl list_queues name messages consumers` of RabbitMQ 3.12 once the
+    /// engine had stopped.
+    const LISTING: &str = "Timeout: 60.0 seconds ...\nListing queues for vhost / ...\nname\tmessages\tconsumers\nha_engine.ctl1\t0\t0\nha_engine_fanout_547112c2ad534d969ed3da50f64f1957\t0\t0\nha_engine\t1\t0\n";
+
+    #[test]
+    fn masakari_api_own_request_line_counts_as_accepted() {
+        let found = findings(
+            "engine-not-consuming",
+            &[(API, ACCEPTED), (QUEUES, LISTING)],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(found[0].title.contains("queue ha_engine has 1 message(s)"));
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.text.contains("status: 202"))
+        );
+    }
+
+    #[test]
+    fn an_engine_processing_after_the_202_is_no_finding() {
+        let engine = "2026-12-06 22:18:18.400 26901 INFO masakari.engine.manager [None req-f00a7fce-fa5b-4439-8588-6a1a4e726701 215fa6b1d51042dab5b095f6dcbef348 b01019a4165b40ce95a7234f7322b072 - - default default] Processing notification ef016fa8-438e-4bc3-a80b-b1e7e004703e of type: COMPUTE_HOST\n";
+        let found = findings(
+            "engine-not-consuming",
+            &[(API, ACCEPTED), (ENGINE, engine), (QUEUES, LISTING)],
+        );
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
+    #[test]
+    fn a_refused_notification_is_not_accepted() {
+        let refused = ACCEPTED.replace("status: 202", "status: 400");
+        assert!(
+            findings(
+                "engine-not-consuming",
+                &[(API, &refused), (QUEUES, LISTING)]
+            )
+            .is_empty()
+        );
     }
 }
