@@ -66,7 +66,7 @@ pub struct RedactOptions {
     /// The case map: read when it exists, written back with the new pairs.
     pub map: PathBuf,
     /// A public copy (a share's bundle): every line by default-deny
-    /// ([`super::public`]), config values by the allow-list, the upload's name (this
+    /// ([`crate::redact::public`]), config values by the allow-list, the upload's name (this
     /// one) shown as `bundle`, and `redaction-report.json` in the copy.
     pub public: Option<String>,
     /// Where the upload is unpacked and what bounds that (the service's data folder and
