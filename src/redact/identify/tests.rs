@@ -551,10 +551,10 @@ fn context_brackets_read_as_the_regex_did() {
             .captures_iter(line)
             .map(|c| (c.get(1).unwrap().as_str(), c.get(2).unwrap().as_str()))
             .collect();
-        let got: Vec<(&str, &str)> = super::context_brackets(line).collect();
+        let got: Vec<(&str, &str)> = super::context::context_brackets(line).collect();
         assert_eq!(got, want, "{line}");
     }
-    assert_eq!(super::HINTS[super::BASIC_HINT], "basic ");
+    assert_eq!(super::hints::HINTS[super::hints::BASIC_HINT], "basic ");
 }
 
 /// The prefix of an oslo line gives its bracket's names alone unless another `[` in it
@@ -605,9 +605,9 @@ fn prefixes_read_for_their_bracket_only() {
     for (prefix, alone, plain) in &prefixes {
         let at = prefix.rfind(&bracket).unwrap();
         let raw = &prefix[at..at + bracket.len()];
-        assert_eq!(super::only_context(prefix, raw), *alone, "{prefix}");
-        assert_eq!(super::plain_prefix(prefix), *plain, "{prefix}");
+        assert_eq!(super::sink::only_context(prefix, raw), *alone, "{prefix}");
+        assert_eq!(super::sink::plain_prefix(prefix), *plain, "{prefix}");
     }
     // A part of another text is not the prefix's bracket.
-    assert!(!super::only_context(&prefixes[0].0, &bracket));
+    assert!(!super::sink::only_context(&prefixes[0].0, &bracket));
 }
