@@ -143,6 +143,7 @@ def host_recovery(engine, napi, dest_logs, rng, era, start, nid, req, failed, in
             elif inst != fail_instance:
                 dl.add(ti + sec(4), "INFO", "nova.compute.manager", dctx,
                        "disk on shared storage, evacuating using existing disk", instance=inst)
+                spawned(dl, ti + sec(evac_secs - 3), dctx, inst)
                 dl.add(ti + sec(evac_secs - 2), "INFO", "nova.compute.manager", dctx,
                        "bringing vm to original state: 'active'", instance=inst)
         for k in range(3):
@@ -174,6 +175,11 @@ def host_recovery(engine, napi, dest_logs, rng, era, start, nid, req, failed, in
     if finish:
         engine.add(end, "INFO", "masakari.engine.manager", last, "Notification %s exits with status: finished." % nid)
     return end
+
+
+def spawned(dl, when, dctx, inst):
+    """The libvirt driver's end of a successful spawn (build, rebuild, evacuation)."""
+    dl.add(when, "INFO", "nova.virt.libvirt.driver", dctx, "Instance spawned successfully.", instance=inst)
 
 
 def noise_debug(log, start, n, rng, logger, msgs, step=7.0):

@@ -21,7 +21,7 @@ from lib import (NOCTX, Bundle, Host, Log, Rng, apache_combined, apache_kolla, c
                  ctx_zed, ctx_zed_admin, dump_truth, journal_prefix, nc_frames, oslo_ts, pebble, sec,
                  sos_base, sos_root, syslog_prefix, t, truth)
 from flows import (SITE, Era, api_accept, compute_noise, host_recovery, noise_debug,  # noqa: E402
-                   notification_response, nova_call, scheduler_down_lines, send_notification_lines)
+                   notification_response, nova_call, scheduler_down_lines, send_notification_lines, spawned)
 
 USER = "0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 PROJ = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
@@ -822,6 +822,7 @@ def c11(out, healthy):
                      summary="cinderclient.exceptions.ClientException: Unable to update the attachment. (HTTP 500) (Request-ID: %s)" % creq)
         else:
             dlog.add(when + sec(4), "INFO", "nova.compute.manager", dctx, "disk on volume, evacuating using existing volume", instance=i)
+            spawned(dlog, when + sec(19), dctx, i)
 
     host_recovery(eng, napi, [(dl, dest)], rng, era, t0, nid, req, "compute-2", [inst], USER, PROJ, evac_secs=40,
                   fail_instance=inst, fail_text=None if healthy else "Failed to evacuate instance %s" % inst)
@@ -1054,8 +1055,253 @@ def main():
     c14(out, "eventlet")
     c14(out, "pool")
     c14(out, "healthy")
+    more(out)
     dump_truth(out, TRUTH)
     print("%d bundles in %s" % (len(TRUTH), out))
+
+
+
+# ------------------------------------------------------------------------------------------
+# Harder variants: other releases' wording, other layouts and wrappers
+# ------------------------------------------------------------------------------------------
+def c1_journal(out, healthy):
+    """Ubuntu sosreport, FQDN node names, monitoring_samples = 3, the monitor logging to the
+    journal (no log_file). Failing: pacemaker 2.1.8 + monitors 20.0.0 ('_uncertain' then the
+    epoch '0'); healthy: pacemaker 2.1.6 (online/offline) + the same monitors, notified."""
+    name = "u01-sos-joinepoch-journal" + ("-pcmk216-healthy" if healthy else "")
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(20)
+    me = Host("cmp-a1.dc2.example.com", "Europe/Warsaw", 0)
+    dead = "cmp-a2.dc2.example.com"
+    other = "cmp-a3.dc2.example.com"
+    rt = sos_root(me, "0917")
+    sos_base(b, rt, me, pkgs=[("masakari-monitors-common", "20.0.0-0ubuntu1~cloud0"),
+                              ("pacemaker", "2.1.6-5ubuntu2" if healthy else "2.1.8-1ubuntu1")])
+    t0 = t("2025-09-17 05:00:00.250")
+    death = t("2025-09-17 05:21:13.000")
+    ep = {dead: "1758076810", other: "1758076812"}
+    mon = Log(me, 3321)
+    ctl = Host("juju-77aa01-0-lxd-4.dc2.example.com", "Europe/Warsaw", 6.0)
+    rc = sos_root(ctl, "0917")
+    sos_base(b, rc, ctl, pkgs=[("masakari-engine", "19.0.0-0ubuntu1~cloud0")])
+    eng, api, napi = Log(ctl, rng.pid()), Log(ctl, rng.pid()), Log(ctl, rng.pid())
+    hist = {dead: [], other: []}
+    tt = t0
+    k = 0
+    sent = False
+    while tt < death + sec(2400):
+        down = tt > death + sec(25)
+        for i, n in enumerate([dead, other]):
+            if healthy:
+                cur = "offline" if (n == dead and down) else "online"
+            else:
+                cur = "0" if (n == dead and down) else ep[n]
+            hist[n] = (hist[n] + [cur])[-3:]
+            stab = hist[n][0] if len(hist[n]) == 3 and len(set(hist[n])) == 1 else ("_uncertain" if len(hist[n]) == 3 else "_being_collected")
+            u = tt + sec(0.3 + 0.01 * i)
+            if k == 0:
+                mon.add(u, "INFO", HM, NOCTX, "Recognized '%s' as a new member of cluster. Host status is '%s'." % (n, cur))
+                continue
+            mon.add(u, "INFO", HM, NOCTX, "'%s' is '%s' (current: '%s')." % (n, stab, cur))
+            if n == dead and down and stab not in ("_being_collected",):
+                prev = hist_prev.get(n)
+                if stab != prev:
+                    if stab in ("online", "offline"):
+                        if not sent:
+                            sent = True
+                            payload = "{'event': 'STOPPED', 'cluster_status': 'OFFLINE', 'host_status': 'NORMAL'}"
+                            send_notification_lines(mon, u + sec(0.01), n, payload, u)
+                            nid, req = rng.uuid(), rng.req()
+                            api_accept(api, u + sec(0.2), era, req, USER, PROJ, "10.12.0.21")
+                            notification_response(mon, u + sec(0.3), rng, nid, n, payload, u)
+                            host_recovery(eng, napi, None, rng, era, u + sec(0.4), nid, req, n, [rng.uuid(), rng.uuid()], USER, PROJ)
+                    else:
+                        mon.add(u + sec(0.001), "INFO", HM, NOCTX,
+                                "Since host status is '%s', hostmonitor doesn't send a notification." % stab)
+            hist_prev[n] = stab if stab != "_uncertain" else hist_prev.get(n)
+        tt += sec(60)
+        k += 1
+        if k == 1:
+            hist_prev.update({dead: hist[dead][-1], other: hist[other][-1]})
+    b.lines(rt + "/sos_commands/logs/journalctl_--no-pager",
+            [(u, journal_prefix(me, u, "masakari-hostmonitor", 3321) + l) for u, l in mon.lines])
+    b.log(rc + "/var/log/masakari/masakari-engine.log", eng)
+    b.log(rc + "/var/log/masakari/masakari-api.log", api)
+    b.log(rc + "/var/log/nova/nova-api-wsgi.log", napi)
+    if healthy:
+        TRUTH.append(truth(name, 1, "healthy", [], note="pacemaker 2.1.6 online/offline: '_uncertain' twice, then offline notified"))
+    else:
+        TRUTH.append(truth(name, 1, "fail", [{"detector": "hostmonitor-join-epoch", "host": dead}],
+                           note="samples=3: '_uncertain' then '0', each 'doesn't send'; journal only; FQDN"))
+
+
+hist_prev = {}
+
+
+def c3_old_monitors(out):
+    """Monitors 13.0.0 (Yoga, pre-Zed brackets): a 400 is retried api_retry_max times, then
+    'Exception caught'; masakari-api behind Apache (access log) with its own log."""
+    name = "u03-juju-rejected-yoga-retries"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(13, zed=False)
+    root = "juju-crashdump-%s" % rng.uuid()
+    cmp1 = Host("az1-cmp-01", "UTC", 0)
+    ctl = Host("juju-2f3e4d-0-lxd-2", "UTC", 0)
+    juju_status(b, root, {"machines": [("0", "az1-cmp-01"), ("0/lxd/2", "juju-2f3e4d-0-lxd-2")],
+                          "apps": {"masakari": [("masakari/0", "0/lxd/2")], "nova-compute": [("nova-compute/0", "0")]}})
+    mon, api = Log(cmp1, rng.pid()), Log(ctl, rng.pid())
+    t0 = t("2022-11-30 14:02:01.000")
+    fq = "az1-cmp-02.maas"
+    payload = "{'event': 'STOPPED', 'cluster_status': 'OFFLINE', 'host_status': 'NORMAL'}"
+    mon.add(t0, "INFO", HM, NOCTX, "'%s' is 'offline' (current: 'offline')." % fq)
+    send_notification_lines(mon, t0 + sec(0.01), fq, payload, t0)
+    acc = []
+    for k in range(13):
+        tt = t0 + sec(0.2 + 10 * k)
+        exp = "Host with name %s could not be found." % fq
+        api_accept(api, tt, era, rng.req(), USER, PROJ, "10.5.0.31", status=400, explanation=exp)
+        acc.append((tt, apache_combined(ctl, tt, "10.5.0.31", "POST", "/v1/notifications", 400, 371,
+                                        "openstacksdk/0.61.0 keystoneauth1/4.5.0 python-requests/2.25.1 CPython/3.8.10")))
+        e = "BadRequestException: 400: Client Error for url: http://10.5.0.100:15868/v1/notifications, " + exp
+        if k < 12:
+            mon.add(tt + sec(0.1), "WARNING", "masakarimonitors.ha.masakari", NOCTX, "Retry sending a notification. (%s)" % e)
+        else:
+            mon.add(tt + sec(0.1), "ERROR", "masakarimonitors.ha.masakari", NOCTX, "Exception caught: %s" % e,
+                    summary="openstack.exceptions.BadRequestException: " + e)
+            mon.tb(tt + sec(0.1), "masakarimonitors.ha.masakari", [
+                ("/usr/lib/python3/dist-packages/masakarimonitors/ha/masakari.py", 66, "send_notification",
+                 "response = self.masakari_client.create_notification("),
+                ("/usr/lib/python3/dist-packages/openstack/exceptions.py", 250, "raise_from_response",
+                 "raise cls(")], "openstack.exceptions.BadRequestException: " + e)
+    b.log(root + "/0/baremetal/var/log/masakarimonitors/masakari-hostmonitor.log", mon)
+    b.log(root + "/0/lxd/2/var/log/masakari/masakari-api.log", api)
+    b.lines(root + "/0/lxd/2/var/log/apache2/masakari_access.log", acc)
+    TRUTH.append(truth(name, 3, "fail", [{"detector": "notification-rejected", "host": fq}],
+                       note="monitors 13: 400 retried 12 times then 'Exception caught'"))
+
+
+def c9_journal(out):
+    """nova-compute under systemd without log_file: its lines only in the journal."""
+    name = "u09-sos-compute-refuses-journal"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    h = Host("hv17.prod.example.net", "America/Chicago", 0)
+    r = sos_root(h, "0305")
+    sos_base(b, r, h, pkgs=[("nova-compute", "3:30.0.0-0ubuntu1~cloud0")])
+    t0 = t("2025-03-05 02:10:00.000")
+    msg = ("No local node identity found, but this is not our first startup on this host. Refusing to start after "
+           "potentially having lost that state!")
+    lines = []
+    for k in range(3):
+        pid = 2200 + k
+        lg = Log(h, pid)
+        tt = t0 + sec(15 * k)
+        lg.add(tt, "INFO", "nova.service", NOCTX, "Starting compute node (version 30.0.0)")
+        lg.add(tt + sec(1), "ERROR", "oslo_service.service", ctx_zed_admin(rng.req()), "Error starting thread.",
+               summary="nova.exception.InvalidConfiguration: " + msg)
+        lg.tb(tt + sec(1), "oslo_service.service", [
+            ("/usr/lib/python3/dist-packages/oslo_service/service.py", 810, "run_service", "service.start()"),
+            ("/usr/lib/python3/dist-packages/nova/compute/manager.py", 1489, "_ensure_existing_node_identity",
+             "raise exception.InvalidConfiguration(")], "nova.exception.InvalidConfiguration: " + msg)
+        lines += [(u, journal_prefix(h, u, "nova-compute", pid) + l) for u, l in lg.lines]
+        ts = tt + sec(2)
+        lines.append((ts, journal_prefix(h, ts, "systemd", 1) + "nova-compute.service: Main process exited, code=exited, status=1/FAILURE"))
+    b.lines(r + "/sos_commands/logs/journalctl_--no-pager", lines)
+    TRUTH.append(truth(name, 9, "fail", [{"detector": "compute-refuses-to-start", "host": "hv17.prod.example.net"}],
+                       note="journal-only nova-compute (systemd), nova 30"))
+
+
+def c10_py39(out):
+    """RHEL 9 (python 3.9: no class name in the TypeError), Zed computes pin 6.1: one argument."""
+    name = "u10-tripleo-rebuild-rpc-py39-zedpin"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(15)
+    ctl = Host("overcloud-controller-1.localdomain", "UTC", 0)
+    dst = Host("overcloud-novacompute-6.localdomain", "UTC", 0)
+    rc, rd = sos_root(ctl, "0412"), sos_root(dst, "0412")
+    sos_base(b, rc, ctl, rpm=[("openstack-nova-conductor", "27.1.1-1.el9ost")])
+    sos_base(b, rd, dst, rpm=[("openstack-nova-compute", "27.1.1-1.el9ost")])
+    t0 = t("2024-04-12 15:00:00.000")
+    inst = rng.uuid()
+    eng, napi, cond, dl = Log(ctl, rng.pid()), Log(ctl, rng.pid()), Log(ctl, rng.pid()), Log(dst, rng.pid())
+    cond.add(t0 - sec(900), "INFO", "nova.compute.rpcapi", ctx_zed_admin(rng.req()),
+             "Automatically selected compute RPC version 6.1 from minimum service version 64")
+    nid, req = rng.uuid(), rng.req()
+
+    def dest_fail(dlog, when, dctx, i):
+        te = "rebuild_instance() missing 1 required positional argument: 'target_state'"
+        dlog.add(when, "ERROR", "oslo_messaging.rpc.server", dctx, "Exception during message handling", summary="TypeError: " + te)
+        dlog.tb(when, "oslo_messaging.rpc.server", nc_frames("/usr/lib/python3.9/site-packages") + [
+            ("/usr/lib/python3.9/site-packages/nova/exception_wrapper.py", 63, "wrapped", "return f(self, context, *args, **kw)")],
+            "TypeError: " + te)
+
+    host_recovery(eng, napi, [(dl, dest_fail)], rng, era, t0, nid, req, "overcloud-novacompute-0.localdomain", [inst], USER, PROJ,
+                  evac_secs=95, fail_instance=inst, fail_text="Timeout for instance '%s' evacuation." % inst)
+    b.log(rc + "/var/log/containers/masakari/masakari-engine.log", eng)
+    b.log(rc + "/var/log/containers/nova/nova-api.log", napi)
+    b.log(rc + "/var/log/containers/nova/nova-conductor.log", cond)
+    b.log(rd + "/var/log/containers/nova/nova-compute.log", dl)
+    TRUTH.append(truth(name, 10, "fail", [{"detector": "rebuild-rpc-mismatch", "instances": [inst]}], allow=["recovery-failed"],
+                       note="python 3.9 TypeError wording, 6.1 pin (Zed computes), one missing argument"))
+
+
+def c12_eventlet(out):
+    """nova-api under eventlet (nova.osapi_compute.wsgi.server) in Kolla, with Apache-less logs."""
+    name = "u12-kolla-force-up-refused-eventlet"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    h = Host("controller-1", "UTC", 0)
+    napi = Log(h, rng.pid())
+    t0 = t("2023-09-04 10:00:00.000")
+    svc = rng.uuid()
+    msg = ("Unable to force up host compute-2 as `done` evacuation migration records remain associated with the host. "
+           "Ensure the compute service has been restarted, allowing these records to move to `completed` before retrying this request.")
+    ctx = ctx_zed(rng.req(), rng.hex32(), rng.hex32())
+    napi.add(t0, "INFO", "nova.api.openstack.wsgi", ctx, "HTTP exception thrown: %s" % msg)
+    napi.add(t0 + sec(0.01), "INFO", "nova.osapi_compute.wsgi.server", ctx,
+             '192.168.20.5 "PUT /v2.1/os-services/%s HTTP/1.1" status: 400 len: 447 time: 0.0611243' % svc)
+    b.log("controller-1/var/log/kolla/nova/nova-api.log", napi)
+    TRUTH.append(truth(name, 12, "fail", [{"detector": "force-up-refused", "host": "compute-2"}],
+                       note="eventlet nova-api (2023.x Kolla)"))
+
+
+def c13_late_fence(out):
+    """Fencing happened, but after the first evacuate call (pacemaker.log only, syslog wrapper)."""
+    name = "u13-sos-fenced-after-evacuation"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(17)
+    ctl = Host("hci-ctl-0", "Asia/Kolkata", 0)
+    rc = sos_root(ctl, "0808")
+    sos_base(b, rc, ctl, pkgs=[("masakari-engine", "17.0.0-0ubuntu1~cloud0"), ("pacemaker", "2.1.6-5ubuntu2")])
+    t0 = t("2024-08-08 06:00:00.000")
+    eng, napi = Log(ctl, rng.pid()), Log(ctl, rng.pid())
+    nid, req = rng.uuid(), rng.req()
+    host_recovery(eng, napi, None, rng, era, t0, nid, req, "hci-cmp-4", [rng.uuid()], USER, PROJ, wait=60)
+    fence = t0 + sec(60 + 200)
+    pl = [(t0 - sec(70), pcmk_line(ctl, t0 - sec(70), "pacemaker-controld", 1880, "peer_update_callback", "info",
+                                   "Remote node hci-cmp-4 is now lost (was member)")),
+          (fence, pcmk_line(ctl, fence, "pacemaker-controld", 1880, "handle_fence_notification", "notice",
+                            "Peer hci-cmp-4 was terminated (reboot) by hci-ctl-2 on behalf of pacemaker-controld.1880@hci-ctl-0: OK "
+                            "| event=%s" % rng.uuid()))]
+    b.lines(rc + "/var/log/pacemaker/pacemaker.log", pl)
+    b.log(rc + "/var/log/masakari/masakari-engine.log", eng)
+    b.log(rc + "/var/log/nova/nova-api-wsgi.log", napi)
+    TRUTH.append(truth(name, 13, "fail", [{"detector": "evacuated-unfenced", "host": "hci-cmp-4"}],
+                       note="wait_period 60 s: evacuate at +61 s, fence completes at +260 s"))
+
+
+def more(out):
+    c1_journal(out, False)
+    c1_journal(out, True)
+    c3_old_monitors(out)
+    c9_journal(out)
+    c10_py39(out)
+    c12_eventlet(out)
+    c13_late_fence(out)
 
 
 if __name__ == "__main__":
