@@ -113,3 +113,59 @@ fn the_unseen_bundles_give_their_ground_truth() {
     let table = String::from_utf8_lossy(&check.stdout);
     assert!(check.status.success(), "{table}\n{}", String::from_utf8_lossy(&check.stderr));
 }
+
+/// A host-failure recovery of masakari 16 (evacuate call at 21:43:02.500 UTC).
+const ENGINE_PCMK_CMP_2: &str = "\
+2024-01-30 21:40:00.000 24117 INFO masakari.engine.manager [None req-ddee71a7-4207-4d6b-ab03-18f41dd94126 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification dc627c18-ce27-404e-8113-26f82463950f of type: COMPUTE_HOST
+2024-01-30 21:40:00.030 24117 INFO masakari.engine.manager [None req-ddee71a7-4207-4d6b-ab03-18f41dd94126 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Set host pcmk-cmp-2 on maintenance.
+2024-01-30 21:40:00.100 24117 INFO masakari.compute.nova [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-8d1816db-b6db-48ba-9106-a4e48ad45611 nova - - - - -] Disable nova-compute on pcmk-cmp-2
+2024-01-30 21:40:00.600 24117 INFO masakari.engine.drivers.taskflow.host_failure [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-8d1816db-b6db-48ba-9106-a4e48ad45611 nova - - - - -] Sleeping 180 sec before starting recovery thread until nova recognizes the node down.
+2024-01-30 21:43:00.700 24117 INFO masakari.compute.nova [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-3262247e-3493-47f1-a88a-e9ac4099c21d nova - - - - -] Fetch Server list on pcmk-cmp-2
+2024-01-30 21:43:01.700 24117 INFO masakari.compute.nova [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-0a8d1d45-6f0e-45a8-8a3c-8ad3b2c1e0f1 nova - - - - -] Call get server command for instance 97004ec6-4bf5-41d0-a531-06bf1602436e
+2024-01-30 21:43:02.200 24117 INFO masakari.compute.nova [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-07c3fe5b-bf2f-4dff-8038-2605c57fa771 nova - - - - -] Call lock server command for instance 97004ec6-4bf5-41d0-a531-06bf1602436e
+2024-01-30 21:43:02.500 24117 INFO masakari.compute.nova [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-7b337978-e26a-4c0c-939b-eb787832582f nova - - - - -] Call evacuate command for instance 97004ec6-4bf5-41d0-a531-06bf1602436e on host None
+2024-01-30 21:43:27.200 24117 INFO masakari.compute.nova [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-230a0cad-2e09-4c3e-a1f0-da3ece97608c nova - - - - -] Call unlock server command for instance 97004ec6-4bf5-41d0-a531-06bf1602436e
+2024-01-30 21:43:28.400 24117 INFO masakari.engine.manager [req-ddee71a7-4207-4d6b-ab03-18f41dd94126 req-6e90bb81-ff08-48c7-a9f2-de63a5347450 nova - - - - -] Notification dc627c18-ce27-404e-8113-26f82463950f exits with status: finished.
+";
+
+/// `crm_mon -1 -A -n -r -t` (Pacemaker 2.1.2): its default sections list only failed and
+/// pending fencing, each failure with ` (a later attempt from <node> succeeded)` when one did.
+fn crm_mon(failed_item: &str) -> String {
+    format!(
+        "Cluster Summary:\n  * Stack: corosync\n  * Current DC: pcmk-ctl-b (version 2.1.2-ada5c3b36e2) - partition with quorum\n\
+         \nNode List:\n  * Online: [ pcmk-ctl-a pcmk-ctl-b pcmk-ctl-c ]\n  * RemoteOFFLINE: [ pcmk-cmp-2 ]\n\
+         \nFailed Fencing Actions:\n  * {failed_item}\n"
+    )
+}
+
+#[test]
+fn a_failed_fencing_in_crm_mon_with_no_later_success_is_an_unfenced_evacuation() {
+    let failed = "reboot of pcmk-cmp-2 failed: delegate=pcmk-ctl-c, client=pacemaker-controld.1702, origin=pcmk-ctl-b, last-failed='2024-01-30 21:40:40.000000 +00:00'";
+    let run = |item: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("sosreport-pcmk-ctl-a-20240130-0a1b2c");
+        write(&root, "hostname", "pcmk-ctl-a\n");
+        write(&root, "etc/timezone", "UTC\n");
+        write(
+            &root,
+            "var/log/masakari/masakari-engine.log",
+            ENGINE_PCMK_CMP_2,
+        );
+        write(
+            &root,
+            "sos_commands/pacemaker/crm_mon_-1_-A_-n_-r_-t",
+            &crm_mon(item),
+        );
+        findings(dir.path())
+            .into_iter()
+            .filter(|f| f.detector == "evacuated-unfenced")
+            .collect::<Vec<_>>()
+    };
+    let found = run(failed);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].failed_host.as_deref(), Some("pcmk-cmp-2"));
+    assert!(found[0].evidence.iter().any(|e| e.text.contains("failed: delegate=pcmk-ctl-c")));
+    // a later attempt fenced it: crm_mon's default sections cannot say when, no finding
+    let made_good = format!("{failed} (a later attempt from pcmk-ctl-a succeeded)");
+    assert!(run(&made_good).is_empty());
+}

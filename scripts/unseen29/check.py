@@ -83,6 +83,14 @@ def main():
                 near = [f for f in findings if f.get("detector") == exp["detector"]]
                 why = got if not near else "%s (host %s, inst %s)" % (got, near[0].get("failed_host"), near[0].get("instance_uuids"))
                 rows.append((tr["class"], tr["bundle"], desc, why, "MISS"))
+        for exp in tr["expect"]:
+            for f in findings:
+                if f.get("detector") != exp["detector"]:
+                    continue
+                wrong = [i for i in exp.get("not_instances", []) if i in (f.get("instance_uuids") or [])]
+                if wrong:
+                    rows.append((tr["class"], tr["bundle"], "not " + ",".join(w[:8] for w in wrong),
+                                 "%s names %s" % (f.get("detector"), ",".join(w[:8] for w in wrong)), "FALSE"))
         for k, f in enumerate(findings):
             if k in used or f.get("detector") in tr.get("allow", []):
                 continue

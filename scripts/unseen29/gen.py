@@ -1056,6 +1056,7 @@ def main():
     c14(out, "pool")
     c14(out, "healthy")
     more(out)
+    round2(out)
     dump_truth(out, TRUTH)
     print("%d bundles in %s" % (len(TRUTH), out))
 
@@ -1302,6 +1303,153 @@ def more(out):
     c10_py39(out)
     c12_eventlet(out)
     c13_late_fence(out)
+
+
+
+# ------------------------------------------------------------------------------------------
+# Round 2: Apache-only API logs, crm_mon-only fencing, several recoveries in one bundle,
+# pre-vmove masakari, snap layouts
+# ------------------------------------------------------------------------------------------
+def c6_apache_only(out):
+    """Kolla 2024.1: masakari-api under Apache mod_wsgi: the 202 only in its access log
+    (Kolla's LogFormat with %{X-Forwarded-For}i and %D); the engine consumes nothing."""
+    name = "u06-kolla-engine-not-consuming-apache"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    h1 = Host("ctl-1", "UTC", 0)
+    h2 = Host("ctl-2", "UTC", 22.0)
+    t0 = t("2024-12-02 03:33:03.000")
+    acc = []
+    for k in range(2):
+        tt = t0 + sec(900 * k)
+        acc.append((tt, apache_kolla(h1, tt, "10.10.10.31" if k == 0 else "10.10.10.33", "POST", "/v1/notifications", 202, 912, 84213,
+                                     "openstacksdk/3.0.0 keystoneauth1/5.6.0 python-requests/2.31.0 CPython/3.10.12")))
+        acc.append((tt + sec(30), apache_kolla(h1, tt + sec(30), "10.10.10.5", "GET", "/v1/notifications?status=new", 200, 1311,
+                                               12011, "python-masakariclient")))
+    b.lines("ctl-1/var/log/kolla/masakari/masakari-api-access.log", acc)
+    eng = Log(h2, 25)
+    eng.add(t0 - sec(7200), "INFO", "masakari.engine.manager", NOCTX, "Starting masakari-engine (version 17.0.1)")
+    eng.add(t0 - sec(7100), "ERROR", "oslo.messaging._drivers.impl_rabbit", NOCTX,
+            "Connection failed: [Errno 111] ECONNREFUSED (retrying in 32.0 seconds)",
+            summary="ConnectionRefusedError: [Errno 111] ECONNREFUSED")
+    b.log("ctl-2/var/log/kolla/masakari/masakari-engine.log", eng)
+    TRUTH.append(truth(name, 6, "fail", [{"detector": "engine-not-consuming"}],
+                       note="only Apache's access log shows the 202s; engine silent after an AMQP failure"))
+
+
+def c13_crm_mon(out, healthy):
+    """Only `crm_mon -1 ...` output (its Fencing History section) tells of the fence."""
+    name = "u13-sos-crm-mon-only" + ("-fenced-healthy" if healthy else "-unfenced")
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(16)
+    ctl = Host("pcmk-ctl-a", "UTC", 0)
+    rc = sos_root(ctl, "0130")
+    sos_base(b, rc, ctl, pkgs=[("masakari-engine", "16.0.0-0ubuntu1~cloud0"), ("pacemaker", "2.1.2-1ubuntu3.3")])
+    t0 = t("2024-01-30 21:40:00.000")
+    eng, napi = Log(ctl, rng.pid()), Log(ctl, rng.pid())
+    nid, req = rng.uuid(), rng.req()
+    host_recovery(eng, napi, None, rng, era, t0, nid, req, "pcmk-cmp-2", [rng.uuid()], USER, PROJ)
+    mon = ["Cluster Summary:", "  * Stack: corosync", "  * Current DC: pcmk-ctl-b (version 2.1.2-ada5c3b36e2) - partition with quorum",
+           "  * Last updated: Tue Jan 30 21:52:10 2024", "  * 6 nodes configured", "  * 14 resource instances configured", "",
+           "Node List:", "  * Online: [ pcmk-ctl-a pcmk-ctl-b pcmk-ctl-c ]", "  * RemoteOnline: [ pcmk-cmp-1 pcmk-cmp-3 ]",
+           "  * RemoteOFFLINE: [ pcmk-cmp-2 ]", ""]
+    if healthy:
+        fd = t0 + sec(40)
+        mon += ["Fencing History:",
+                "  * reboot of pcmk-cmp-2 successful: delegate=pcmk-ctl-c, client=pacemaker-controld.1702, origin=pcmk-ctl-b, "
+                "completed='%s +00:00'" % fd.strftime("%Y-%m-%d %H:%M:%S.%f")]
+    else:
+        mon += ["Failed Fencing Actions:",
+                "  * reboot of pcmk-cmp-2 failed: delegate=pcmk-ctl-c, client=pacemaker-controld.1702, origin=pcmk-ctl-b, "
+                "last-failed='%s +00:00'" % (t0 + sec(40)).strftime("%Y-%m-%d %H:%M:%S.%f")]
+    b.write(rc + "/sos_commands/pacemaker/crm_mon_-1_-A_-n_-r_-t", "\n".join(mon) + "\n")
+    b.log(rc + "/var/log/masakari/masakari-engine.log", eng)
+    b.log(rc + "/var/log/nova/nova-api-wsgi.log", napi)
+    if healthy:
+        TRUTH.append(truth(name, 13, "healthy", [], note="crm_mon fencing history: reboot OK 40 s after the notification"))
+    else:
+        TRUTH.append(truth(name, 13, "fail", [{"detector": "evacuated-unfenced", "host": "pcmk-cmp-2"}],
+                           note="crm_mon: the fence of pcmk-cmp-2 failed; evacuated anyway"))
+
+
+def c14_two_hosts(out):
+    """Masakari 13 (before vmoves, pre-Zed brackets), juju-crashdump: two notifications in
+    one bundle, compute-4 recovered, compute-9 left one instance behind."""
+    name = "u14-juju-two-recoveries-one-pending-yoga"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(13, zed=False)
+    root = "juju-crashdump-%s" % rng.uuid()
+    ctl = Host("juju-aa01bb-2-lxd-6", "UTC", 0)
+    juju_status(b, root, {"machines": [("2/lxd/6", "juju-aa01bb-2-lxd-6")], "apps": {"masakari": [("masakari/1", "2/lxd/6")]}})
+    t0 = t("2022-07-19 13:04:00.000")
+    eng, napi, api = Log(ctl, rng.pid()), Log(ctl, rng.pid()), Log(ctl, rng.pid())
+    good = [rng.uuid(), rng.uuid()]
+    bad = [rng.uuid(), rng.uuid()]
+    n1, r1, n2, r2 = rng.uuid(), rng.req(), rng.uuid(), rng.req()
+    api_accept(api, t0, era, r1, USER, PROJ, "10.5.0.44")
+    host_recovery(eng, napi, None, rng, era, t0 + sec(0.2), n1, r1, "compute-4.maas", good, USER, PROJ)
+    api_accept(api, t0 + sec(40), era, r2, USER, PROJ, "10.5.0.49")
+    host_recovery(eng, napi, None, rng, era, t0 + sec(40.2), n2, r2, "compute-9.maas", bad, USER, PROJ, stuck_instance=bad[0])
+    b.log(root + "/2/lxd/6/var/log/masakari/masakari-engine.log", eng)
+    b.log(root + "/2/lxd/6/var/log/masakari/masakari-api.log", api)
+    b.log(root + "/2/lxd/6/var/log/nova/nova-api-wsgi.log", napi)
+    TRUTH.append(truth(name, 14, "fail", [{"detector": "pending-after-finished", "host": "compute-9.maas", "instances": [bad[0]],
+                                           "not_instances": good + [bad[1]]}],
+                       note="two flows, only compute-9's first instance never evacuated (masakari 13)"))
+
+
+def c11_sunbeam(out):
+    """Sunbeam: hypervisor snap nova-compute log, cinder-api pod log; two BFV instances from
+    one host: one attachment update 500s (nova 28, no retry), the other evacuates."""
+    name = "u11-sunbeam-cinder-500-one-of-two"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(17)
+    ctl = Host("sunbeam-ctl-2", "UTC", 0)
+    hv = Host("hv-07.lab.local", "UTC", -12.0)
+    rc, rh = sos_root(ctl, "0611"), sos_root(hv, "0611")
+    sos_base(b, rc, ctl)
+    sos_base(b, rh, hv)
+    t0 = t("2024-06-11 08:15:00.000")
+    eng, napi, cin = Log(ctl, 19), Log(ctl, 31), Log(ctl, 44)
+    dl = Log(hv, rng.pid())
+    insts = [rng.uuid(), rng.uuid()]
+    nid, req = rng.uuid(), rng.req()
+    att = rng.uuid()
+
+    def dest(dlog, when, dctx, i):
+        creq = rng.req()
+        cin.add(when, "ERROR", "cinder.api.v3.attachments", "[%s %s %s %s - default default]" % (req, creq, USER, PROJ),
+                "Unable to update the attachment.", summary="cinder.exception.VolumeBackendAPIException: Bad or unexpected response "
+                "from the storage volume backend API: Unable to fetch connection information from backend: timed out")
+        dlog.add(when + sec(0.2), "ERROR", "nova.volume.cinder", dctx,
+                 "Update attachment failed for attachment %s. Error: Unable to update the attachment. (HTTP 500) (Request-ID: %s) Code: 500"
+                 % (att, creq))
+        dlog.add(when + sec(1), "ERROR", "nova.compute.manager", dctx, "Setting instance vm_state to ERROR", instance=i,
+                 summary="cinderclient.exceptions.ClientException: Unable to update the attachment. (HTTP 500) (Request-ID: %s)" % creq)
+
+    host_recovery(eng, napi, [(dl, dest)], rng, era, t0, nid, req, "hv-03.lab.local", insts, USER, PROJ, evac_secs=40,
+                  fail_instance=insts[0], fail_text="Failed to evacuate instance %s" % insts[0])
+    base = rc + "/sos_commands/kubernetes/cluster-info/openstack/podlogs/"
+    b.lines(base + "masakari-0/k8s_kubectl_--namespace_openstack_logs_masakari-0_-c_masakari-engine",
+            [(u, pebble(u, "masakari-engine", l, ctl)) for u, l in eng.lines])
+    b.lines(base + "nova-0/k8s_kubectl_--namespace_openstack_logs_nova-0_-c_nova-api",
+            [(u, pebble(u, "wsgi-nova-api", l, ctl)) for u, l in napi.lines])
+    b.lines(base + "cinder-0/k8s_kubectl_--namespace_openstack_logs_cinder-0_-c_cinder-api",
+            [(u, pebble(u, "wsgi-cinder-api", l, ctl)) for u, l in cin.lines])
+    b.log(rh + "/var/snap/openstack-hypervisor/common/log/nova/nova-compute.log", dl)
+    TRUTH.append(truth(name, 11, "fail", [{"detector": "cinder-attachment-500", "instances": [insts[0]], "not_instances": [insts[1]]}],
+                       allow=["recovery-failed"], note="one of two BFV evacuations stopped by a Cinder 500"))
+
+
+def round2(out):
+    c6_apache_only(out)
+    c13_crm_mon(out, False)
+    c13_crm_mon(out, True)
+    c14_two_hosts(out)
+    c11_sunbeam(out)
 
 
 if __name__ == "__main__":
