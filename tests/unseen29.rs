@@ -103,7 +103,11 @@ fn the_unseen_bundles_give_their_ground_truth() {
         .arg(out)
         .output()
         .unwrap();
-    assert!(generated.status.success(), "{}", String::from_utf8_lossy(&generated.stderr));
+    assert!(
+        generated.status.success(),
+        "{}",
+        String::from_utf8_lossy(&generated.stderr)
+    );
     let check = Command::new("python3")
         .arg(repo.join("scripts/unseen29/check.py"))
         .arg(out)
@@ -111,7 +115,11 @@ fn the_unseen_bundles_give_their_ground_truth() {
         .output()
         .unwrap();
     let table = String::from_utf8_lossy(&check.stdout);
-    assert!(check.status.success(), "{table}\n{}", String::from_utf8_lossy(&check.stderr));
+    assert!(
+        check.status.success(),
+        "{table}\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 }
 
 /// A host-failure recovery of masakari 16 (evacuate call at 21:43:02.500 UTC).
@@ -164,7 +172,12 @@ fn a_failed_fencing_in_crm_mon_with_no_later_success_is_an_unfenced_evacuation()
     let found = run(failed);
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].failed_host.as_deref(), Some("pcmk-cmp-2"));
-    assert!(found[0].evidence.iter().any(|e| e.text.contains("failed: delegate=pcmk-ctl-c")));
+    assert!(
+        found[0]
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("failed: delegate=pcmk-ctl-c"))
+    );
     // a later attempt fenced it: crm_mon's default sections cannot say when, no finding
     let made_good = format!("{failed} (a later attempt from pcmk-ctl-a succeeded)");
     assert!(run(&made_good).is_empty());

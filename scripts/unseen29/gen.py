@@ -1057,6 +1057,8 @@ def main():
     c14(out, "healthy")
     more(out)
     round2(out)
+    round3(out)
+    round4(out)
     dump_truth(out, TRUTH)
     print("%d bundles in %s" % (len(TRUTH), out))
 
@@ -1450,6 +1452,226 @@ def round2(out):
     c13_crm_mon(out, True)
     c14_two_hosts(out)
     c11_sunbeam(out)
+
+
+
+# ------------------------------------------------------------------------------------------
+# Round 3: COMPUTE_HOST stuck, a healthy flow beside the duplicate ones, nova 31's handled
+# restart, a pacemaker-remote stand-down without DEBUG, the greenthread's stderr in docker
+# ------------------------------------------------------------------------------------------
+def c5_host(out):
+    name = "u05-kolla-host-notification-stuck-zed"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(14)
+    H = kolla_cloud(rng, tz="Europe/London")
+    eng = Log(H["controller-2"], rng.pid())
+    t0 = t("2023-03-25 23:30:00.000")  # the clocks go forward in London the next night
+    nid, req = rng.uuid(), rng.req()
+    ctx = era.api_ctx(req, USER, PROJ)
+    eng.add(t0, "INFO", "masakari.engine.manager", ctx, "Processing notification %s of type: COMPUTE_HOST" % nid)
+    loc = rng.req()
+    eng.add(t0 + sec(0.1), "INFO", "masakari.compute.nova", era.nc_ctx(req, loc), "Disable nova-compute on compute-3")
+    msg = "(pymysql.err.OperationalError) (2013, 'Lost connection to MySQL server during query')"
+    eng.add(t0 + sec(0.6), "ERROR", "oslo_messaging.rpc.server", era.nc_ctx(req, loc), "Exception during message handling",
+            summary="oslo_db.exception.DBConnectionError: " + msg)
+    eng.tb(t0 + sec(0.6), "oslo_messaging.rpc.server", nc_frames("/var/lib/kolla/venv/lib/python3.10/site-packages") + [
+        ("/var/lib/kolla/venv/lib/python3.10/site-packages/masakari/engine/manager.py", 221, "_handle_notification_type_host",
+         "host_obj.save()")], "oslo_db.exception.DBConnectionError: " + msg)
+    eng.add(t0 + sec(24 * 3600 + 130), "ERROR", "masakari.engine.manager", era.admin_ctx(rng.req()),
+            "Periodic task 'check_expired_notifications': Notification %s is expired." % nid)
+    b.log("controller-2/var/log/kolla/masakari/masakari-engine.log", eng, rotate_at=t0 + sec(6 * 3600))
+    TRUTH.append(truth(name, 5, "fail", [{"detector": "notification-stuck-running", "notification": nid}],
+                       note="masakari 14, COMPUTE_HOST: DB error escapes the flow; expired a day later across a DST change"))
+
+
+def c7_beside(out):
+    """Two flows for compute-2 while compute-5's single flow recovers at the same time."""
+    name = "u07-sos-two-flows-beside-a-healthy-one"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(16)
+    c1 = Host("juju-c0ffee-0-lxd-3", "UTC", 0)
+    c2 = Host("juju-c0ffee-1-lxd-3", "UTC", -33.0)
+    r1, r2 = sos_root(c1, "0509"), sos_root(c2, "0509")
+    sos_base(b, r1, c1, pkgs=[("masakari-engine", "16.0.0-0ubuntu1~cloud0")])
+    sos_base(b, r2, c2, pkgs=[("masakari-engine", "16.0.0-0ubuntu1~cloud0")])
+    t0 = t("2023-05-09 11:11:11.000")
+    e1, e2, n1, n2, a1, a2 = (Log(c1, rng.pid()), Log(c2, rng.pid()), Log(c1, rng.pid()), Log(c2, rng.pid()),
+                              Log(c1, rng.pid()), Log(c2, rng.pid()))
+    dup = [rng.uuid(), rng.uuid()]
+    fine = [rng.uuid(), rng.uuid()]
+    na, ra, nb, rb, nc, rc = rng.uuid(), rng.req(), rng.uuid(), rng.req(), rng.uuid(), rng.req()
+    api_accept(a1, t0, era, ra, USER, PROJ, "10.5.0.21")
+    api_accept(a2, t0 + sec(0.02), era, rb, USER, PROJ, "10.5.0.23")
+    api_accept(a2, t0 + sec(7), era, rc, USER, PROJ, "10.5.0.25")
+    host_recovery(e1, n1, None, rng, era, t0 + sec(0.2), na, ra, "compute-2", dup, USER, PROJ)
+    conflict = {i: "Cannot 'evacuate' instance %s while it is in task_state rebuilding" % i for i in dup}
+    host_recovery(e2, n2, None, rng, era, t0 + sec(0.3), nb, rb, "compute-2", dup, USER, PROJ, conflict=conflict)
+    host_recovery(e2, n2, None, rng, era, t0 + sec(7.2), nc, rc, "compute-5", fine, USER, PROJ)
+    for r, e, n, a in [(r1, e1, n1, a1), (r2, e2, n2, a2)]:
+        b.log(r + "/var/log/masakari/masakari-engine.log", e)
+        b.log(r + "/var/log/nova/nova-api-wsgi.log", n)
+        b.log(r + "/var/log/masakari/masakari-api.log", a)
+    TRUTH.append(truth(name, 7, "fail", [{"detector": "duplicate-host-flows", "host": "compute-2", "instances": dup,
+                                          "not_instances": fine}], allow=["recovery-failed"],
+                       note="masakari 16 without coordination; compute-5's flow on the same engine at the same time is fine"))
+
+
+def c8_fixed(out):
+    """nova 31 (bug 2085975 fixed): the source restarts mid-evacuation, the shared-storage
+    check goes to the destination, the evacuation completes."""
+    name = "u08-sos-source-restart-mid-nova31-healthy"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(19)
+    ctl = Host("ctl-3.example", "UTC", 0)
+    src = Host("cmp-11.example", "UTC", 9.0)
+    dst = Host("cmp-12.example", "UTC", 0)
+    rc, rs, rd = sos_root(ctl, "0305"), sos_root(src, "0305"), sos_root(dst, "0305")
+    for r, h in [(rc, ctl), (rs, src), (rd, dst)]:
+        sos_base(b, r, h, pkgs=[("nova-compute", "3:31.0.0-0ubuntu1~cloud0"), ("nova-common", "3:31.0.0-0ubuntu1~cloud0")])
+    t0 = t("2025-03-05 18:00:00.000")
+    eng, napi, sl, dl = Log(ctl, rng.pid()), Log(ctl, rng.pid()), Log(src, rng.pid()), Log(dst, rng.pid())
+    inst = rng.uuid()
+    nid, req = rng.uuid(), rng.req()
+    host_recovery(eng, napi, [(dl, None)], rng, era, t0, nid, req, "cmp-11.example", [inst], USER, PROJ, evac_secs=140)
+    restart = t0 + sec(180 + 8)
+    sl.add(restart, "INFO", "nova.service", NOCTX, "Starting compute node (version 31.0.0)")
+    sl.add(restart + sec(9), "INFO", "nova.compute.manager", ctx_zed_admin(rng.req()),
+           "Destroying instance as it has been evacuated from this host but still exists in the hypervisor", instance=inst)
+    sl.add(restart + sec(10), "INFO", "nova.virt.libvirt.driver", ctx_zed_admin(rng.req()),
+           "Instance destroyed successfully.", instance=inst)
+    for r, l, p in [(rc, eng, "var/log/masakari/masakari-engine.log"), (rc, napi, "var/log/nova/nova-api-wsgi.log"),
+                    (rs, sl, "var/log/nova/nova-compute.log"), (rd, dl, "var/log/nova/nova-compute.log")]:
+        b.log(r + "/" + p, l)
+    TRUTH.append(truth(name, 8, "healthy", [], note="nova 31: the restart mid-evacuation is handled, evacuation completes"))
+
+
+def c2_remote(out):
+    """A pacemaker-remote compute's monitor: 'Neither pacemaker nor pacemaker-remote is
+    running.' for 9 cycles while another compute dies; nova without DEBUG (no host named)."""
+    name = "u02-kolla-monitor-no-pacemaker-remote"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    H = kolla_cloud(rng, tz="UTC")
+    mon = Log(H["compute-1"], rng.pid())
+    t0 = t("2025-05-05 06:00:00.000")
+    for k in range(20):
+        tt = t0 + sec(60 * k)
+        if 5 <= k < 14:
+            mon.add(tt, "WARNING", HM, NOCTX, "Failed to check pacemaker service 'pacemaker_remote'.")
+            mon.add(tt + sec(0.01), "ERROR", HM, NOCTX, "Neither pacemaker nor pacemaker-remote is running.")
+            mon.add(tt + sec(0.02), "WARNING", HM, NOCTX, "hostmonitor skips monitoring hosts.")
+        else:
+            mon.add(tt, "INFO", HM, NOCTX, "Works on pacemaker-remote.")
+            for n in ["compute-2", "compute-3"]:
+                mon.add(tt + sec(0.2), "INFO", HM, NOCTX, "'%s' is 'online' (current: 'online')." % n)
+    b.log("compute-1/var/log/kolla/masakari/masakari-hostmonitor.log", mon)
+    TRUTH.append(truth(name, 2, "fail", [{"detector": "hostmonitor-stood-down"}],
+                       note="9 cycles without pacemaker-remote (monitors 21 log the service check warning)"))
+
+
+def c14_docker(out):
+    """Kolla, eventlet engine: the greenthread's traceback only on the container's stderr
+    (docker json-file log); the oslo log shows get_server without evacuate, then finished."""
+    name = "u14-kolla-pending-docker-stderr"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(17)
+    H = kolla_cloud(rng, tz="UTC")
+    t0 = t("2024-09-09 09:09:09.000")
+    eng, napi = Log(H["controller-1"], rng.pid()), Log(H["controller-1"], rng.pid())
+    insts = [rng.uuid(), rng.uuid()]
+    nid, req = rng.uuid(), rng.req()
+    host_recovery(eng, napi, None, rng, era, t0, nid, req, "compute-3", insts, USER, PROJ, stuck_instance=insts[0])
+    b.log("controller-1/var/log/kolla/masakari/masakari-engine.log", eng)
+    b.log("controller-1/var/log/kolla/nova/nova-api.log", napi)
+    cid = "%064x" % rng.r.getrandbits(256)
+    tb = ["Traceback (most recent call last):\n",
+          '  File "/var/lib/kolla/venv/lib/python3.10/site-packages/eventlet/greenpool.py", line 87, in _spawn_n_impl\n',
+          "    func(*args, **kwargs)\n",
+          "keystoneauth1.exceptions.connection.ConnectFailure: Unable to establish connection to https://192.168.20.250:8774/v2.1/servers/%s: "
+          "HTTPSConnectionPool(host='192.168.20.250', port=8774): Max retries exceeded\n" % insts[0]]
+    ts = t0 + sec(182)
+    lines = []
+    for k, l in enumerate(tb):
+        u = ts + sec(0.001 * k)
+        lines.append((u, '{"log":%s,"stream":"stderr","time":"%s.%06dZ"}' % (
+            json_str(l), u.strftime("%Y-%m-%dT%H:%M:%S"), u.microsecond)))
+    b.lines("controller-1/var/lib/docker/containers/%s/%s-json.log" % (cid, cid), lines)
+    b.write("controller-1/var/lib/docker/containers/%s/config.v2.json" % cid,
+            '{"ID":"%s","Name":"/masakari_engine","Config":{"Hostname":"controller-1","Image":"quay.io/openstack.kolla/masakari-engine:2024.1-ubuntu-jammy"}}\n' % cid)
+    TRUTH.append(truth(name, 14, "fail", [{"detector": "pending-after-finished", "host": "compute-3", "instances": [insts[0]]}],
+                       note="eventlet greenthread died on ConnectFailure; traceback only in the container's stderr"))
+
+
+def json_str(s):
+    import json as _j
+    return _j.dumps(s)
+
+
+def round3(out):
+    c5_host(out)
+    c7_beside(out)
+    c8_fixed(out)
+    c2_remote(out)
+    c14_docker(out)
+
+
+
+def c6_tz_healthy(out):
+    """Kolla folder without any zone file: Apache's access log says -0500, the engine's oslo
+    lines are New York local time with no designator; the engine processed the notification."""
+    name = "u06-kolla-apache-newyork-healthy"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(17)
+    h = Host("ctl-1", "America/New_York", 0)
+    t0 = t("2024-12-02 15:33:03.000")
+    acc = [(t0, apache_kolla(h, t0, "10.10.10.31", "POST", "/v1/notifications", 202, 912, 84213,
+                             "openstacksdk/3.0.0 keystoneauth1/5.6.0 python-requests/2.31.0 CPython/3.10.12"))]
+    for k in range(1, 40):
+        u = t0 + sec(30 * k)
+        acc.append((u, apache_kolla(h, u, "10.10.10.5", "GET", "/v1/notifications?status=running", 200, 1311, 12011,
+                                    "python-masakariclient")))
+    b.lines("ctl-1/var/log/kolla/masakari/masakari-api-access.log", acc)
+    eng, napi = Log(h, 25), Log(h, 31)
+    nid, req = rng.uuid(), rng.req()
+    host_recovery(eng, napi, None, rng, era, t0 + sec(0.3), nid, req, "compute-7", [rng.uuid()], USER, PROJ)
+    b.log("ctl-1/var/log/kolla/masakari/masakari-engine.log", eng)
+    b.log("ctl-1/var/log/kolla/nova/nova-api.log", napi)
+    TRUTH.append(truth(name, 6, "healthy", [], note="no zone file; access log -0500; engine processed at once"))
+
+
+def c10_other_typeerror_healthy(out):
+    """A TypeError in another RPC method of an upgraded compute, an evacuation that succeeds."""
+    name = "u10-sos-other-typeerror-healthy"
+    b = Bundle(out, name)
+    rng = Rng(name)
+    era = Era(15)
+    ctl = Host("ctl-x", "UTC", 0)
+    dst = Host("cmp-x2", "UTC", 0)
+    rc, rd = sos_root(ctl, "0301"), sos_root(dst, "0301")
+    sos_base(b, rc, ctl, pkgs=[("nova-conductor", "3:27.1.0-0ubuntu1~cloud0")])
+    sos_base(b, rd, dst, pkgs=[("nova-compute", "3:27.1.0-0ubuntu1~cloud0")])
+    t0 = t("2024-03-02 10:00:00.000")
+    eng, napi, dl = Log(ctl, rng.pid()), Log(ctl, rng.pid()), Log(dst, rng.pid())
+    te = "ComputeManager.external_instance_event() got an unexpected keyword argument 'request_spec'"
+    dctx = ctx_zed(rng.req(), USER, PROJ)
+    dl.add(t0 - sec(600), "ERROR", "oslo_messaging.rpc.server", dctx, "Exception during message handling", summary="TypeError: " + te)
+    dl.tb(t0 - sec(600), "oslo_messaging.rpc.server", nc_frames(), "TypeError: " + te)
+    nid, req = rng.uuid(), rng.req()
+    host_recovery(eng, napi, [(dl, None)], rng, era, t0, nid, req, "cmp-x1", [rng.uuid()], USER, PROJ)
+    b.log(rc + "/var/log/masakari/masakari-engine.log", eng)
+    b.log(rc + "/var/log/nova/nova-api-wsgi.log", napi)
+    b.log(rd + "/var/log/nova/nova-compute.log", dl)
+    TRUTH.append(truth(name, 10, "healthy", [], note="TypeError in external_instance_event, not rebuild; evacuation fine"))
+
+
+def round4(out):
+    c6_tz_healthy(out)
+    c10_other_typeerror_healthy(out)
 
 
 if __name__ == "__main__":

@@ -195,7 +195,9 @@ impl EngineNotConsuming {
         let (severity, title, queue_words) = if m.queues.is_empty() {
             (
                 Severity::Warning,
-                format!("No Masakari engine processed the {count} notification(s) masakari-api accepted"),
+                format!(
+                    "No Masakari engine processed the {count} notification(s) masakari-api accepted"
+                ),
                 format!(
                     " The bundle holds no RabbitMQ queue listing to show queue {topic} without a consumer \
                      (`rabbitmqctl list_queues name messages consumers`)."

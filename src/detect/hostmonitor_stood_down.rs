@@ -351,7 +351,12 @@ mod tests {
         // compute-5 was down long before the run: not the monitor's miss
         assert_eq!(found[0].failed_host.as_deref(), Some("compute-2"));
         assert_eq!(found[0].severity, Severity::Critical);
-        assert!(found[0].evidence.iter().any(|e| e.text.contains("host compute-2 is down")));
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.text.contains("host compute-2 is down"))
+        );
     }
 
     #[test]

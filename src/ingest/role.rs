@@ -594,7 +594,10 @@ mod tests {
             Role::Config(Service::new("nova"))
         );
         assert_eq!(log("sos_commands/logs/journalctl_--no-pager"), "syslog");
-        assert_eq!(log("sos_commands/logs/journalctl_--no-pager_--boot"), "syslog");
+        assert_eq!(
+            log("sos_commands/logs/journalctl_--no-pager_--boot"),
+            "syslog"
+        );
         assert!(matches!(
             role_of("sos_commands/logs/journalctl_--disk-usage"),
             Role::Ignored(_)
