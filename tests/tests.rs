@@ -90,6 +90,8 @@ mod timeline;
 /// `evacdoc triage` and `/api/v1/triage`: known-bug matches, environment, bug report.
 mod triage;
 /// Shared helpers: run the binary, find the samples, a listener that counts connections.
+/// Issue 29's classes on bundles of an independent generator, and the gaps it found.
+mod unseen29;
 mod util;
 /// `evacdoc watch` and the trigger: live logs, findings once, signed webhooks, guards.
 mod watch;

@@ -65,10 +65,15 @@ pub fn refusal(text: &str) -> Option<Identity> {
     })
 }
 
+/// A record of nova-compute: from its own log, or from the host's journal or syslog when
+/// the service logs there (systemd without `log_file`), where only nova's own exception
+/// class tells it apart from the other services' lines.
 fn is_nova_compute(ctx: &DetectContext<'_>, e: &Event) -> bool {
-    ctx.analysis
-        .file(e.file)
-        .is_some_and(|f| f.service.name().starts_with("nova-compute"))
+    ctx.analysis.file(e.file).is_some_and(|f| {
+        let service = f.service.name();
+        service.starts_with("nova-compute")
+            || (service == "syslog" && e.text().contains("nova.exception.InvalidConfiguration"))
+    })
 }
 
 /// Measures every nova-compute log whose last start was refused.

@@ -98,6 +98,25 @@ fn processed_since(ctx: &DetectContext<'_>, time: i64) -> bool {
         .any(|e| e.time >= time && e.message().starts_with("Processing notification "))
 }
 
+/// Clock offset tolerated between masakari-api's and the engine's hosts when no queue
+/// listing confirms the engine is absent.
+const SKEW_NS: i64 = 120 * 1_000_000_000;
+
+/// How long after the first 202 the bundle must go on, with no queue listing, before its
+/// notifications count as never taken: the engine takes one within a second.
+const QUIET_NS: i64 = 600 * 1_000_000_000;
+
+/// Whether a masakari-engine log is in the bundle (its lines, whatever they say).
+fn engine_logged(ctx: &DetectContext<'_>) -> bool {
+    ctx.analysis.events.iter().any(|e| {
+        e.logger().is_some_and(|l| l.starts_with("masakari.engine"))
+            || ctx
+                .analysis
+                .file(e.file)
+                .is_some_and(|f| f.service.name() == "masakari-engine")
+    })
+}
+
 /// Measures notifications accepted and left in the engine's queue.
 pub fn measure(ctx: &DetectContext<'_>) -> Option<NotConsumed> {
     let topic = topic(ctx);
@@ -112,12 +131,20 @@ pub fn measure(ctx: &DetectContext<'_>) -> Option<NotConsumed> {
         .flat_map(|(c, rows)| rows.iter().map(move |r| (c.file.clone(), r.clone())))
         .filter(|(_, r)| r.name == topic && r.consumers == 0 && r.messages > 0)
         .collect();
-    if queues.is_empty() {
-        return None;
-    }
     let accepted = accepted(ctx);
     let first = ctx.analysis.events.by_id(*accepted.first()?)?.time;
-    if processed_since(ctx, first) {
+    if queues.is_empty() {
+        // No queue listing (Kolla and plain folders carry none): the engine's own log must
+        // be in the bundle, say nothing of the notifications within a clock offset of the
+        // first 202, and the bundle must go on long after it.
+        let last = ctx.analysis.events.iter().map(|e| e.time).max()?;
+        if !engine_logged(ctx)
+            || processed_since(ctx, first.saturating_sub(SKEW_NS))
+            || last < first.saturating_add(QUIET_NS)
+        {
+            return None;
+        }
+    } else if processed_since(ctx, first) {
         return None;
     }
     Some(NotConsumed {
@@ -165,17 +192,34 @@ impl EngineNotConsuming {
         let waiting: u64 = m.queues.iter().map(|(_, r)| r.messages).max().unwrap_or(0);
         let topic = &m.topic;
         let count = m.accepted.len();
+        let (severity, title, queue_words) = if m.queues.is_empty() {
+            (
+                Severity::Warning,
+                format!(
+                    "No Masakari engine processed the {count} notification(s) masakari-api accepted"
+                ),
+                format!(
+                    " The bundle holds no RabbitMQ queue listing to show queue {topic} without a consumer \
+                     (`rabbitmqctl list_queues name messages consumers`)."
+                ),
+            )
+        } else {
+            (
+                Severity::Critical,
+                format!(
+                    "No Masakari engine consumed the notifications: queue {topic} has {waiting} message(s) and no consumer"
+                ),
+                format!(" RabbitMQ's queue {topic} holds {waiting} message(s) with 0 consumers."),
+            )
+        };
         Finding {
             id: format!("{}:{topic}", self.id()).into(),
             detector: self.id(),
-            severity: Severity::Critical,
-            title: format!(
-                "No Masakari engine consumed the notifications: queue {topic} has {waiting} message(s) and no consumer"
-            ),
+            severity,
+            title,
             summary: format!(
                 "masakari-api (on {api_host}) accepted {count} notification(s) with 202 and no masakari-engine logged \
-                 `Processing notification` after the first; RabbitMQ's queue {topic} holds {waiting} message(s) with \
-                 0 consumers."
+                 `Processing notification` after the first;{queue_words}"
             ),
             failed_host: None,
             instance_uuids: Vec::new(),
@@ -241,6 +285,37 @@ mod tests {
             &[(API, ACCEPTED), (ENGINE, engine), (QUEUES, LISTING)],
         );
         assert!(found.is_empty(), "{found:#?}");
+    }
+
+    /// Kolla's masakari-api under Apache: the 202s only in its access log (Kolla's
+    /// LogFormat: X-Forwarded-For, %b, %D); no queue listing in the bundle.
+    const KOLLA_ACCESS: &str = "ctl-1/var/log/kolla/masakari/masakari-api-access.log";
+    const KOLLA_202S: &str = "10.10.10.31 - - [02/Dec/2024:03:33:03 +0000] \"POST /v1/notifications HTTP/1.1\" 202 912 84213 \"-\" \"openstacksdk/3.0.0 keystoneauth1/5.6.0 python-requests/2.31.0 CPython/3.10.12\"\n\
+        10.10.10.33 - - [02/Dec/2024:03:48:03 +0000] \"POST /v1/notifications HTTP/1.1\" 202 912 80117 \"-\" \"openstacksdk/3.0.0 keystoneauth1/5.6.0 python-requests/2.31.0 CPython/3.10.12\"\n";
+    const KOLLA_ENGINE: &str = "ctl-2/var/log/kolla/masakari/masakari-engine.log";
+
+    #[test]
+    fn accepted_and_never_processed_without_a_queue_listing_is_a_warning() {
+        let engine = "2024-12-02 01:33:03.000 25 INFO masakari.service [-] Starting masakari-engine node (version 17.0.1)\n";
+        let found = findings(
+            "engine-not-consuming",
+            &[(KOLLA_ACCESS, KOLLA_202S), (KOLLA_ENGINE, engine)],
+        );
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].severity, crate::detect::Severity::Warning);
+        // no engine log in the bundle: nothing can be said
+        assert!(findings("engine-not-consuming", &[(KOLLA_ACCESS, KOLLA_202S)]).is_empty());
+        // an engine 48 s behind the API's clock processed it: no finding
+        let skewed = format!(
+            "{engine}2024-12-02 03:32:15.400 25 INFO masakari.engine.manager [None req-0e5a8c1b-3d2f-4a6b-9c7d-8e1f2a3b4c5d 0f1e2d3c4b5a69788796a5b4c3d2e1f0 a1b2c3d4e5f60718293a4b5c6d7e8f90 - - default default] Processing notification 1074fa31-8d64-42b0-b67c-44900766430c of type: COMPUTE_HOST\n"
+        );
+        assert!(
+            findings(
+                "engine-not-consuming",
+                &[(KOLLA_ACCESS, KOLLA_202S), (KOLLA_ENGINE, &skewed)]
+            )
+            .is_empty()
+        );
     }
 
     #[test]

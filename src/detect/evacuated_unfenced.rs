@@ -48,6 +48,9 @@ pub struct FenceRecord {
     pub target: String,
     /// Whether it succeeded (`reboot` or `off`, `successful` / `OK`).
     pub fenced: bool,
+    /// A failed `reboot` or `off` that no later attempt made good: a history entry
+    /// without crm_mon's ` (a later attempt from <node> succeeded)`.
+    pub failed_for_good: bool,
     /// When it completed (UTC nanoseconds), when known.
     pub time: Option<i64>,
     /// Read from Pacemaker's log, not from a history capture.
@@ -113,6 +116,9 @@ pub fn fence_records(ctx: &DetectContext<'_>) -> (Vec<FenceRecord>, bool) {
         let records = actions.iter().map(|a| FenceRecord {
             target: a.target.clone(),
             fenced: a.state == FenceState::Successful && is_fencing(&a.action),
+            failed_for_good: a.state == FenceState::Failed
+                && is_fencing(&a.action)
+                && !a.text.contains("a later attempt from"),
             time: a.completed,
             logged,
             evidence: Evidence {
@@ -158,7 +164,7 @@ fn first_call(ctx: &DetectContext<'_>, recovery: &Recovery) -> Option<(EventId, 
 /// Measures every recovery that evacuated a host with no fencing on record before.
 pub fn measure(ctx: &DetectContext<'_>) -> Vec<Unfenced> {
     let (records, history) = fence_records(ctx);
-    if !history && !records.iter().any(|r| r.logged) {
+    if !history && records.is_empty() {
         return Vec::new();
     }
     let analysis = ctx.analysis;
@@ -190,7 +196,15 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Unfenced> {
                 && f.time
                     .is_some_and(|t| t >= from && t <= call_time + FENCE_LOOKBACK_NANOS)
         });
-        if !history && !logged_then {
+        // crm_mon's default sections list only failed and pending actions: a failed
+        // fencing of this host around the recovery that no later attempt made good
+        // says it was not fenced, though the list is not the whole history.
+        let failed_then = of_host.iter().any(|f| {
+            f.failed_for_good
+                && f.time
+                    .is_some_and(|t| t >= from && t <= call_time + FENCE_LOOKBACK_NANOS)
+        });
+        if !history && !logged_then && !failed_then {
             continue;
         }
         out.push(Unfenced {

@@ -57,6 +57,45 @@ pub struct StandDown {
     pub to_the_end: bool,
     /// A notification sent just after the run (the line, the host).
     pub late: Option<(EventId, String)>,
+    /// Compute hosts that went down while the monitor stood down, as Nova's service
+    /// group saw them (`Seems service nova-compute on host <h> is down`, its last
+    /// heartbeat inside the run): the first such line per host.
+    pub unwatched: Vec<(EventId, String)>,
+}
+
+/// How long before the first skip a heartbeat may end and still fall to the run: one
+/// monitoring interval (60 s by default) plus Nova's report interval.
+const BEFORE_RUN_NS: i64 = 70 * 1_000_000_000;
+
+/// The host and the seconds since its last heartbeat of Nova's
+/// `Seems service nova-compute on host <h> is down. Last heartbeat was <t>. Elapsed time
+/// is <s>` (nova.servicegroup.drivers.db, DEBUG).
+pub fn compute_down(message: &str) -> Option<(&str, f64)> {
+    let rest = message.strip_prefix("Seems service nova-compute on host ")?;
+    let (host, rest) = rest.split_once(" is down.")?;
+    let (_, elapsed) = rest.split_once("Elapsed time is ")?;
+    let elapsed: f64 = elapsed.split_whitespace().next()?.parse().ok()?;
+    (!host.is_empty() && elapsed.is_finite()).then_some((host, elapsed))
+}
+
+/// The compute hosts whose last heartbeat fell inside `[from - BEFORE_RUN_NS, to]`
+/// (`to` = the end of the analysis when the run lasted to the monitor's last line).
+fn unwatched(ctx: &DetectContext<'_>, from: i64, to: i64) -> Vec<(EventId, String)> {
+    let mut out: Vec<(EventId, String)> = Vec::new();
+    for (i, e) in ctx.analysis.events.iter().enumerate() {
+        let message = e.message();
+        let Some((host, elapsed)) = compute_down(&message) else {
+            continue;
+        };
+        let heartbeat = e.time - (elapsed * 1e9) as i64;
+        if heartbeat >= from - BEFORE_RUN_NS
+            && heartbeat <= to
+            && !out.iter().any(|(_, h)| h == host)
+        {
+            out.push((EventId::at(i), host.to_string()));
+        }
+    }
+    out
 }
 
 #[derive(Default)]
@@ -121,10 +160,13 @@ fn stand_down(ctx: &DetectContext<'_>, run: Run, last: Option<EventId>) -> Optio
             e.file == end.file && e.time > end.time && e.time - end.time <= LATE_WINDOW_NS
         })
         .find_map(|(id, e)| Some((id, sent(&e.message())?.host)));
+    let to_the_end = last == Some(end_id);
+    let until = if to_the_end { i64::MAX } else { end.time };
     Some(StandDown {
         monitor: host_name(analysis, first),
         lasted: end.time - first.time,
-        to_the_end: last == Some(end_id),
+        to_the_end,
+        unwatched: unwatched(ctx, first.time, until),
         late,
         skips: run.skips,
         reasons: run.reasons,
@@ -164,6 +206,15 @@ fn reasons_text(ctx: &DetectContext<'_>, s: &StandDown) -> String {
 
 /// What the stand-down cost, from what followed it.
 fn consequence(s: &StandDown) -> String {
+    let down: Vec<&str> = s.unwatched.iter().map(|(_, h)| h.as_str()).collect();
+    if s.late.is_none() && !down.is_empty() {
+        return format!(
+            "Meanwhile Nova saw the compute service of {} go down (its last heartbeat fell inside the \
+             stand-down), and the monitor notified nothing: no recovery started and its instances stayed \
+             on the failed host.",
+            down.join(", ")
+        );
+    }
     match (&s.late, s.to_the_end) {
         (Some((_, host)), _) => format!(
             "As soon as it resumed it notified the failure of {host}: that failure waited for the \
@@ -189,8 +240,9 @@ impl HostmonitorStoodDown {
         let mut ids: Vec<EventId> = s.reasons.clone();
         ids.extend([first, last]);
         ids.extend(s.late.as_ref().map(|(id, _)| *id));
+        ids.extend(s.unwatched.iter().map(|(id, _)| *id));
         let reasons = reasons_text(ctx, s);
-        let severity = if s.late.is_some() || s.to_the_end {
+        let severity = if s.late.is_some() || s.to_the_end || !s.unwatched.is_empty() {
             Severity::Critical
         } else {
             Severity::Warning
@@ -227,7 +279,11 @@ impl HostmonitorStoodDown {
                 s.monitor,
                 s.skips.len()
             ),
-            failed_host: s.late.as_ref().map(|(_, h)| h.clone()),
+            failed_host: s
+                .late
+                .as_ref()
+                .or(s.unwatched.first())
+                .map(|(_, h)| h.clone()),
             instance_uuids: Vec::new(),
             notification_id: None,
             request_ids: Vec::new(),
@@ -276,6 +332,31 @@ mod tests {
     fn a_blip_of_two_cycles_is_not_a_stand_down() {
         let log = cycles(2, "Pacemaker cluster doesn't have quorum.");
         assert!(findings("hostmonitor-stood-down", &[(LOG, &log)]).is_empty());
+    }
+
+    #[test]
+    fn a_compute_that_died_while_the_monitor_stood_down_is_named() {
+        let log = cycles(4, "Pacemaker cluster doesn't have quorum.");
+        // nova-scheduler with debug on: compute-2's last heartbeat at 21:48:30, inside the run
+        let scheduler = "2023-05-09 21:50:01.118 812 DEBUG nova.servicegroup.drivers.db [None req-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e - - - - - -] Seems service nova-compute on host compute-2 is down. Last heartbeat was 2023-05-09 21:48:30. Elapsed time is 91.118000 is_up /usr/lib/python3/dist-packages/nova/servicegroup/drivers/db.py:80\n\
+                         2023-05-09 21:50:01.120 812 DEBUG nova.servicegroup.drivers.db [None req-0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e - - - - - -] Seems service nova-compute on host compute-5 is down. Last heartbeat was 2023-05-09 20:11:02. Elapsed time is 5939.120000 is_up /usr/lib/python3/dist-packages/nova/servicegroup/drivers/db.py:80\n";
+        let found = findings(
+            "hostmonitor-stood-down",
+            &[
+                (LOG, &log),
+                ("1/lxd/3/var/log/nova/nova-scheduler.log", scheduler),
+            ],
+        );
+        assert_eq!(found.len(), 1);
+        // compute-5 was down long before the run: not the monitor's miss
+        assert_eq!(found[0].failed_host.as_deref(), Some("compute-2"));
+        assert_eq!(found[0].severity, Severity::Critical);
+        assert!(
+            found[0]
+                .evidence
+                .iter()
+                .any(|e| e.text.contains("host compute-2 is down"))
+        );
     }
 
     #[test]

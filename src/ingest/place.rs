@@ -155,5 +155,35 @@ pub(crate) fn place_files<'f>(
             incomplete,
         });
     }
+    drop_duplicate_journals(&mut placed);
     placed
+}
+
+/// A host's whole-journal capture holds the records its syslog (`var/log/syslog`,
+/// `messages`) already has when rsyslog runs: read it only on hosts without one, and
+/// only one capture per host (the shortest name: `journalctl_--no-pager`).
+fn drop_duplicate_journals(placed: &mut [Placed<'_>]) {
+    use crate::ingest::role::is_whole_journal;
+    let is_syslog = |p: &Placed<'_>| matches!(&p.role, Role::Log(s) if s.name() == "syslog");
+    let mut keep: HashMap<u32, Option<usize>> = HashMap::new();
+    for (i, p) in placed.iter().enumerate() {
+        if !is_syslog(p) {
+            continue;
+        }
+        let slot = keep.entry(p.host).or_insert(None);
+        if !is_whole_journal(&p.inner) {
+            *slot = Some(usize::MAX); // a syslog file: no journal needed
+        } else if let Some(k) = *slot {
+            if k != usize::MAX && p.inner.len() < placed[k].inner.len() {
+                *slot = Some(i);
+            }
+        } else {
+            *slot = Some(i);
+        }
+    }
+    for (i, p) in placed.iter_mut().enumerate() {
+        if is_syslog(p) && is_whole_journal(&p.inner) && keep.get(&p.host) != Some(&Some(i)) {
+            p.role = Role::Ignored("a journal capture with the records of the host's syslog");
+        }
+    }
 }

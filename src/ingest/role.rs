@@ -204,6 +204,20 @@ fn cluster_command(lower: &str) -> bool {
         .any(|name| !name.contains('/'))
 }
 
+/// True for sos's captures of the whole journal: `sos_commands/logs/journalctl_--no-pager`
+/// (sos 4), `journalctl_--no-pager_--boot`, `journalctl_--all_--this-boot_--no-pager`
+/// (older sos). Not the per-unit ones (`--unit_<svc>`, read as that service) nor the
+/// journal's own statistics (`--disk-usage`, `--list-boots`).
+pub fn is_whole_journal(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    rel.starts_with("sos_commands/logs/")
+        && name.starts_with("journalctl_")
+        && name.contains("--no-pager")
+        && !["--unit", "--disk-usage", "--list-boots", "--output"]
+            .iter()
+            .any(|w| name.contains(w))
+}
+
 /// The role of `rel`, a path inside a host folder (`var/log/nova/nova-compute.log`).
 pub fn role_of(rel: &str) -> Role {
     let name = rel.rsplit('/').next().unwrap_or(rel);
@@ -226,6 +240,11 @@ pub fn role_of(rel: &str) -> Role {
         return Role::Log(Service::new(unit));
     }
     if lower.starts_with("sos_commands/") {
+        if is_whole_journal(rel) {
+            // The whole journal (services without a log_file log only there); dropped
+            // again in place_files when the host's syslog holds the same records.
+            return Role::Log(Service::new("syslog"));
+        }
         return match name {
             "dpkg_-l" | "installed-debs" | "rpm_-qa" => Role::Packages,
             n if n.starts_with("snap_list") || n.starts_with("installed-rpms") => Role::Packages,
@@ -574,6 +593,15 @@ mod tests {
             role_of("var/lib/config-data/puppet-generated/nova/etc/nova/nova.conf"),
             Role::Config(Service::new("nova"))
         );
+        assert_eq!(log("sos_commands/logs/journalctl_--no-pager"), "syslog");
+        assert_eq!(
+            log("sos_commands/logs/journalctl_--no-pager_--boot"),
+            "syslog"
+        );
+        assert!(matches!(
+            role_of("sos_commands/logs/journalctl_--disk-usage"),
+            Role::Ignored(_)
+        ));
         assert_eq!(role_of("sos_commands/dpkg/dpkg_-l"), Role::Packages);
         assert_eq!(role_of("sos_commands/date/date"), Role::Clock);
         assert_eq!(role_of("etc/timezone"), Role::Clock);
