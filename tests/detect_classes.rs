@@ -476,3 +476,39 @@ fn pacemakers_own_log_tells_an_evacuation_before_the_fencing_without_a_history()
 fn a_fencing_syslog_shows_before_the_evacuation_is_not_found() {
     assert!(findings("2024-sosreport-fenced-before-evacuation-syslog").is_empty());
 }
+
+#[test]
+fn pacemaker_1_1_stonith_ng_and_crmd_tell_an_evacuation_before_the_fencing() {
+    let name = "2019-sosreport-bionic-evacuated-unfenced-pacemaker11";
+    let all = findings(name);
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(name, "evacuated-unfenced");
+    assert_eq!(f.failed_host.as_deref(), Some("compute-1"));
+    assert!(f.summary.contains("only 2 min 23 s after"), "{}", f.summary);
+    assert!(f.summary.contains("2 fencing record(s)"), "{}", f.summary);
+    // stonith-ng's three results, each once (crmd's lines say the same).
+    assert_eq!(f.evidence.len(), 4, "{:#?}", f.evidence);
+    assert!(
+        f.evidence
+            .iter()
+            .skip(1)
+            .all(|e| e.path.ends_with("var/log/syslog") && e.text.contains(" stonith-ng[2152]: ")),
+        "{:#?}",
+        f.evidence
+    );
+    assert!(cites(
+        &f,
+        "Operation reboot of compute-1 by ctl-2 for crmd.2156@ctl-1.b94a2d6c: OK"
+    ));
+    let ok = f.evidence.last().unwrap();
+    assert_eq!(
+        ok.timestamp.as_deref(),
+        Some("2019-03-12T10:05:58.000Z"),
+        "{ok:#?}"
+    );
+}
+
+#[test]
+fn pacemaker_1_1_fencing_before_the_evacuation_is_not_found() {
+    assert!(findings("2019-sosreport-bionic-fenced-before-evacuation-pacemaker11").is_empty());
+}

@@ -28,11 +28,13 @@ pub struct LoggedFence {
     pub result: FenceLogResult,
 }
 
-/// Whether a log of `service` may hold Pacemaker's lines: the system log, or a log
-/// named after Pacemaker (`var/log/pacemaker/pacemaker.log`, a pacemaker unit's journal).
+/// Whether a log of `service` may hold Pacemaker's lines: the system log, a log named
+/// after Pacemaker (`var/log/pacemaker/pacemaker.log`, a pacemaker unit's journal), or
+/// corosync's log, where Pacemaker 1.1 writes when corosync.conf names a log file (RHEL
+/// 7's `var/log/cluster/corosync.log`; mcp/corosync.c takes `logging.logfile`).
 pub fn may_hold(service: &Service) -> bool {
     let name = service.name();
-    name == "syslog" || name.contains("pacemaker")
+    name == "syslog" || name.contains("pacemaker") || name.contains("corosync")
 }
 
 /// The fencing result of a record's first line `raw`, at `line`.

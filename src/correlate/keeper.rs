@@ -144,11 +144,15 @@ impl EventKeeper<'_> {
 
 impl RecordSink for EventKeeper<'_> {
     fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
-        // pacemaker.log's lines fit no format: its fencing results are read first.
-        if fence_log::may_hold(file.service)
-            && let Some(fence) = fence_log::of_line(record.head.raw, span.first_line)
-        {
-            self.fencing.push(fence);
+        // pacemaker.log's lines fit no format: its fencing results are read first. Each
+        // line of the record: the syslog assembler takes a daemon's lines that follow one
+        // another as one message (stonith-ng's `Client … wants to fence` and its result).
+        if fence_log::may_hold(file.service) {
+            for (i, raw) in record.raw_lines().enumerate() {
+                if let Some(fence) = fence_log::of_line(raw, span.first_line + i) {
+                    self.fencing.push(fence);
+                }
+            }
         }
         if record.unparsed_reason().is_some() {
             return;

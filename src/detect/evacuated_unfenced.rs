@@ -325,3 +325,50 @@ impl EvacuatedUnfenced {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::detect::context::testing::findings;
+
+    /// Masakari 7.0.0's recovery of compute-1: first evacuate call at 10:03:34.762 UTC.
+    const ENGINE: &str = include_str!(
+        "../../samples/scenarios/2019-sosreport-bionic-fenced-before-evacuation-pacemaker11/sosreport-ctl-1-2019-03-12-pqx4tz/var/log/masakari/masakari-engine.log"
+    );
+
+    /// RHEL 7's Pacemaker 1.1 detail log: corosync.conf's `logging.logfile`
+    /// (`/var/log/cluster/corosync.log`, as pcs writes it), in 1.1's file format
+    /// (lib/common/logging.c `set_format_string`: `%t [%lu] %s %10s: %g %-7p: %n:\t%b`),
+    /// corosync's own lines between Pacemaker's; stonith-ng and crmd of 1.1.10-1.1.16 at
+    /// `at` (fencing/remote.c, crmd/te_utils.c).
+    fn corosync_log(at: &str) -> String {
+        format!(
+            "Mar 12 10:00:21 [1987] ctl-1 corosync notice  [TOTEM ] A processor failed, forming new configuration.\n\
+             Mar 12 10:00:26 [2156] ctl-1       crmd:   notice: te_fence_node:\tRequesting fencing (reboot) of node compute-1 | action=12 timeout=60000\n\
+             Mar 12 {at} [2152] ctl-1 stonith-ng:   notice: remote_op_done:\tOperation reboot of compute-1 by ctl-2 for crmd.2156@ctl-1.7d3b1e9a: OK\n\
+             Mar 12 {at} [2156] ctl-1       crmd:   notice: tengine_stonith_notify:\tPeer compute-1 was terminated (reboot) by ctl-2 for ctl-1: OK (ref=7d3b1e9a-4c1e-4f0a-9b62-5d2e8b1a4f90) by client crmd.2156\n"
+        )
+    }
+
+    fn unfenced(at: &str) -> Vec<(Option<String>, usize)> {
+        let log = corosync_log(at);
+        findings(
+            "evacuated-unfenced",
+            &[
+                ("ctl-1/var/log/masakari/masakari-engine.log", ENGINE),
+                ("ctl-1/var/log/cluster/corosync.log", &log),
+            ],
+        )
+        .into_iter()
+        .map(|f| (f.failed_host, f.evidence.len()))
+        .collect()
+    }
+
+    #[test]
+    fn pacemaker_1_1s_corosync_log_tells_the_fencing() {
+        // Fenced two minutes before the first evacuation: nothing to say.
+        assert_eq!(unfenced("10:01:26"), []);
+        // Fenced two minutes after it: the first call and stonith-ng's line (crmd's says
+        // the same and is not repeated).
+        assert_eq!(unfenced("10:05:58"), [(Some("compute-1".to_string()), 2)]);
+    }
+}

@@ -133,15 +133,43 @@ pub struct FenceLogResult {
     pub state: FenceState,
 }
 
-/// The daemons whose lines tell a fencing result.
-const FENCE_DAEMONS: [&str; 2] = ["pacemaker-fenced", "pacemaker-controld"];
+/// The daemons whose lines tell a fencing result: Pacemaker 2's, and Pacemaker 1.1's
+/// `stonith-ng` and `crmd` (RHEL 7, Ubuntu 16.04 and 18.04).
+const FENCE_DAEMONS: [&str; 4] = [
+    "pacemaker-fenced",
+    "pacemaker-controld",
+    "stonith-ng",
+    "crmd",
+];
+
+/// Where the daemon's name `daemon` stands as a word in `head` (after the time and the
+/// node: a space or nothing before it; its pid, its colon or padding after it), and the
+/// end of the name there.
+fn daemon_end(head: &str, daemon: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = head.get(from..).and_then(|h| h.find(daemon)) {
+        let at = from + at;
+        let end = at + daemon.len();
+        let before = head[..at].chars().next_back();
+        let after = head[end..].chars().next();
+        if matches!(before, None | Some(' ')) && matches!(after, None | Some('[' | ':' | ' ')) {
+            return Some(end);
+        }
+        from = end;
+    }
+    None
+}
 
 /// A fencing result line of `pacemaker.log` or the system log: its time as written (no
 /// year in the classic forms) and the result. Pacemaker 2.0 and 2.1 write, in
 /// pacemaker.log (lib/common/logging.c `set_format_string`),
 /// `<time> <node> <daemon padded to 20>[<pid>] (<function>) \t<level>: <message>`, and
-/// in the system log `<time> <node> <daemon>[<pid>]: <level>: <message>`; the message is
-/// one of [`fence_log_result`]'s forms.
+/// in the system log `<time> <node> <daemon>[<pid>]: <level>: <message>`. Pacemaker 1.1
+/// writes, in its log file (`/var/log/pacemaker.log`, or corosync.conf's
+/// `logging.logfile`, on RHEL 7 `/var/log/cluster/corosync.log`),
+/// `<time> [<pid>] <node> <daemon padded to 10>: <level>: <function>:\t<message>`, and
+/// in the system log `<time> <node> <daemon>[<pid>]: <level>: <message>`, the daemons
+/// being `stonith-ng` and `crmd`. The message is one of [`fence_log_result`]'s forms.
 ///
 /// ```
 /// use evacdoc_parsers::capture::{fence_log_line, FenceState};
@@ -165,7 +193,7 @@ pub fn fence_log_line(line: &str) -> Option<(crate::syslog::SyslogTime, FenceLog
     let head = rest.get(..96).unwrap_or(rest);
     let daemon_at = FENCE_DAEMONS
         .iter()
-        .filter_map(|d| head.find(d).map(|at| at + d.len()))
+        .filter_map(|d| daemon_end(head, d))
         .min()?;
     let after = rest.get(daemon_at..)?;
     // The message starts after the level (`notice: `, `error: `), where it starts.
@@ -186,7 +214,13 @@ pub fn fence_log_line(line: &str) -> Option<(crate::syslog::SyslogTime, FenceLog
 /// | `… for <client>@<origin>: OK (complete) \| id=<id>` | fenced 2.1.5 and later |
 /// | `Operation 'reboot' [<pid>] targeting <t> using <device> returned 0 (OK) \| call …` | fenced 2.1, the node that ran the device (fenced_commands.c) |
 /// | `Operation 'reboot' [<pid>] (call <n> from <client>) for host '<t>' with device '<device>' returned: 0 (OK)` | fenced 2.0, likewise |
-/// | `Peer <t> was terminated (reboot) by <d> on behalf of <client>: OK \| …` | controld 2.0 and 2.1 (`was not terminated` when it failed) |
+/// | `Peer <t> was terminated (reboot) by <d> on behalf of <client>: OK \| …` | controld 2.0 and 2.1, crmd 1.1.17-1.1.24 (`was not terminated` when it failed) |
+/// | `Peer <t> was terminated (reboot) by <d> for <origin>: OK (ref=<id>) by client <client>` | crmd 1.1.10-1.1.16 (crmd/te_utils.c) |
+///
+/// Pacemaker 1.1's stonith-ng writes the fenced forms of 2.0: `Operation reboot of …`
+/// in 1.1.10-1.1.21 and `Operation 'reboot' targeting … on …` in 1.1.22-1.1.24
+/// (fencing/remote.c), `Operation 'reboot' [<pid>] (call <n> from <client>) for host
+/// '<t>' …` on the node that ran the device (fencing/commands.c).
 ///
 /// Anything after ` | ` is what a syslog copy leaves out; either way is read.
 pub fn fence_log_result(message: &str) -> Option<FenceLogResult> {
@@ -247,7 +281,8 @@ fn local_result(action: &str, rest: &str) -> Option<FenceLogResult> {
     })
 }
 
-/// `<t> was[ not] terminated (<action>) by <d> on behalf of <client>: <result>`.
+/// `<t> was[ not] terminated (<action>) by <d> on behalf of <client>: <result>`, or
+/// (crmd 1.1.10-1.1.16) `… by <d> for <origin>: <result> (ref=<id>) by client <client>`.
 fn peer_terminated(rest: &str) -> Option<FenceLogResult> {
     let (target, rest) = rest.split_once(' ')?;
     let (succeeded, rest) = match rest.strip_prefix("was not terminated (") {
@@ -264,7 +299,10 @@ fn peer_terminated(rest: &str) -> Option<FenceLogResult> {
         .and_then(|r| r.split(' ').next())
         .filter(|d| !d.is_empty() && *d != "<anyone>" && *d != "a")
         .map(str::to_string);
-    let (_, result) = rest.split_once(" on behalf of ")?.1.split_once(": ")?;
+    let (_, on_behalf) = rest
+        .split_once(" on behalf of ")
+        .or_else(|| rest.split_once(" for "))?;
+    let (_, result) = on_behalf.split_once(": ")?;
     Some(FenceLogResult {
         action: action.to_string(),
         target: node(target)?,
@@ -441,12 +479,107 @@ mod tests {
         );
     }
 
+    /// Pacemaker 1.1's stonith-ng and crmd lines (fencing/remote.c, fencing/commands.c,
+    /// crmd/te_utils.c; the prefixes of lib/common/logging.c `set_format_string`), in the
+    /// log file (RHEL 7's /var/log/cluster/corosync.log) and in the system log.
+    #[test]
+    fn pacemaker_1_1_lines_are_read() {
+        let read = |line: &str| {
+            fence_log_line(line).map(|(t, r)| {
+                let crate::syslog::SyslogTime::Yearless(t) = t else {
+                    panic!("{line}: not a yearless time");
+                };
+                (
+                    (t.hour, t.minute, t.second),
+                    r.action,
+                    r.target,
+                    r.delegate,
+                    r.state,
+                )
+            })
+        };
+        let ok = |time: (u8, u8, u8)| {
+            Some((
+                time,
+                "reboot".to_string(),
+                "overcloud-novacompute-1".to_string(),
+                Some("overcloud-controller-2".to_string()),
+                FenceState::Successful,
+            ))
+        };
+        // stonith-ng 1.1.10-1.1.21, the log file and the system log.
+        assert_eq!(
+            read(
+                "Mar 12 04:17:09 [3129] overcloud-controller-0 stonith-ng:   notice: remote_op_done:\tOperation reboot of overcloud-novacompute-1 by overcloud-controller-2 for crmd.3133@overcloud-controller-0.1f0c8e3a: OK"
+            ),
+            ok((4, 17, 9))
+        );
+        assert_eq!(
+            read(
+                "Mar 12 04:17:09 overcloud-controller-0 stonith-ng[3129]:  notice: Operation reboot of overcloud-novacompute-1 by overcloud-controller-2 for crmd.3133@overcloud-controller-0.1f0c8e3a: OK"
+            ),
+            ok((4, 17, 9))
+        );
+        // 1.1.12's system log names the function too.
+        assert_eq!(
+            read(
+                "Mar 12 04:17:09 overcloud-controller-0 stonith-ng[3129]:   notice: remote_op_done: Operation reboot of overcloud-novacompute-1 by overcloud-controller-2 for crmd.3133@overcloud-controller-0.1f0c8e3a: OK"
+            ),
+            ok((4, 17, 9))
+        );
+        // stonith-ng 1.1.22-1.1.24.
+        assert_eq!(
+            read(
+                "Mar 12 04:17:09 [3129] overcloud-controller-0 stonith-ng:   notice: remote_op_done:\tOperation 'reboot' targeting overcloud-novacompute-1 on overcloud-controller-2 for crmd.3133@overcloud-controller-0.1f0c8e3a: OK"
+            ),
+            ok((4, 17, 9))
+        );
+        // crmd 1.1.10-1.1.16 and 1.1.17-1.1.24.
+        assert_eq!(
+            read(
+                "Mar 12 04:17:10 [3133] overcloud-controller-0       crmd:   notice: tengine_stonith_notify:\tPeer overcloud-novacompute-1 was terminated (reboot) by overcloud-controller-2 for overcloud-controller-0: OK (ref=1f0c8e3a-5b2d-4c7e-9a61-3d8f0b2e4c17) by client crmd.3133"
+            ),
+            ok((4, 17, 10))
+        );
+        assert_eq!(
+            read(
+                "Mar 12 04:17:10 overcloud-controller-0 crmd[3133]:  notice: Peer overcloud-novacompute-1 was terminated (reboot) by overcloud-controller-2 on behalf of crmd.3133: OK"
+            ),
+            ok((4, 17, 10))
+        );
+        assert_eq!(
+            read(
+                "Mar 12 04:17:10 [3133] overcloud-controller-0       crmd:   notice: tengine_stonith_notify:\tPeer overcloud-novacompute-1 was terminated (reboot) by overcloud-controller-2 on behalf of crmd.3133: OK | initiator=overcloud-controller-0 ref=1f0c8e3a-5b2d-4c7e-9a61-3d8f0b2e4c17"
+            ),
+            ok((4, 17, 10))
+        );
+        let failed = read("Mar 12 04:16:09 overcloud-controller-0 crmd[3133]:  notice: Peer overcloud-novacompute-1 was not terminated (reboot) by overcloud-controller-2 for overcloud-controller-0: Timer expired (ref=0c2d4e6f-8a1b-4c3d-9e5f-7a9b1c3d5e7f) by client crmd.3133").unwrap();
+        assert_eq!(failed.4, FenceState::Failed);
+        // stonith-ng on the node that ran the device (fencing/commands.c).
+        let local = read("Mar 12 04:17:08 overcloud-controller-2 stonith-ng[3201]:  notice: Operation 'reboot' [48211] (call 4 from crmd.3133) for host 'overcloud-novacompute-1' with device 'stonith-fence_ipmilan-525400aa0b1c' returned: 0 (OK)").unwrap();
+        assert_eq!(
+            (local.2.as_str(), local.4),
+            ("overcloud-novacompute-1", FenceState::Successful)
+        );
+        // 1.1's other lines, and a daemon's name inside another word, are not results.
+        for other in [
+            "Mar 12 04:17:09 [3133] overcloud-controller-0       crmd:   notice: te_fence_node:\tRequesting fencing (reboot) of node overcloud-novacompute-1 | action=12 timeout=60000",
+            "Mar 12 04:17:09 [3133] overcloud-controller-0       crmd:   notice: process_lrm_event:\tOperation nova-compute_stop_0: ok (node=overcloud-controller-0, call=88, rc=0, cib-update=71, confirmed=true)",
+            "Mar 12 04:17:09 overcloud-controller-0 mycrmd[1]: Operation reboot of overcloud-novacompute-1 by overcloud-controller-2 for a@b.c: OK",
+            "Mar 12 04:17:09 overcloud-controller-0 stonith-ngx[1]: Operation reboot of overcloud-novacompute-1 by overcloud-controller-2 for a@b.c: OK",
+        ] {
+            assert_eq!(fence_log_line(other), None, "{other}");
+        }
+    }
+
     #[test]
     fn every_cut_of_a_fencing_line_is_read_without_panic() {
         let lines = [
             "May 21 10:05:58.406 ctl-1 pacemaker-fenced    [2152] (remote_op_done) \tnotice: Operation 'reboot' targeting nœud-1 by ctl-2 for pacemaker-controld.2156@ctl-1: OK (complete) | id=b94a2d6c",
             "May 21 10:01:26 ctl-1 pacemaker-controld[2156]:  notice: Peer compute-1 was not terminated (reboot) by ctl-2 on behalf of pacemaker-controld.2156: Timer expired | initiator=ctl-1 ref=7d3b1e9a",
             "2024-05-21T10:05:58+00:00 ctl-1 pacemaker-fenced[2152]: notice: Operation 'reboot' [5678] (call 12 from pacemaker-controld.2156) for host 'compute-1' with device 'fence_c1' returned: 0 (OK)",
+            "Mar 12 04:17:10 [3133] nœud-0       crmd:   notice: tengine_stonith_notify:\tPeer nœud-1 was terminated (reboot) by nœud-2 for nœud-0: OK (ref=1f0c8e3a) by client crmd.3133",
+            "Mar 12 04:17:09 nœud-0 stonith-ng[3129]:  notice: Operation reboot of nœud-1 by nœud-2 for crmd.3133@nœud-0.1f0c8e3a: OK",
         ];
         for line in lines {
             for (end, _) in line.char_indices() {
