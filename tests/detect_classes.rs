@@ -478,6 +478,43 @@ fn a_fencing_syslog_shows_before_the_evacuation_is_not_found() {
 }
 
 #[test]
+fn without_the_monitors_log_the_configured_kubernetes_driver_is_named_as_inferred() {
+    let name = "2025-helm-k8s-config-no-monitor-log";
+    let all = findings(name);
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let f = only(name, "k8s-monitor-no-host-status");
+    assert_eq!(f.severity, evacdoc::detect::Severity::Critical);
+    assert_eq!(
+        f.notification_id.as_deref(),
+        Some("5a1d7e3c-9b4f-4c2a-8e6d-1f0b3a9c7e52")
+    );
+    // No monitor log: the node is not known, and the wording says the sender is inferred.
+    assert_eq!(f.failed_host, None);
+    assert!(
+        f.title.contains("inferred from its configuration"),
+        "{}",
+        f.title
+    );
+    assert!(
+        f.summary.contains("inferred from that setting"),
+        "{}",
+        f.summary
+    );
+    // The setting, the engine's two lines, the capture's command line and its uuid row.
+    assert_eq!(f.evidence.len(), 5, "{:#?}", f.evidence);
+    assert!(f.evidence[0].path.ends_with("masakarimonitors.conf"));
+    assert!(cites(&f, "monitoring_driver = kubernetes"));
+    assert!(cites(&f, "of type: COMPUTE_HOST"));
+    assert!(cites(&f, "ignored as host_status is not provided."));
+    assert!(cites(&f, "5a1d7e3c-9b4f-4c2a-8e6d-1f0b3a9c7e52 |"));
+}
+
+#[test]
+fn the_configured_kubernetes_driver_that_sends_host_status_is_recovered_and_not_found() {
+    assert!(findings("2026-helm-k8s-config-host-status").is_empty());
+}
+
+#[test]
 fn pacemaker_1_1_stonith_ng_and_crmd_tell_an_evacuation_before_the_fencing() {
     let name = "2019-sosreport-bionic-evacuated-unfenced-pacemaker11";
     let all = findings(name);

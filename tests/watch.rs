@@ -338,6 +338,85 @@ fn a_merged_finding_of_ignored_notifications_names_the_first_notification() {
     );
 }
 
+/// A sosreport whose syslog tells Pacemaker's fencing of compute-1 two minutes before
+/// Masakari's first evacuate call; its `pcs stonith history show` is empty (the cluster
+/// restarted since, and the history lives in the fencers' memory).
+const FENCED_SYSLOG: &str = "scenarios/2024-sosreport-fenced-before-evacuation-syslog";
+const SOS_ROOT: &str = "sosreport-ctl-1-2024-05-21-hk3vqa";
+
+/// The findings of watching the scenario's logs written after the watcher started, the
+/// system log among them or not, and those of a batch analysis of the same folder.
+fn watch_fencing(with_syslog: bool) -> (Vec<Finding>, Vec<Finding>) {
+    let scenario = samples().join(FENCED_SYSLOG);
+    let dir = tempfile::tempdir().unwrap();
+    let live = dir.path().join("live");
+    let mut logs = Vec::new();
+    copy_small_files(&scenario, Path::new(""), &live, &mut logs);
+    let history = live
+        .join(SOS_ROOT)
+        .join("sos_commands/pacemaker/pcs_stonith_history_show");
+    append(&history, "");
+    logs.retain(|rel| with_syslog || !rel.ends_with("var/log/syslog"));
+    logs.sort();
+    let mut watcher = Watcher::new(std::slice::from_ref(&live), fast_options()).unwrap();
+    let mut found = Vec::new();
+    poll_until_quiet(&mut watcher, &mut found);
+    for rel in &logs {
+        append(
+            &live.join(rel),
+            &std::fs::read_to_string(scenario.join(rel)).unwrap(),
+        );
+    }
+    for _ in 0..3 {
+        poll_until_quiet(&mut watcher, &mut found);
+    }
+    let batch = analyze_inputs(&[live], &RunOptions::default()).unwrap();
+    (found, batch.findings)
+}
+
+/// The watcher reads Pacemaker's fencing results in the system log as `analyze` does: a
+/// host the log shows fenced before the first evacuation gives no evacuated-unfenced
+/// warning; without the log (only the empty history) the warning appears.
+#[test]
+fn the_watched_system_log_tells_the_fencing_before_the_evacuation() {
+    let unfenced = |findings: &[Finding]| {
+        findings
+            .iter()
+            .filter(|f| f.detector == "evacuated-unfenced")
+            .map(|f| f.failed_host.clone())
+            .collect::<Vec<_>>()
+    };
+    let (watched, batch) = watch_fencing(true);
+    assert_eq!(
+        unfenced(&watched),
+        Vec::<Option<String>>::new(),
+        "{:?}",
+        ids(&watched)
+    );
+    assert_eq!(ids(&watched), ids(&batch));
+
+    let (watched, batch) = watch_fencing(false);
+    assert_eq!(
+        unfenced(&watched),
+        [Some("compute-1".to_string())],
+        "{:?}",
+        ids(&watched)
+    );
+    assert_eq!(ids(&watched), ids(&batch));
+    let warning = watched
+        .iter()
+        .find(|f| f.detector == "evacuated-unfenced")
+        .unwrap();
+    assert!(
+        warning
+            .evidence
+            .iter()
+            .any(|e| e.text.contains("Call evacuate command for instance")),
+        "{:#?}",
+        warning.evidence
+    );
+}
+
 /// A webhook receiver on a loopback port: every POST's body and whether its signature
 /// checked out; answers `fail_first` 503s before its 200s.
 #[derive(Clone, Default)]

@@ -18,14 +18,27 @@
 //! [`UNNAMED_WINDOW_SECS`] after the send). Telling: one critical finding per joined
 //! notification. A notification ignored for another sender's payload is left to
 //! `recovery-failed`, which names the cause.
+//!
+//! Without the monitor's log (a support bundle of the control plane's pods, where the
+//! monitor's DaemonSet runs on the computes), the sender is inferred from the
+//! configuration: a masakarimonitors.conf of the bundle sets `[host] monitoring_driver =
+//! kubernetes` (masakarimonitors/conf/host.py; the `kubernetes` entry point of
+//! `hostmonitor.driver` in setup.cfg, 20.0.0 and later), no host-monitor log is in the
+//! bundle, no package list names masakari-monitors 21.0.0 or later, and the engine
+//! ignored a notification for want of host_status whose captured payload (`openstack
+//! notification show` / `list`; neither masakari-api nor the engine logs it), when
+//! there is one, is the kubernetes driver's `{'event': 'STOPPED'}` alone. One critical
+//! finding per such notification, its wording saying the sender is inferred.
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::detect::evidence::{self, host_name, of_events};
+use crate::detect::evidence::{self, host_name, of_capture, of_config, of_events};
 use crate::detect::finding::{Finding, Remediation, Severity};
 use crate::detect::monitor_lines::{hostmonitor_events, sent};
 use crate::detect::{DetectContext, Detector};
 use crate::model::EventId;
+use crate::model::inventory::ConfigValue;
+use evacdoc_parsers::capture::Capture;
 
 /// The detector.
 #[derive(Debug)]
@@ -105,12 +118,10 @@ struct Send {
     with_status: bool,
 }
 
-/// Measures every ignored notification the kubernetes monitor sent.
-pub fn measure(ctx: &DetectContext<'_>) -> Vec<Ignored> {
-    let analysis = ctx.analysis;
-    // The engine's ignores: uuid → (line, time).
+/// The engine's ignores for want of host_status: uuid (lower case) → (line, time).
+fn engine_ignores(ctx: &DetectContext<'_>) -> BTreeMap<String, (EventId, i64)> {
     let mut ignores: BTreeMap<String, (EventId, i64)> = BTreeMap::new();
-    for (i, e) in analysis.events.iter().enumerate() {
+    for (i, e) in ctx.analysis.events.iter().enumerate() {
         if !e
             .message()
             .contains("ignored as host_status is not provided")
@@ -123,6 +134,13 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Ignored> {
                 .or_insert((EventId::at(i), e.time));
         }
     }
+    ignores
+}
+
+/// Measures every ignored notification the kubernetes monitor sent.
+pub fn measure(ctx: &DetectContext<'_>) -> Vec<Ignored> {
+    let analysis = ctx.analysis;
+    let ignores = engine_ignores(ctx);
     if ignores.is_empty() {
         return Vec::new();
     }
@@ -215,6 +233,141 @@ pub fn measure(ctx: &DetectContext<'_>) -> Vec<Ignored> {
     out
 }
 
+/// A notification ignored for want of host_status whose sender only the configuration
+/// names: the kubernetes host monitor, whose log is not in the bundle.
+#[derive(Clone, Debug)]
+pub struct Inferred {
+    /// The notification.
+    pub notification: String,
+    /// `[host] monitoring_driver = kubernetes`, where it is set.
+    pub driver: ConfigValue,
+    /// The engine's `Processing notification <uuid> of type: COMPUTE_HOST`, when logged.
+    pub processing: Option<EventId>,
+    /// The engine's `Notification '<uuid>' ignored as host_status is not provided.`
+    pub ignored: EventId,
+    /// The capture that shows the notification's payload, when there is one.
+    pub capture: Option<String>,
+}
+
+/// The `[host] monitoring_driver` a masakarimonitors.conf of the bundle sets last.
+fn monitoring_driver<'a>(ctx: &DetectContext<'a>) -> Option<&'a ConfigValue> {
+    ctx.analysis
+        .config_value("masakarimonitors", "host", "monitoring_driver")
+}
+
+/// Whether a package list names masakari-monitors at 21.0.0 or later (its kubernetes
+/// driver sends host_status).
+fn fixed_monitor_installed(ctx: &DetectContext<'_>) -> bool {
+    ctx.analysis.packages.iter().any(|p| {
+        let name = p.name.to_ascii_lowercase();
+        let version = p
+            .version
+            .split_once(':')
+            .map_or(p.version.as_str(), |(_, v)| v);
+        (name.contains("masakari-monitors")
+            || name.contains("masakarimonitors")
+            || name == "masakari-host-monitor")
+            && version
+                .split('.')
+                .next()
+                .and_then(|major| major.parse::<u32>().ok())
+                .is_some_and(|major| major >= 21)
+    })
+}
+
+/// What the bundle's captures say of notification `uuid`: its type and payload as
+/// `notification show` or `notification list` printed them (the first capture that
+/// names it), with the capture's file.
+fn captured(
+    ctx: &DetectContext<'_>,
+    uuid: &str,
+) -> Option<(String, Option<String>, Option<serde_json::Value>)> {
+    ctx.analysis.captures.iter().find_map(|c| {
+        let (kind, payload) = match &c.capture {
+            Capture::Notification(n) if n.notification_uuid.eq_ignore_ascii_case(uuid) => {
+                (n.notification_type.clone(), n.payload.clone())
+            }
+            Capture::NotificationList(rows) => {
+                let row = rows
+                    .iter()
+                    .find(|r| r.notification_uuid.eq_ignore_ascii_case(uuid))?;
+                (row.notification_type.clone(), row.payload.clone())
+            }
+            _ => return None,
+        };
+        Some((c.file.clone(), kind, payload))
+    })
+}
+
+/// Whether a captured payload is the kubernetes driver's of 20.x: `{'event': 'STOPPED'}`
+/// and nothing else.
+fn kubernetes_payload(payload: &serde_json::Value) -> bool {
+    payload.as_object().is_some_and(|o| {
+        o.len() == 1
+            && o.get("event")
+                .and_then(|e| e.as_str())
+                .is_some_and(|e| e.eq_ignore_ascii_case("STOPPED"))
+    })
+}
+
+/// The engine's `Processing notification <uuid> of type: <type>` line of `uuid`.
+fn processing_line(ctx: &DetectContext<'_>, uuid: &str) -> Option<(EventId, String)> {
+    ctx.analysis.events.iter().enumerate().find_map(|(i, e)| {
+        let message = e.message();
+        let rest = message.strip_prefix("Processing notification ")?;
+        let (id, kind) = rest.split_once(" of type: ")?;
+        id.eq_ignore_ascii_case(uuid)
+            .then(|| (EventId::at(i), kind.trim().to_string()))
+    })
+}
+
+/// Infers the kubernetes monitor as the sender of the ignored notifications `measured`
+/// did not find, from the configuration alone (see the module's doc).
+pub fn infer(ctx: &DetectContext<'_>, measured: &[Ignored]) -> Vec<Inferred> {
+    let Some(driver) = monitoring_driver(ctx) else {
+        return Vec::new();
+    };
+    if !driver.value.trim().eq_ignore_ascii_case("kubernetes")
+        || hostmonitor_events(ctx.analysis).next().is_some()
+        || fixed_monitor_installed(ctx)
+    {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (uuid, (ignored, _)) in engine_ignores(ctx) {
+        if measured.iter().any(|m| m.notification == uuid) {
+            continue;
+        }
+        let processing = processing_line(ctx, &uuid);
+        if processing
+            .as_ref()
+            .is_some_and(|(_, kind)| kind != "COMPUTE_HOST")
+        {
+            continue;
+        }
+        let capture = match captured(ctx, &uuid) {
+            Some((file, kind, payload)) => {
+                let host_type = kind.as_deref().is_none_or(|k| k == "COMPUTE_HOST");
+                // Another sender's payload (a webhook's, the pacemaker monitor's
+                // cluster_status) is not the kubernetes driver's.
+                if !host_type || payload.as_ref().is_some_and(|p| !kubernetes_payload(p)) {
+                    continue;
+                }
+                payload.is_some().then_some(file)
+            }
+            None => None,
+        };
+        out.push(Inferred {
+            notification: uuid,
+            driver: driver.clone(),
+            processing: processing.map(|(id, _)| id),
+            ignored,
+            capture,
+        });
+    }
+    out
+}
+
 impl Detector for K8sMonitorNoHostStatus {
     fn id(&self) -> &'static str {
         "k8s-monitor-no-host-status"
@@ -226,11 +379,81 @@ impl Detector for K8sMonitorNoHostStatus {
     }
 
     fn detect(&self, ctx: &DetectContext<'_>) -> Vec<Finding> {
-        measure(ctx).iter().map(|i| self.tell(ctx, i)).collect()
+        let measured = measure(ctx);
+        let inferred = infer(ctx, &measured);
+        measured
+            .iter()
+            .map(|i| self.tell(ctx, i))
+            .chain(inferred.iter().map(|i| self.tell_inferred(ctx, i)))
+            .collect()
     }
 }
 
 impl K8sMonitorNoHostStatus {
+    fn tell_inferred(&self, ctx: &DetectContext<'_>, i: &Inferred) -> Finding {
+        let analysis = ctx.analysis;
+        let ids: Vec<EventId> = [i.processing, Some(i.ignored)]
+            .into_iter()
+            .flatten()
+            .collect();
+        let n = &i.notification;
+        let setting = format!("{}:{}", i.driver.file, i.driver.line);
+        let mut evidence = vec![of_config(analysis, &i.driver)];
+        evidence.extend(of_events(analysis, ids.iter().copied()));
+        let payload = match &i.capture {
+            Some(file) => {
+                evidence.extend(of_capture(analysis, file, n));
+                format!(" {file} shows its payload, {{'event': 'STOPPED'}} alone: the driver's.")
+            }
+            None => " The bundle does not show its payload (neither masakari-api nor the engine logs it; \
+                `openstack notification show` would)."
+                .to_string(),
+        };
+        Finding {
+            id: format!("{}:{n}", self.id()).into(),
+            detector: self.id(),
+            severity: Severity::Critical,
+            title: format!(
+                "Masakari ignored notification {n} without host_status; the configured kubernetes host monitor \
+                    is the likely sender (inferred from its configuration)"
+            ),
+            summary: format!(
+                "masakari-engine logged `ignored as host_status is not provided` for notification {n} and recovered \
+                    nothing. The bundle holds no masakari-hostmonitor log; its configuration ({setting}: \
+                    `{}`) names the kubernetes driver, whose 20.x payload has no host_status. The sender is \
+                    inferred from that setting, not read from the monitor's log.{payload}",
+                i.driver.text.trim()
+            ),
+            failed_host: None,
+            instance_uuids: Vec::new(),
+            notification_id: Some(n.clone()),
+            request_ids: evidence::request_ids(analysis, &ids),
+            window: evidence::window(analysis, &ids),
+            evidence,
+            explanation: format!(
+                "The kubernetes driver of masakari-hostmonitor (masakari-monitors 20.x) notifies a node that has \
+                    not been Ready for monitoring_samples loops with the payload {{'event': 'STOPPED'}} alone. Since \
+                    15.0.0 masakari-engine recovers a host only when host_status is NORMAL and ignores a notification \
+                    without it, before it puts the host on maintenance or calls Nova: notification {n} ended \
+                    `ignored` and the failed node's instances were not evacuated. The monitor's own log (its \
+                    `Host <node> needs recovery` and `Send a notification.` lines) is not in the bundle, so which \
+                    node it was and that this monitor sent it are inferred: {setting} sets the kubernetes driver, \
+                    and no other sender is known. masakari-monitors 21.0.0 (commit 99b6ad8) sends host_status \
+                    NORMAL."
+            ),
+            remediation: Remediation::advice(
+                "Add the masakari-host-monitor pods' logs to the bundle to confirm the sender and name the node \
+                    (`kubectl -n openstack logs -l application=masakari,component=masakari-host-monitor` or the computes' \
+                    /var/log/pods); evacuate the failed node's instances now, once it is known to be powered off \
+                    (fenced). Upgrade the masakari-monitors image of the host monitor to 21.0.0 or later (2026.1), \
+                    then check that its `Send a notification.` payload carries 'host_status': 'NORMAL'."
+                    .to_string(),
+            ),
+            known_bugs: Vec::new(),
+            highlights: Vec::new(),
+        }
+    }
+
     fn tell(&self, ctx: &DetectContext<'_>, i: &Ignored) -> Finding {
         let analysis = ctx.analysis;
         let ids: Vec<EventId> = [i.needs_recovery, Some(i.sent), i.response, Some(i.ignored)]
@@ -413,5 +636,145 @@ mod tests {
                 .iter()
                 .any(|(d, _)| *d == "k8s-monitor-no-host-status")
         );
+    }
+
+    /// openstack-helm's masakarimonitors.conf (the chart's `conf.masakarimonitors`, the
+    /// host section set to the kubernetes driver), as `kubectl get secret masakari-etc`
+    /// decodes it.
+    fn monitors_conf(driver: &str) -> String {
+        format!(
+            "[DEFAULT]\ndebug = False\n\n[api]\napi_interface = internal\napi_version = v1\n\n\
+             [host]\ncorosync_multicast_ports = 5405\ndisable_ipmi_checks = true\n\
+             monitoring_driver = {driver}\nmonitoring_interval = 60\nmonitoring_samples = 3\n"
+        )
+    }
+
+    /// `openstack notification show <N>` with `payload`, as python-masakariclient prints it.
+    fn notification_show(payload: &str) -> String {
+        format!(
+            "$ openstack notification show {N}\n\
+             +------------------------+--------------------------------------+\n\
+             | Field                  | Value                                |\n\
+             +------------------------+--------------------------------------+\n\
+             | created_at             | 2025-11-04T03:16:17.000000           |\n\
+             | updated_at             | 2025-11-04T03:16:17.000000           |\n\
+             | notification_uuid      | {N} |\n\
+             | type                   | COMPUTE_HOST                         |\n\
+             | status                 | ignored                              |\n\
+             | source_host_uuid       | a4c2e8f6-3b1d-4f9e-8c7a-5d2b1e0f9c38 |\n\
+             | generated_time         | 2025-11-04T03:16:17.000000           |\n\
+             | payload                | {payload} |\n\
+             +------------------------+--------------------------------------+\n"
+        )
+    }
+
+    /// The detectors and the k8s finding of a bundle of the engine's log and `extra`.
+    fn inferred(extra: &[(&str, &str)]) -> (Vec<(&'static str, Option<String>)>, Option<Finding>) {
+        let engine = engine_log();
+        let mut files = vec![(
+            "ctl-1/var/log/masakari/masakari-engine.log",
+            engine.as_str(),
+        )];
+        files.extend_from_slice(extra);
+        let analysis = analysis_of(&files);
+        let found = run_all(&analysis, &DetectOptions::default());
+        let k8s = found
+            .iter()
+            .find(|f| f.detector == "k8s-monitor-no-host-status")
+            .cloned();
+        (
+            found
+                .into_iter()
+                .map(|f| (f.detector, f.notification_id))
+                .collect(),
+            k8s,
+        )
+    }
+
+    const CONF: &str = "k8s/openstack/secret/masakari-etc/masakarimonitors.conf";
+    const SHOW: &str = "commands/openstack_notification_show.txt";
+
+    #[test]
+    fn the_configured_kubernetes_monitor_is_inferred_without_its_log() {
+        let conf = monitors_conf("kubernetes");
+        let show = notification_show("{'event': 'STOPPED'}");
+        for extra in [
+            vec![(CONF, conf.as_str())],
+            vec![(CONF, conf.as_str()), (SHOW, show.as_str())],
+        ] {
+            let (found, k8s) = inferred(&extra);
+            assert_eq!(found, [("k8s-monitor-no-host-status", Some(N.to_string()))]);
+            let f = k8s.unwrap();
+            assert_eq!(f.severity, Severity::Critical);
+            assert_eq!(f.failed_host, None);
+            assert!(
+                f.summary.contains("inferred from that setting"),
+                "{}",
+                f.summary
+            );
+            assert!(
+                f.evidence.iter().any(|e| e.path == CONF
+                    && e.line == 11
+                    && e.text == "monitoring_driver = kubernetes"),
+                "{:#?}",
+                f.evidence
+            );
+            assert!(
+                f.evidence
+                    .iter()
+                    .any(|e| e.text.contains("ignored as host_status is not provided"))
+            );
+            assert_eq!(
+                f.evidence.iter().any(|e| e.path == SHOW),
+                extra.len() == 2,
+                "{:#?}",
+                f.evidence
+            );
+        }
+    }
+
+    #[test]
+    fn no_inference_without_the_setting_or_against_the_evidence() {
+        // The default (pacemaker) driver, no configuration, a webhook's payload, the fixed
+        // monitor's package: recovery-failed tells the ignored notification, as before.
+        let default = monitors_conf("default");
+        let kubernetes = monitors_conf("kubernetes");
+        let webhook = notification_show("{'event': 'STOPPED', 'cluster_status': 'OFFLINE'}");
+        let dpkg = "Desired=Unknown/Install/Remove/Purge/Hold\n\
+                    | Status=Not/Inst/Conf-files/Unpacked/halF-conf/Half-inst/trig-aWait/Trig-pend\n\
+                    |/ Err?=(none)/Reinst-required (Status,Err: uppercase=bad)\n\
+                    ||/ Name                                 Version                                 Architecture Description\n\
+                    +++-====================================-=======================================-============-================================================================================\n\
+                    ii  masakari-monitors-common             21.0.0-0ubuntu1                         all          OpenStack Masakari Monitors - common files\n";
+        let cases: [Vec<(&str, &str)>; 4] = [
+            vec![(CONF, default.as_str())],
+            vec![],
+            vec![(CONF, kubernetes.as_str()), (SHOW, webhook.as_str())],
+            vec![
+                (CONF, kubernetes.as_str()),
+                ("sos_commands/dpkg/dpkg_-l", dpkg),
+            ],
+        ];
+        for extra in cases {
+            let (found, _) = inferred(&extra);
+            assert_eq!(
+                found,
+                [("recovery-failed", Some(N.to_string()))],
+                "{extra:?}"
+            );
+        }
+        // A host monitor's log is in the bundle: it tells its own sends (here the
+        // pacemaker driver's, with host_status), nothing is inferred over it.
+        let handle = "masakarimonitors.hostmonitor.host_handler.handle_host";
+        let monitor =
+            format!("2025-11-04 03:16:16.101 19 INFO {handle} [-] 'compute-2' is 'offline'.\n");
+        let engine = engine_log();
+        let analysis = analysis_of(&[
+            ("ctl-2/var/log/masakari/masakari-hostmonitor.log", &monitor),
+            ("ctl-1/var/log/masakari/masakari-engine.log", &engine),
+            (CONF, &kubernetes),
+        ]);
+        let ctx = crate::detect::DetectContext::new(&analysis, DetectOptions::default());
+        assert!(infer(&ctx, &measure(&ctx)).is_empty());
     }
 }

@@ -4,6 +4,7 @@
 //! rotation or a truncation starts another), and is used again once no held event
 //! names it.
 
+use crate::correlate::fence_log::LoggedFence;
 use crate::ingest::role::rotation;
 use crate::ingest::timezone::OffsetVotes;
 use crate::model::Service;
@@ -19,6 +20,22 @@ pub(crate) struct FileSlot {
     pub(crate) open: bool,
     /// Held events that name it.
     pub(crate) held: usize,
+    /// Pacemaker's fencing results its lines told (pacemaker.log, the system log), as a
+    /// bundle's keeper takes them; at most [`MAX_FENCING`], the newest.
+    pub(crate) fencing: Vec<LoggedFence>,
+}
+
+/// The most fencing results one file id keeps: a cluster logs a handful per failure.
+pub(crate) const MAX_FENCING: usize = 1_000;
+
+impl FileSlot {
+    /// Takes in fencing results read from this file, dropping the oldest beyond
+    /// [`MAX_FENCING`].
+    pub(crate) fn add_fencing(&mut self, fencing: Vec<LoggedFence>) {
+        self.fencing.extend(fencing);
+        let over = self.fencing.len().saturating_sub(MAX_FENCING);
+        self.fencing.drain(..over);
+    }
 }
 
 /// Every file id and host.
@@ -71,8 +88,15 @@ impl Registry {
             votes: OffsetVotes::default(),
             open: true,
             held: 0,
+            fencing: Vec::new(),
         };
-        match self.files.iter().position(|f| !f.open && f.held == 0) {
+        // A finished generation's fencing results still count (the fencing of a host
+        // may be in the log that rotated away): its id is not given again.
+        match self
+            .files
+            .iter()
+            .position(|f| !f.open && f.held == 0 && f.fencing.is_empty())
+        {
             Some(free) => {
                 self.files[free] = slot;
                 free as u32

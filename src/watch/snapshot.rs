@@ -86,7 +86,8 @@ pub(crate) fn analyze(
             votes: slot.votes.clone(),
             names: HostNameVotes::default(),
             skipped: None,
-            fencing: Vec::new(),
+            // Pacemaker's fencing results, put in UTC beside the captures as for a bundle.
+            fencing: slot.fencing.clone(),
         })
         .collect();
     let inventory = Inventory {

@@ -51,6 +51,8 @@ pub(crate) struct Look {
     pub(crate) records: u64,
     /// The file was missing.
     pub(crate) missing: bool,
+    /// Pacemaker's fencing results read.
+    pub(crate) fencing: usize,
 }
 
 impl TailedLog {
@@ -95,7 +97,7 @@ impl TailedLog {
                 Change::Rotated | Change::Truncated => {
                     // The old generation ends here: what it held is complete.
                     self.flush(&mut keeper, &mut records);
-                    self.end_generation(files, &mut keeper, records, out);
+                    look.fencing += self.end_generation(files, &mut keeper, records, out);
                     records = 0;
                     keeper = EventKeeper::new(&ALL_INSTANCES);
                     if let Some(slot) = files.file_mut(self.file) {
@@ -123,7 +125,7 @@ impl TailedLog {
             self.flush(&mut keeper, &mut records);
         }
         look.records = records;
-        self.end_generation(files, &mut keeper, records, out);
+        look.fencing += self.end_generation(files, &mut keeper, records, out);
         Ok(look)
     }
 
@@ -181,24 +183,27 @@ impl TailedLog {
         self.pending = false;
     }
 
-    /// Moves what `keeper` kept of the current generation to `out`, and its counts and
-    /// zone evidence to the file's slot.
+    /// Moves what `keeper` kept of the current generation to `out`, and its counts, zone
+    /// evidence and Pacemaker's fencing results to the file's slot; the number of
+    /// fencing results.
     fn end_generation(
         &mut self,
         files: &mut Registry,
         keeper: &mut EventKeeper<'static>,
         records: u64,
         out: &mut Vec<RawEvent>,
-    ) {
+    ) -> usize {
         let keeper = std::mem::replace(keeper, EventKeeper::new(&ALL_INSTANCES));
         let Some(slot) = files.file_mut(self.file) else {
-            return;
+            return 0;
         };
         slot.info.service = self.service.clone();
         slot.info.records += records;
         slot.info.bytes = self.base_bytes + self.assembler.bytes();
-        let outcome = keeper.into_outcome(slot.info.clone(), None);
+        let mut outcome = keeper.into_outcome(slot.info.clone(), None);
         slot.votes.merge(&outcome.votes);
+        let fencing = outcome.fencing.len();
+        slot.add_fencing(std::mem::take(&mut outcome.fencing));
         if let Some(format) = self.format {
             slot.info.format = format.to_string();
         }
@@ -213,6 +218,7 @@ impl TailedLog {
             slot.held += 1;
             out.push(raw);
         }
+        fencing
     }
 }
 

@@ -155,6 +155,9 @@ impl Watcher {
                 Ok(look) => {
                     self.stats.bytes += look.bytes;
                     self.stats.records += look.records;
+                    // A fencing result is no event, but it changes what the held
+                    // recoveries say (evacuated-unfenced).
+                    self.unanalyzed |= look.fencing > 0;
                 }
                 Err(error) => {
                     tracing::warn!(path = %log.log.rel, %error, "watch: cannot read");
