@@ -9,6 +9,7 @@
 //! redacted line by line) and are listed with the reason. The map is written beside
 //! the output, never inside it, readable by its owner only.
 
+use std::borrow::Cow;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -440,7 +441,7 @@ fn is_config_file(rel: &str) -> bool {
 /// `option = value` line keeps its option name and its value only on the allow-list.
 fn public_stream(
     reader: &mut dyn BufRead,
-    mut out: Box<dyn Write>,
+    out: Box<dyn Write>,
     names: &NameFinder,
     upload: &[String],
     config: bool,
@@ -448,20 +449,8 @@ fn public_stream(
 ) -> std::io::Result<(u64, u64, PublicStats)> {
     let mut step = PublicText::new(names, upload);
     let mut stats = PublicStats::default();
-    let mut buf = Vec::new();
-    let (mut lines, mut changed) = (0u64, 0u64);
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
-        let ending = if buf.ends_with(b"\r\n") {
-            2
-        } else {
-            usize::from(buf.ends_with(b"\n"))
-        };
-        let text = String::from_utf8_lossy(&buf[..buf.len() - ending]);
-        let redacted = match config.then(|| option_line(&text)).flatten() {
+    let (lines, changed) = copy_lines(reader, out, |text| {
+        Cow::Owned(match config.then(|| option_line(text)).flatten() {
             Some((name, value)) => {
                 let class = classify_option(name.trim_end_matches([' ', '\t', '=', ':']));
                 let value = match class {
@@ -471,16 +460,9 @@ fn public_stream(
                 };
                 format!("{name}{value}")
             }
-            None => step.line(&text, Vocabulary::Log, map, &mut stats),
-        };
-        lines += 1;
-        if redacted != text {
-            changed += 1;
-        }
-        out.write_all(redacted.as_bytes())?;
-        out.write_all(&buf[buf.len() - ending..])?;
-    }
-    out.flush()?;
+            None => step.line(text, Vocabulary::Log, map, &mut stats),
+        })
+    })?;
     Ok((lines, changed, stats))
 }
 
@@ -520,14 +502,25 @@ fn write_report(root: &Path, report: &RedactReport) -> Result<(), RedactError> {
     std::fs::write(&path, text).map_err(io)
 }
 
-/// Copies `reader` to `out` a line at a time, redacted. Invalid UTF-8 is replaced.
+/// Copies `reader` to `out` a line at a time, redacted.
 fn redact_stream(
     reader: &mut dyn BufRead,
-    mut out: Box<dyn Write>,
+    out: Box<dyn Write>,
     names: &NameFinder,
     map: &mut SharedMap<'_>,
 ) -> std::io::Result<(u64, u64)> {
     let mut redactor = LineRedactor::new(names);
+    copy_lines(reader, out, |text| redactor.line(text, map))
+}
+
+/// Copies `reader` to `out` a line at a time through `redact`, which is given each line
+/// without its ending (invalid UTF-8 replaced); the ending is written back as it was.
+/// The lines read and how many of them `redact` changed.
+fn copy_lines(
+    reader: &mut dyn BufRead,
+    mut out: Box<dyn Write>,
+    mut redact: impl FnMut(&str) -> Cow<'_, str>,
+) -> std::io::Result<(u64, u64)> {
     let mut buf = Vec::new();
     let (mut lines, mut changed) = (0u64, 0u64);
     loop {
@@ -541,7 +534,7 @@ fn redact_stream(
             usize::from(buf.ends_with(b"\n"))
         };
         let text = String::from_utf8_lossy(&buf[..buf.len() - ending]);
-        let redacted = redactor.line(&text, map);
+        let redacted = redact(&text);
         lines += 1;
         if redacted != text {
             changed += 1;

@@ -375,6 +375,40 @@ async fn evacuate_is_refused_while_nova_sees_the_source_up_and_goes_after_force_
 }
 
 #[tokio::test]
+async fn evacuate_takes_the_214_form_without_on_shared_storage() {
+    let toml = scenario("").replace("[nova]\n", "[nova]\nmax_microversion = \"2.20\"\n");
+    let fixture = Fixture::start(&toml).await;
+    let cloud = fixture.connect().await;
+    assert_eq!(cloud.versions().compute_max, (2, 20));
+    let service = cloud.compute_service("compute-1").await.unwrap().unwrap();
+    cloud.force_down(&service, true).await.unwrap();
+    // The simulator refuses `onSharedStorage` from 2.14: the 2.14 body goes through.
+    cloud.evacuate(VM2).await.unwrap();
+    let moved = wait_server(&cloud, VM2, |s| s.status == "ACTIVE").await;
+    assert_eq!(moved.host.as_deref(), Some("compute-2"));
+    fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
+async fn evacuate_before_214_states_the_disk_is_not_on_shared_storage() {
+    // No forced_down before 2.11: compute-1 has been dead long enough for Nova to see it
+    // down.
+    let toml = scenario("")
+        .replace("[nova]\n", "[nova]\nmax_microversion = \"2.10\"\n")
+        .replace("state = \"dead\"", "state = \"down\"");
+    let fixture = Fixture::start(&toml).await;
+    let cloud = fixture.connect().await;
+    assert_eq!(cloud.versions().compute_max, (2, 10));
+    let service = cloud.compute_service("compute-1").await.unwrap().unwrap();
+    assert!(!service.up && !service.forced_down);
+    // The simulator requires `onSharedStorage` before 2.14.
+    cloud.evacuate(VM2).await.unwrap();
+    let moved = wait_server(&cloud, VM2, |s| s.status == "ACTIVE").await;
+    assert_eq!(moved.host.as_deref(), Some("compute-2"));
+    fixture.sim.shutdown().await;
+}
+
+#[tokio::test]
 async fn volumes_show_multiattach_and_the_dead_hosts_attachment() {
     let fixture = Fixture::start(&scenario("")).await;
     let cloud = fixture.connect().await;

@@ -455,50 +455,27 @@ pub async fn evacuate(session: &Api, max: Version, id: &str) -> Result<(), Cloud
     let call = Call::new("POST", format!("/servers/{id}/action evacuate"));
     let (form, version) = versions::evacuate_form(max);
     let headers = version_headers(Service::Compute, version).into_iter();
-    match form {
-        EvacuateForm::V268 => {
-            let body = call.built(server::evacuate_268::EvacuateBuilder::default().build())?;
-            let request = server::evacuate_268::Request::builder()
+    // Each form is a module of the SDK with its own types, built alike: the form's body
+    // (with the fields given), then the request around it.
+    macro_rules! send_form {
+        ($form:ident $(, $field:ident($value:expr))*) => {{
+            let body = server::$form::EvacuateBuilder::default()$(.$field($value))*.build();
+            let request = server::$form::Request::builder()
                 .id(id)
-                .evacuate(body)
+                .evacuate(call.built(body)?)
                 .headers(headers)
                 .build();
-            send(session, &call, call.built(request)?).await?;
-        }
-        EvacuateForm::V229 => {
-            let body = call.built(server::evacuate_229::EvacuateBuilder::default().build())?;
-            let request = server::evacuate_229::Request::builder()
-                .id(id)
-                .evacuate(body)
-                .headers(headers)
-                .build();
-            send(session, &call, call.built(request)?).await?;
-        }
-        EvacuateForm::V214 => {
-            let body = call.built(server::evacuate_214::EvacuateBuilder::default().build())?;
-            let request = server::evacuate_214::Request::builder()
-                .id(id)
-                .evacuate(body)
-                .headers(headers)
-                .build();
-            send(session, &call, call.built(request)?).await?;
-        }
-        EvacuateForm::V21 => {
-            // Before 2.14 the caller states whether the disk is on shared storage; false
-            // rebuilds from the image or the volume, which is right for both.
-            let body = call.built(
-                server::evacuate_20::EvacuateBuilder::default()
-                    .on_shared_storage(false)
-                    .build(),
-            )?;
-            let request = server::evacuate_20::Request::builder()
-                .id(id)
-                .evacuate(body)
-                .headers(headers)
-                .build();
-            send(session, &call, call.built(request)?).await?;
-        }
+            send(session, &call, call.built(request)?).await?
+        }};
     }
+    match form {
+        EvacuateForm::V268 => send_form!(evacuate_268),
+        EvacuateForm::V229 => send_form!(evacuate_229),
+        EvacuateForm::V214 => send_form!(evacuate_214),
+        // Before 2.14 the caller states whether the disk is on shared storage; false
+        // rebuilds from the image or the volume, which is right for both.
+        EvacuateForm::V21 => send_form!(evacuate_20, on_shared_storage(false)),
+    };
     Ok(())
 }
 
