@@ -74,15 +74,22 @@ fn refusal(message: &str) -> bool {
     message.contains("Cannot 'evacuate' instance") && message.contains("task_state rebuilding")
 }
 
-/// The compute's error of a rebuild that found another rebuild's task state (`Setting
-/// instance vm_state to ERROR: nova.exception.UnexpectedTaskStateError: Conflict updating
-/// instance <id>. Expected: {'task_state': ['rebuilding']}. Actual: {'task_state':
-/// 'rebuild_spawning'}`): two evacuations of the instance ran at once.
+/// The compute's error of a rebuild that another flow's calls overtook (`Setting instance
+/// vm_state to ERROR: …`): its task state changed under it by the other evacuation
+/// (`UnexpectedTaskStateError: Conflict updating instance <id>. Expected: {'task_state':
+/// ['rebuilding']}. Actual: {'task_state': 'rebuild_spawning'}`) or cleared by the other
+/// flow's reset of the instance's state (`… Expected: {'task_state': ['rebuild_spawning']}.
+/// Actual: {'task_state': None}`), or the guest the other evacuation already created
+/// (`nova.exception.InstanceExists: Instance instance-00000001 already exists.`).
 fn rebuild_conflict(message: &str) -> bool {
-    message.contains("Setting instance vm_state to ERROR")
-        && message.contains("UnexpectedTaskStateError")
+    if !message.contains("Setting instance vm_state to ERROR") {
+        return false;
+    }
+    let overtaken = message.contains("UnexpectedTaskStateError")
         && message.contains("Expected: {'task_state': ['rebuild")
-        && message.contains("Actual: {'task_state': 'rebuild")
+        && (message.contains("Actual: {'task_state': 'rebuild")
+            || message.contains("Actual: {'task_state': None}"));
+    overtaken || (message.contains("InstanceExists") && message.contains("already exists"))
 }
 
 /// Nova's lines, between `from` and `to`, of one of `instances` that `is_kind` accepts.
@@ -267,8 +274,9 @@ fn refused_words(o: &Overlap) -> String {
     if !o.conflicts.is_empty() {
         words.push(format!(
             "Nova accepted both flows' evacuations of an instance and {} rebuild(s) collided on the compute \
-             (`UnexpectedTaskStateError: Conflict updating instance …`, task_state rebuilding against \
-             rebuild_spawning), leaving the instance in ERROR.",
+             (`UnexpectedTaskStateError: Conflict updating instance …` when the other rebuild or the other \
+             flow's state reset changed the task state, `InstanceExists` when the other rebuild had created the \
+             guest), leaving the instance in ERROR.",
             o.conflicts.len()
         ));
     }
@@ -402,6 +410,14 @@ mod tests {
     fn a_rebuild_conflict_is_two_rebuild_states_only() {
         assert!(super::rebuild_conflict(
             "Setting instance vm_state to ERROR: nova.exception.UnexpectedTaskStateError: Conflict updating instance x. Expected: {'task_state': ['rebuilding']}. Actual: {'task_state': 'rebuild_spawning'}"
+        ));
+        // The other flow reset the state (Masakari resets an instance with a task state
+        // before evacuating it), and the second evacuation finds the first one's guest.
+        assert!(super::rebuild_conflict(
+            "Setting instance vm_state to ERROR: nova.exception.UnexpectedTaskStateError: Conflict updating instance aa33a61f-d947-4bc5-ab6d-116fa63bfa2b. Expected: {'task_state': ['rebuild_spawning']}. Actual: {'task_state': None}"
+        ));
+        assert!(super::rebuild_conflict(
+            "Setting instance vm_state to ERROR: nova.exception.InstanceExists: Instance instance-00000001 already exists."
         ));
         // A delete racing a rebuild is not a second evacuation.
         assert!(!super::rebuild_conflict(
