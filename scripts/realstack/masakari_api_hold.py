@@ -14,7 +14,7 @@ backend_url nothing serialises them across processes.
 On a loaded machine that window is milliseconds wide, so the scenario holds it open: each
 of the first two COMPUTE_HOST notifications, once Masakari's checks have passed, waits
 here (a file in HOLD_DIR per arrival) until the other one has passed them too, then both
-go on to be stored and cast by Masakari's own code. Later notifications pass straight
+go on (the later arrival a second later) to be stored and cast by Masakari's own code. Later notifications pass straight
 through. Nothing else is changed; what is held and when is written to stderr (the
 process's .out file in the scenario's work directory, not the bundle).
 """
@@ -26,6 +26,7 @@ import time
 HOLD_DIR = sys.argv.pop(1)
 HOLD_FOR = 2  # requests that must have passed the checks before any goes on
 TIMEOUT = 90  # seconds; after this the held request goes on alone
+STAGGER = 1.0  # seconds between the two releases
 
 
 def say(msg):
@@ -49,7 +50,7 @@ def main():
         os.makedirs(HOLD_DIR, exist_ok=True)
         if len(os.listdir(HOLD_DIR)) >= HOLD_FOR:
             return duplicate
-        mine = os.path.join(HOLD_DIR, "%d-%s" % (os.getpid(), notification.generated_time))
+        mine = os.path.join(HOLD_DIR, "%.6f-%d" % (time.time(), os.getpid()))
         open(mine, "w").close()
         say("notification of host uuid %s generated %s passed Masakari's checks; holding"
             % (notification.source_host_uuid, notification.generated_time))
@@ -59,7 +60,13 @@ def main():
                 say("no second notification within %d s; going on" % TIMEOUT)
                 return duplicate
             time.sleep(0.05)  # eventlet's sleep: the process serves other requests
-        say("released (%s)" % ", ".join(sorted(os.listdir(HOLD_DIR))))
+        arrivals = sorted(os.listdir(HOLD_DIR))
+        if os.path.basename(mine) != arrivals[0]:
+            # The later arrival goes on a second after the first: the two engines then do
+            # not write their `running` status to the shared sqlite in the same instant
+            # (`database is locked`, an artefact of sqlite, not of Masakari).
+            time.sleep(STAGGER)
+        say("released (%s)" % ", ".join(arrivals))
         return duplicate
 
     ha_api.NotificationAPI._is_duplicate_notification = staticmethod(is_duplicate_then_hold)

@@ -36,7 +36,8 @@ Scenarios:
             holds that window open), so both are accepted and each engine runs a flow.
             Nova 34 accepts both flows' evacuations of each server (they run in step) and
             the rebuilds collide on the destination (UnexpectedTaskStateError, servers in
-            ERROR); both notifications end failed. One duplicate-host-flows finding.
+            ERROR), both notifications end failed; or one flow runs ahead and the other
+            finds no server left. One duplicate-host-flows finding either way.
   stuck     (class 5) Masakari 14.0.1 (before the fix of LP#1996835): an instance failure
             flow's first GET of the server answers 503 from the proxy in front of
             nova-api; the ClientException escapes the engine's handler, the notification
@@ -678,15 +679,15 @@ def story_duplicate(stack, conn, ha, seg, servers, problems):
         final[n] = wait_until("notification %s settled" % n, lambda: settled(n), 600, every=3)
     log("duplicate: %s" % final)
     # Nova's record: every evacuate action it accepted, per server (a call refused at the
-    # API leaves none).
+    # API leaves none). How many depends on the flows' timing: in step (both disable
+    # calls blocked on the dead compute together) both evacuate each server and the
+    # rebuilds collide; a flow whose disable call found the service already disabled runs
+    # ahead, and the other then finds no server left on the host.
     actions = {}
     for sid in servers:
         r = conn.compute.get("/servers/%s/os-instance-actions" % sid, microversion="2.95")
         actions[sid] = sorted(a["request_id"] for a in r.json().get("instanceActions", [])
                               if a["action"] == "evacuate")
-        if len(actions[sid]) < 2:
-            problems.append("Nova accepted %d evacuation(s) of %s, the two flows' calls make 2 or more"
-                            % (len(actions[sid]), sid))
     recs = []
     for n in ok:
         recs.append({"notification_id": n, "failed_host": FAILED, "expected": "healthy",
