@@ -13,6 +13,8 @@ Checks, each mismatch printed on a `MISMATCH` line (exit status 1 on any):
     ground truth: path -> service), none is skipped, none unknown;
   - each finding not tied to a notification is in `expected_global` (naming the host of
     `global_hosts` when given), and each of `expected_global` is found;
+  - each of `pairs` (a finding about two notifications) found exactly once, on either
+    notification, naming both;
   - no line is left unparsed;
   - with WATCH_OUTPUT (`evacdoc watch --format json` on the live files): each expected
     finding printed exactly once, no other.
@@ -62,10 +64,26 @@ def main():
     bad = []
     findings = doc.get("findings", [])
     known = {r["notification_id"] for r in truth["recoveries"]}
+    # A finding about two notifications at once (`pairs`): exactly one, on either of them
+    # (which one is a detail only the logs tell), naming both.
+    paired = []
+    for p in truth.get("pairs", []):
+        hits = [f for f in findings if f["detector"] == p["detector"]
+                and f.get("notification_id") in p["notifications"]]
+        paired.extend(id(f) for f in hits)
+        if len(hits) != 1:
+            bad.append("%s on the pair %s: %d finding(s), expected 1" % (
+                p["detector"], p["notifications"], len(hits)))
+        for f in hits:
+            if not all(n in f["id"] for n in p["notifications"]):
+                bad.append("%s does not name both notifications %s" % (f["id"], p["notifications"]))
+            if f.get("failed_host") != p["failed_host"]:
+                bad.append("%s names host %s, the failed host is %s" % (
+                    f["id"], f.get("failed_host"), p["failed_host"]))
     for r in truth["recoveries"]:
         n = r["notification_id"]
         want = set(r["expected_detectors"])
-        mine = [f for f in findings if f.get("notification_id") == n]
+        mine = [f for f in findings if f.get("notification_id") == n and id(f) not in paired]
         got = {f["detector"] for f in mine}
         if got != want:
             bad.append("notification %s (%s): expected %s, evacdoc found %s" % (

@@ -17,15 +17,14 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
 
-all=(race defaults executor pending bfv blobs rejected forceup noengine)
+all=(race defaults executor pending bfv blobs rejected forceup noengine duplicate stuck)
 scenarios=("$@")
 [[ ${#scenarios[@]} -eq 0 ]] && scenarios=("${all[@]}")
 
-if [[ " ${scenarios[*]} " == *" pending "* ]]; then
-    bash "$here/setup.sh" --masakari-21
-else
-    bash "$here/setup.sh"
-fi
+older=()
+[[ " ${scenarios[*]} " == *" pending "* ]] && older+=(--masakari-21)
+[[ " ${scenarios[*]} " == *" stuck "* ]] && older+=(--masakari-14)
+bash "$here/setup.sh" "${older[@]}"
 venv="$root/target/realstack/venv"
 evacdoc="${EVACDOC:-$root/target/debug/evacdoc}"
 if [[ ! -x "$evacdoc" ]]; then

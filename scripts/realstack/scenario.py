@@ -29,6 +29,20 @@ Scenarios:
             answers 202, no engine processes the notification, which stays `new`;
             `rabbitmqctl list_queues` saved in the bundle as sos does shows the messages
             in `ha_engine` with no consumer.
+  duplicate (class 7) two controllers (ctl1, ctl2), each a masakari-api and a
+            masakari-engine on one database and bus, no [coordination] backend_url: two
+            monitors' notifications of cmp1, one through each API, both past Masakari's
+            maintenance and duplicate checks before either is stored (masakari_api_hold.py
+            holds that window open), so both are accepted and each engine runs a flow.
+            Nova 34 accepts both flows' evacuations of each server (they run in step) and
+            the rebuilds collide on the destination (UnexpectedTaskStateError, servers in
+            ERROR), both notifications end failed; or one flow runs ahead and the other
+            finds no server left. One duplicate-host-flows finding either way.
+  stuck     (class 5) Masakari 14.0.1 (before the fix of LP#1996835): an instance failure
+            flow's first GET of the server answers 503 from the proxy in front of
+            nova-api; the ClientException escapes the engine's handler, the notification
+            stays running until check_expired_notifications expires it (expiry shortened
+            to 60 s). One notification-stuck-running finding.
   executor  `evacdoc recover host` against Keystone and Nova (no Masakari): a dead fenced
             host's servers all ACTIVE elsewhere and unlocked; an up unfenced host refused
             with no evacuation in Nova's log; the plan's wait from the cloud's nova.conf;
@@ -611,29 +625,42 @@ def story_noengine(stack, conn, ha, seg, servers, problems):
 
 
 def story_duplicate(stack, conn, ha, seg, servers, problems):
-    """Class 7: two notifications of one host accepted close together (the operator took
-    the host off maintenance, a second monitor notified): two flows evacuate the same
-    servers, Nova refuses the second flow's calls (409 task_state rebuilding)."""
+    """Class 7: two notifications of one host accepted at once through two controllers'
+    masakari-api (no [coordination] backend_url: Masakari's per-host lock is a lock of one
+    process), each cast to its own controller's engine: two host-failure flows evacuate the
+    same servers and Nova refuses the later calls. Both APIs run masakari_api_hold.py, so
+    both requests are past Masakari's maintenance and duplicate checks before either
+    notification is stored (the window real monitors hit by chance)."""
+    import threading
+
+    hold = os.path.join(stack.work, "hold")
+    # The second controller: its own masakari-api and masakari-engine on the same
+    # database and message bus.
+    api2 = stack.start_masakari(STORIES["duplicate"]["masakari_conf"], controller="ctl2",
+                                hold_dir=hold)
     stack.slow_spawn(20)
     stack.crash(FAILED)
     time.sleep(5)
-    # Two monitors notify at once; two masakari-api workers take one each (the per-host
-    # lock is a lock of one process): both see the host not yet on maintenance.
-    import threading
+    project = ha.current_project_id
     answers = {}
-
-    # Their generated times 2 s apart, more than duplicate_notification_detection_interval.
     now = time.time()
 
-    def post(key, offset):
-        r = ha.instance_ha.post("/notifications", json={"notification": {
+    # Two monitors' notifications of one event, their generated times 2 s apart, each
+    # through another controller (as a VIP spreads them).
+    def post(key, offset, url):
+        body = {"notification": {
             "type": "COMPUTE_HOST", "hostname": FAILED,
             "generated_time": time.strftime("%Y-%m-%dT%H:%M:%S.000000", time.gmtime(now + offset)),
             "payload": {"event": "STOPPED", "host_status": "NORMAL",
-                        "cluster_status": "OFFLINE"}}})
+                        "cluster_status": "OFFLINE"}}}
+        if url is None:
+            r = ha.instance_ha.post("/notifications", json=body)
+        else:
+            r = ha.session.post("%s/v1/%s/notifications" % (url, project), json=body,
+                                raise_exc=False)
         answers[key] = (r.status_code, r.text)
 
-    ts = [threading.Thread(target=post, args=(k, hs)) for k, hs in ((1, -2), (2, 0))]
+    ts = [threading.Thread(target=post, args=a) for a in ((1, -2, None), (2, 0, api2))]
     for t in ts:
         t.start()
     for t in ts:
@@ -642,33 +669,100 @@ def story_duplicate(stack, conn, ha, seg, servers, problems):
     ok = [json.loads(t)["notification"]["notification_uuid"] for st, t in answers.values() if st == 202]
     if len(ok) != 2:
         raise RuntimeError("both notifications were not accepted: %s" % answers)
-    made = sorted(ha.instance_ha.notifications(), key=lambda n: n.created_at)
-    first, second = made[0].notification_uuid, made[1].notification_uuid
 
     def settled(n):
         s = ha.instance_ha.get_notification(n).status
         return s if s in ("finished", "failed") else None
 
-    s1 = wait_until("first notification settled", lambda: settled(first), 400, every=3)
-    s2 = wait_until("second notification settled", lambda: settled(second), 400, every=3)
-    log("duplicate: %s %s, %s %s" % (first, s1, second, s2))
+    final = {}
+    for n in ok:
+        final[n] = wait_until("notification %s settled" % n, lambda: settled(n), 600, every=3)
+    log("duplicate: %s" % final)
+    # Nova's record: every evacuate action it accepted, per server (a call refused at the
+    # API leaves none). How many depends on the flows' timing: in step (both disable
+    # calls blocked on the dead compute together) both evacuate each server and the
+    # rebuilds collide; a flow whose disable call found the service already disabled runs
+    # ahead, and the other then finds no server left on the host.
+    actions = {}
+    for sid in servers:
+        r = conn.compute.get("/servers/%s/os-instance-actions" % sid, microversion="2.95")
+        actions[sid] = sorted(a["request_id"] for a in r.json().get("instanceActions", [])
+                              if a["action"] == "evacuate")
     recs = []
-    for n, s, want in ((first, s1, []), (second, s2, ["duplicate-host-flows"])):
-        recs.append({"notification_id": n, "failed_host": FAILED, "expected": (want or ["healthy"])[0],
-                     "expected_detectors": want, "instance_detectors": [], "status_detectors": [],
-                     "final_status": s, "explanation_mentions": [], "instances": servers,
+    for n in ok:
+        recs.append({"notification_id": n, "failed_host": FAILED, "expected": "healthy",
+                     "expected_detectors": [], "instance_detectors": [], "status_detectors": [],
+                     "final_status": final[n], "explanation_mentions": [], "instances": servers,
                      "instances_concerned": []})
+    after = {i: conn.compute.get_server(i).compute_host for i in servers}
     return {"expected_global": [], "recoveries_override": recs,
-            "servers_after": {i: conn.compute.get_server(i).compute_host for i in servers}}
+            # One finding for the pair, on the notification whose flow started second
+            # (the engines' order, which only their logs tell).
+            "pairs": [{"detector": "duplicate-host-flows", "notifications": ok,
+                       "failed_host": FAILED}],
+            "answers": answers, "evacuate_actions": actions, "servers_after": after}
+
+
+def story_stuck(stack, conn, ha, seg, servers, problems):
+    """Class 5: Masakari 14.0.1 (before the fix of LP#1996835, 14.0.2/15.0.0): an instance
+    failure flow's first GET of the server answers 503 from the proxy in front of nova-api;
+    novaclient's ClientException is none of Masakari's own, escapes the flow and the
+    manager (oslo.messaging's `Exception during message handling`), and the notification
+    stays `running` until the periodic check expires it (notifications_expired_interval,
+    shortened here from a day)."""
+    sid = servers[0]
+    r = conn.compute.post("/servers/%s/metadata" % sid, json={"metadata": {"HA_Enabled": "True"}})
+    if r.status_code != 200:
+        raise RuntimeError("metadata: %s %s" % (r.status_code, r.text))
+    stack.fault_get503(sid)
+    r = ha.instance_ha.post("/notifications", json={"notification": {
+        "type": "VM", "hostname": FAILED,
+        "generated_time": time.strftime("%Y-%m-%dT%H:%M:%S.000000", time.gmtime()),
+        "payload": {"event": "LIFECYCLE", "instance_uuid": sid,
+                    "vir_domain_event": "STOPPED_FAILED"}}})
+    log("stuck: notification: %s %s" % (r.status_code, r.text))
+    if r.status_code != 202:
+        raise RuntimeError("notification answered %s %s" % (r.status_code, r.text))
+    nid = r.json()["notification"]["notification_uuid"]
+    status = lambda: ha.instance_ha.get_notification(nid).status  # noqa: E731
+    seen = wait_until("notification taken by the engine",
+                      lambda: (lambda st: st if st != "new" else None)(status()), 60, every=1)
+    time.sleep(10)
+    running = status()
+    log("stuck: %s is %s 10 s after it started" % (nid, running))
+    if running != "running":
+        problems.append("notification %s is %s, expected it stuck running" % (nid, running))
+    expire = int(STORIES["stuck"]["masakari_conf"]["notifications_expired_interval"])
+    check = int(STORIES["stuck"]["masakari_conf"]["check_expired_notifications_interval"])
+    final = wait_until("notification expired", lambda: status() if status() == "failed" else None,
+                       expire + 2 * check + 60, every=3)
+    log("stuck: %s is %s" % (nid, final))
+    server = conn.compute.get_server(sid)
+    rec = {"notification_id": nid, "failed_host": FAILED, "expected": "notification-stuck-running",
+           "expected_detectors": ["notification-stuck-running"],
+           "instance_detectors": ["notification-stuck-running"],
+           "status_detectors": [], "final_status": final,
+           "explanation_mentions": ["novaclient.exceptions.ClientException"],
+           "instances": [sid], "instances_concerned": [sid]}
+    return {"expected_global": [], "recoveries_override": [rec], "first_status": seen,
+            "status_10s_later": running,
+            "server_after": {"host": server.compute_host, "status": server.status}}
 
 
 STORIES = {
     "duplicate": {"story": story_duplicate, "servers": 2, "masakari": True,
+                  "controllers": [CONTROLLER, "ctl2"], "hold": True,
                   "nova": {"service_down_time": "20"},
+                  # Masakari retries the failed notifications (each fails again) after
+                  # 30 s rather than 120 s: the story ends sooner.
                   "masakari_conf": {"wait_period_after_service_update": "30",
-                                    "masakari_api_workers": "2",
-                                    "duplicate_notification_detection_interval": "1"}},
+                                    "process_unfinished_notifications_interval": "30"}},
     "rejected": {"story": story_rejected, "servers": 1, "masakari": True},
+    "stuck": {"story": story_stuck, "servers": 1, "masakari": True,
+              "masakari_venv": "venv-masakari-14",
+              "masakari_conf": {"check_expired_notifications_interval": "15",
+                                "notifications_expired_interval": "60",
+                                "periodic_fuzzy_delay": "0"}},
     "forceup": {"story": story_forceup, "servers": 2, "masakari": False},
     "noengine": {"story": story_noengine, "servers": 1, "masakari": True},
 }
@@ -678,8 +772,12 @@ def run_story(name, out, port_base, venv):
     """Issue 29's classes that need no hardware, each a story against the real services;
     Nova's and Masakari's defaults (no race risk from the configs)."""
     sc = STORIES[name]
-    bundle = make_bundle(out, COMPUTES)
-    stack = Stack(os.path.join(out, "work"), bundle, venv, port_base)
+    controllers = sc.get("controllers", [CONTROLLER])
+    bundle = make_bundle(out, controllers[1:] + COMPUTES)
+    masakari_venv = None
+    if sc.get("masakari_venv"):
+        masakari_venv = os.path.join(os.path.dirname(venv), sc["masakari_venv"])
+    stack = Stack(os.path.join(out, "work"), bundle, venv, port_base, masakari_venv=masakari_venv)
     problems = []
     configs = [CONTROLLER + "/etc/nova/nova.conf"]
     try:
@@ -693,8 +791,10 @@ def run_story(name, out, port_base, venv):
         ha = seg = None
         if sc["masakari"]:
             log("%s: masakari" % name)
-            stack.start_masakari(sc.get("masakari_conf", {}))
-            configs.append(CONTROLLER + "/etc/masakari/masakari.conf")
+            stack.start_masakari(sc.get("masakari_conf", {}),
+                                 hold_dir=os.path.join(stack.work, "hold") if sc.get("hold") else None,
+                                 shared=len(controllers) > 1)
+            configs += [c + "/etc/masakari/masakari.conf" for c in controllers]
         conn = connect(stack)
         servers = boot(conn, sc["servers"])
         log("%s: %d servers ACTIVE on %s" % (name, len(servers), FAILED))
@@ -720,7 +820,7 @@ def run_story(name, out, port_base, venv):
         stack.stop()
     truth.update({
         "scenario": name,
-        "hosts": [{"name": h, "clock_offset_s": 0} for h in [CONTROLLER] + COMPUTES],
+        "hosts": [{"name": h, "clock_offset_s": 0} for h in controllers + COMPUTES],
         # No notification reached an engine: no recovery to judge.
         "recoveries": truth.pop("recoveries_override", []),
         "files": bundle_logs(bundle),

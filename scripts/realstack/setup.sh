@@ -27,21 +27,29 @@ else
     nice "$venv/bin/pip" install -q -r "$here/requirements.txt" -c "$here/constraints.txt"
     echo "$stamp" > "$venv/.stamp"
 fi
-# With --masakari-21: the older Masakari of the pending-after-finished scenario, in its
-# own venv (its pins: constraints-masakari-21.txt).
-if [[ "${1:-}" == "--masakari-21" ]]; then
-    old="$root/target/realstack/venv-masakari-21"
-    stamp="$(cat "$here/constraints-masakari-21.txt" | sha256sum | cut -c1-16)"
+# With --masakari-21 / --masakari-14: an older Masakari in its own venv (its pins:
+# constraints-masakari-<n>.txt): 21.0.0 for the pending-after-finished scenario, 14.0.1
+# (before the fix of LP#1996835) for the stuck one.
+for opt in "$@"; do
+    case "$opt" in
+        --masakari-21) release=21.0.0 ;;
+        --masakari-14) release=14.0.1 ;;
+        *) echo "setup.sh: unknown option $opt" >&2; exit 2 ;;
+    esac
+    major="${release%%.*}"
+    old="$root/target/realstack/venv-masakari-$major"
+    pins="$here/constraints-masakari-$major.txt"
+    stamp="$(cat "$pins" | sha256sum | cut -c1-16)"
     if [[ -f "$old/.stamp" && "$(cat "$old/.stamp")" == "$stamp" ]]; then
-        echo "realstack venv (masakari 21.0.0): up to date ($old)"
+        echo "realstack venv (masakari $release): up to date ($old)"
     else
-        echo "realstack venv (masakari 21.0.0): building"
+        echo "realstack venv (masakari $release): building"
         rm -rf "$old"
         "$py" -m venv "$old"
-        nice "$old/bin/pip" install -q masakari==21.0.0 -c "$here/constraints-masakari-21.txt"
+        nice "$old/bin/pip" install -q "masakari==$release" -c "$pins"
         echo "$stamp" > "$old/.stamp"
     fi
-fi
+done
 if [[ ! -x /usr/lib/rabbitmq/bin/rabbitmq-server ]]; then
     echo "realstack: installing rabbitmq-server (Debian)"
     apt-get update -qq

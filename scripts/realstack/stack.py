@@ -63,6 +63,7 @@ class Stack:
             "control": base_port + 4,
             "epmd": base_port + 5,
             "dist": base_port + 6,
+            "masakari2": base_port + 7,  # a second controller's masakari-api
         }
         self.auth_url = "http://127.0.0.1:%d/v3" % self.port["keystone"]
         os.makedirs(work, exist_ok=True)
@@ -83,7 +84,9 @@ class Stack:
 
     def stop(self, only=None):
         """Ends the processes started here (all, or those named in only), newest first."""
-        chosen = [(n, p) for n, p in self.procs if only is None or n in only]
+        # "masakari-api@ctl2" is one of the "masakari-api"s.
+        chosen = [(n, p) for n, p in self.procs
+                  if only is None or n in only or n.split("@")[0] in only]
         for name, p in reversed(chosen):
             if p.poll() is None:
                 try:
@@ -222,8 +225,13 @@ class Stack:
         """rabbitmqctl stop ends the node; epmd was started by it on our own port."""
         if getattr(self, "rabbit_ctl", None):
             e = dict(os.environ, **self.rabbit_env)
-            subprocess.run([self.rabbit_ctl, "-n", self.rabbit_env["RABBITMQ_NODENAME"], "stop"],
-                           env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+            try:
+                subprocess.run([self.rabbit_ctl, "-n", self.rabbit_env["RABBITMQ_NODENAME"], "stop"],
+                               env=e, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               timeout=60)
+            except subprocess.TimeoutExpired:
+                # A loaded machine: stop() ends the node's process group instead.
+                log("rabbitmqctl stop took more than 60 s; the node is killed")
             subprocess.run(["epmd", "-port", self.port["epmd"].__str__(), "-kill"], env=e,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -289,18 +297,29 @@ class Stack:
             pass
 
     # -- Masakari ----------------------------------------------------------------------
-    def start_masakari(self, default, engine=True):
+    def start_masakari(self, default, engine=True, controller=CONTROLLER, hold_dir=None,
+                       shared=False):
+        """masakari-api and (with engine) masakari-engine of one controller, logging under
+        the bundle's <controller>/var/log/masakari/. The first controller's call creates the
+        database; a second controller (another api_port) shares it, as controllers behind
+        one VIP share their database. hold_dir: masakari-api runs through
+        masakari_api_hold.py (the duplicate scenario's timing, see there). shared: the
+        databases will serve several controllers' processes: sqlite in WAL mode, so that
+        one engine's write does not fail another's with `database is locked` (a shared
+        MySQL serves them all; sqlite's default journal does not)."""
         d = os.path.join(self.work, "masakari")
         os.makedirs(d, exist_ok=True)
-        path = os.path.join(self.bundle, CONTROLLER, "etc/masakari/masakari.conf")
-        logdir = os.path.join(self.bundle, CONTROLLER, "var/log/masakari")
+        first = controller == CONTROLLER
+        api_port = self.port["masakari"] if first else self.port["masakari2"]
+        path = os.path.join(self.bundle, controller, "etc/masakari/masakari.conf")
+        logdir = os.path.join(self.bundle, controller, "var/log/masakari")
         os.makedirs(logdir, exist_ok=True)
         write_ini(path, {
             "DEFAULT": dict({
-                "host": CONTROLLER,
+                "host": controller,
                 "transport_url": self.transport_url,
                 "masakari_api_listen": "127.0.0.1",
-                "masakari_api_listen_port": str(self.port["masakari"]),
+                "masakari_api_listen_port": str(api_port),
                 "masakari_api_workers": "1",
                 "auth_strategy": "keystone",
                 "os_privileged_user_name": "nova",
@@ -320,15 +339,29 @@ class Stack:
             "oslo_messaging_notifications": {"driver": "noop"},
         })
         bin_ = os.path.join(self.masakari_venv, "bin")
-        subprocess.run([os.path.join(bin_, "masakari-manage"), "--config-file", path,
-                        "db", "sync"], check=True, cwd=d, stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
+        if first:
+            subprocess.run([os.path.join(bin_, "masakari-manage"), "--config-file", path,
+                            "db", "sync"], check=True, cwd=d, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=dict(os.environ, TZ="UTC"))
+            if shared:
+                import sqlite3
+
+                for db in ("masakari.sqlite", "taskflow.sqlite"):
+                    c = sqlite3.connect(os.path.join(d, db))
+                    c.execute("PRAGMA journal_mode=WAL")
+                    c.close()
+        suffix = "" if first else "@" + controller
         for svc in ("masakari-engine", "masakari-api"):
             if svc == "masakari-engine" and not engine:
                 continue
-            self.spawn(svc, [os.path.join(bin_, svc), "--config-file", path,
-                             "--log-file", os.path.join(logdir, svc + ".log")])
-        wait_http("http://127.0.0.1:%d/" % self.port["masakari"], "masakari-api", timeout=180)
+            argv = [os.path.join(bin_, svc)]
+            if svc == "masakari-api" and hold_dir:
+                argv = [self.py(self.masakari_venv), os.path.join(HERE, "masakari_api_hold.py"),
+                        hold_dir]
+            self.spawn(svc + suffix, argv + ["--config-file", path,
+                                             "--log-file", os.path.join(logdir, svc + ".log")])
+        wait_http("http://127.0.0.1:%d/" % api_port, "masakari-api", timeout=180)
+        return "http://127.0.0.1:%d" % api_port
 
     def list_queues(self, path):
         """`rabbitmqctl list_queues name messages consumers` saved at path, as sos's

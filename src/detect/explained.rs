@@ -1,7 +1,8 @@
 //! Which recoveries the failure-class findings explain, so that `recovery-failed` does not
 //! report them a second time as generic.
 //!
-//! A finding explains the notification it names. A finding of Nova's side of an
+//! A finding explains the notification it names (a pair of flows for one host: both
+//! notifications its id names). A finding of Nova's side of an
 //! evacuation (a Cinder 500, a rebuild RPC mismatch, a source restart) names no
 //! notification: it explains the recoveries that evacuated the instances it names.
 
@@ -20,6 +21,16 @@ pub fn explained_notifications(owners: &Ownership, findings: &[Finding]) -> Hash
     {
         if let Some(n) = &f.notification_id {
             out.insert(n.clone());
+            // Two flows of one host (`duplicate-host-flows:<first>:<second>`): the run
+            // that started first failed of the same collision.
+            if f.detector == "duplicate-host-flows" {
+                out.extend(
+                    f.id.split(':')
+                        .skip(1)
+                        .filter(|p| Uuid::parse(p).is_some())
+                        .map(str::to_string),
+                );
+            }
             continue;
         }
         let handlers = f
