@@ -5,6 +5,8 @@
 //! read, again from the start when another writer came first.
 
 use super::error::StoreError;
+use super::paths::validate_id;
+use super::sqlite::clock;
 use crate::redact::PseudonymMap;
 
 /// Rounds of read-merge-write before giving up (each lost round means another writer
@@ -18,18 +20,42 @@ pub(crate) struct CaseMapRow {
     pub json: String,
 }
 
-/// What a backend does for [`merge`]: read the row, and write it at a version.
+impl CaseMapRow {
+    /// What both backends' `analyses LEFT JOIN case_maps` gives for analysis `id`: no row
+    /// (an unknown analysis: `NotFound`), or the map's version and JSON (both null: no
+    /// map yet).
+    pub(crate) fn from_join(
+        id: &str,
+        found: Option<(Option<i64>, Option<String>)>,
+    ) -> Result<Option<CaseMapRow>, StoreError> {
+        match found.ok_or_else(|| StoreError::NotFound(id.to_owned()))? {
+            (Some(version), Some(json)) => Ok(Some(CaseMapRow { version, json })),
+            _ => Ok(None),
+        }
+    }
+}
+
+/// What a backend does for [`merge`]: read the row, and write it at a version (its SQL;
+/// `id` is checked before either is called).
 pub(crate) trait CaseMapRows {
-    /// `Err(NotFound)` when the analysis is unknown; `Ok(None)` when it has no map yet.
+    /// `Err(NotFound)` when the analysis is unknown; `Ok(None)` when it has no map yet
+    /// ([`CaseMapRow::from_join`]).
     fn read_row(&self, id: &str) -> Result<Option<CaseMapRow>, StoreError>;
     /// Inserts the row at version 1 when `expected` is `None`, else replaces the row
-    /// whose version is `expected` with version `expected + 1`. `false`: another writer
-    /// came first (nothing written).
-    fn swap_row(&self, id: &str, expected: Option<i64>, json: &str) -> Result<bool, StoreError>;
+    /// whose version is `expected` with version `expected + 1`; `now` is its
+    /// `updated_at`. `false`: another writer came first (nothing written).
+    fn swap_row(
+        &self,
+        id: &str,
+        expected: Option<i64>,
+        json: &str,
+        now: &str,
+    ) -> Result<bool, StoreError>;
 }
 
 /// The map of analysis `id` as stored.
 pub(crate) fn read(rows: &dyn CaseMapRows, id: &str) -> Result<Option<PseudonymMap>, StoreError> {
+    validate_id(id)?;
     rows.read_row(id)?
         .map(|row| parse(id, &row.json))
         .transpose()
@@ -42,6 +68,7 @@ pub(crate) fn merge(
     id: &str,
     map: &PseudonymMap,
 ) -> Result<PseudonymMap, StoreError> {
+    validate_id(id)?;
     for _ in 0..ROUNDS {
         let stored = rows.read_row(id)?;
         let (merged, expected) = match &stored {
@@ -54,7 +81,7 @@ pub(crate) fn merge(
                 (merged, Some(row.version))
             }
         };
-        if rows.swap_row(id, expected, &merged.to_json())? {
+        if rows.swap_row(id, expected, &merged.to_json(), &clock::now_rfc3339())? {
             return Ok(merged);
         }
     }

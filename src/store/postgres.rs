@@ -363,8 +363,14 @@ impl super::case_map::CaseMapRows for PgStore {
         self.with(|client| case_maps::read(client, id))
     }
 
-    fn swap_row(&self, id: &str, expected: Option<i64>, json: &str) -> Result<bool, StoreError> {
-        self.with(|client| case_maps::swap(client, id, expected, json))
+    fn swap_row(
+        &self,
+        id: &str,
+        expected: Option<i64>,
+        json: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        self.with(|client| case_maps::swap(client, id, expected, json, now))
     }
 }
 

@@ -309,8 +309,14 @@ impl super::case_map::CaseMapRows for SqliteStore {
         self.read(|connection| case_maps::read(connection, id))
     }
 
-    fn swap_row(&self, id: &str, expected: Option<i64>, json: &str) -> Result<bool, StoreError> {
-        self.write(|connection| case_maps::swap(connection, id, expected, json))
+    fn swap_row(
+        &self,
+        id: &str,
+        expected: Option<i64>,
+        json: &str,
+        now: &str,
+    ) -> Result<bool, StoreError> {
+        self.write(|connection| case_maps::swap(connection, id, expected, json, now))
     }
 }
 

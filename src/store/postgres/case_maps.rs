@@ -1,31 +1,21 @@
-//! The case maps of share links: one row per analysis, written at a version.
+//! The case maps of share links: one row per analysis, written at a version (the SQL of
+//! [`CaseMapRows`](crate::store::case_map::CaseMapRows)).
 
 use postgres::Client;
 
 use crate::store::case_map::CaseMapRow;
 use crate::store::error::StoreError;
-use crate::store::paths::validate_id;
-use crate::store::sqlite::clock;
 
 pub(super) fn read(client: &mut Client, id: &str) -> Result<Option<CaseMapRow>, StoreError> {
-    validate_id(id)?;
-    let row = client
+    let found = client
         .query_opt(
             "SELECT c.version, c.map_json FROM analyses a
              LEFT JOIN case_maps c ON c.analysis_id = a.id
              WHERE a.id = $1",
             &[&id],
         )?
-        .ok_or_else(|| StoreError::NotFound(id.to_owned()))?;
-    Ok(
-        match (
-            row.get::<_, Option<i64>>(0),
-            row.get::<_, Option<String>>(1),
-        ) {
-            (Some(version), Some(json)) => Some(CaseMapRow { version, json }),
-            _ => None,
-        },
-    )
+        .map(|row| (row.get(0), row.get(1)));
+    CaseMapRow::from_join(id, found)
 }
 
 pub(super) fn swap(
@@ -33,9 +23,8 @@ pub(super) fn swap(
     id: &str,
     expected: Option<i64>,
     json: &str,
+    now: &str,
 ) -> Result<bool, StoreError> {
-    validate_id(id)?;
-    let now = clock::now_rfc3339();
     let changed = match expected {
         None => client.execute(
             "INSERT INTO case_maps (analysis_id, version, map_json, updated_at)

@@ -1,29 +1,22 @@
-//! The case maps of share links: one row per analysis, written at a version.
+//! The case maps of share links: one row per analysis, written at a version (the SQL of
+//! [`CaseMapRows`](crate::store::case_map::CaseMapRows)).
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::clock;
 use crate::store::case_map::CaseMapRow;
 use crate::store::error::StoreError;
-use crate::store::paths::validate_id;
 
 pub(super) fn read(connection: &Connection, id: &str) -> Result<Option<CaseMapRow>, StoreError> {
-    validate_id(id)?;
     let found = connection
         .query_row(
             "SELECT c.version, c.map_json FROM analyses a
              LEFT JOIN case_maps c ON c.analysis_id = a.id
              WHERE a.id = ?1",
             [id],
-            |row| {
-                Ok(match (row.get::<_, Option<i64>>(0)?, row.get(1)?) {
-                    (Some(version), Some(json)) => Some(CaseMapRow { version, json }),
-                    _ => None,
-                })
-            },
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )
         .optional()?;
-    found.ok_or_else(|| StoreError::NotFound(id.to_owned()))
+    CaseMapRow::from_join(id, found)
 }
 
 pub(super) fn swap(
@@ -31,9 +24,8 @@ pub(super) fn swap(
     id: &str,
     expected: Option<i64>,
     json: &str,
+    now: &str,
 ) -> Result<bool, StoreError> {
-    validate_id(id)?;
-    let now = clock::now_rfc3339();
     let changed = match expected {
         None => connection.execute(
             "INSERT INTO case_maps (analysis_id, version, map_json, updated_at)
