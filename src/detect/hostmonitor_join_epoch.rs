@@ -130,6 +130,17 @@ impl Detector for HostmonitorJoinEpoch {
     }
 }
 
+/// The monitors' hosts, each once: a monitor whose log was rotated is measured per file.
+fn monitor_names(monitors: &[EpochMonitor]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for m in monitors {
+        if !names.contains(&m.monitor.as_str()) {
+            names.push(&m.monitor);
+        }
+    }
+    names
+}
+
 const FIX: &str = "Upgrade masakari-monitors to 21.0.0 or later (it reads a join epoch as online, \
                    0 as offline), or keep Pacemaker below 2.1.7 on the monitors' hosts.";
 
@@ -145,7 +156,7 @@ impl HostmonitorJoinEpoch {
         let analysis = ctx.analysis;
         let mut ids: Vec<EventId> = monitors.iter().map(|m| m.first).collect();
         ids.extend(withheld.iter().flat_map(|w| [w.reading, w.line]));
-        let names: Vec<&str> = monitors.iter().map(|m| m.monitor.as_str()).collect();
+        let names = monitor_names(monitors);
         Finding {
             id: format!("{}:{host}", self.id()).into(),
             detector: self.id(),
@@ -188,7 +199,7 @@ impl HostmonitorJoinEpoch {
         let analysis = ctx.analysis;
         let mut ids: Vec<EventId> = monitors.iter().map(|m| m.first).collect();
         ids.extend(monitors.iter().flat_map(|m| &m.withheld).map(|w| w.line));
-        let names: Vec<&str> = monitors.iter().map(|m| m.monitor.as_str()).collect();
+        let names = monitor_names(monitors);
         Finding {
             id: format!("{}:latent", self.id()).into(),
             detector: self.id(),
@@ -243,6 +254,29 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].severity, Severity::Warning);
         assert_eq!(found[0].failed_host, None);
+    }
+
+    #[test]
+    fn a_rotated_monitor_log_names_its_host_once() {
+        let old = line(
+            "13:58:03.911",
+            "'cmp02' is '1750146131' (current: '1750146131').",
+        );
+        let new = line("14:03:04.104", "'cmp02' is '0' (current: '0').")
+            + &line(
+                "14:03:04.105",
+                "Since host status is '0', hostmonitor doesn't send a notification.",
+            );
+        let rotated = format!("{LOG}.1");
+        let found = findings("hostmonitor-join-epoch", &[(&rotated, &old), (LOG, &new)]);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert!(
+            found[0]
+                .summary
+                .contains("the host monitor on cmp01 withheld"),
+            "{}",
+            found[0].summary
+        );
     }
 
     #[test]
