@@ -17,6 +17,8 @@
 //! no consumer. Telling: one finding when notifications were accepted, none processed, and
 //! the queue shows nobody consuming.
 
+use std::collections::BTreeSet;
+
 use crate::detect::evidence::{self, host_name, of_events};
 use crate::detect::finding::{Evidence, Finding, Remediation, Severity};
 use crate::detect::{DetectContext, Detector};
@@ -106,15 +108,29 @@ const SKEW_NS: i64 = 120 * 1_000_000_000;
 /// notifications count as never taken: the engine takes one within a second.
 const QUIET_NS: i64 = 600 * 1_000_000_000;
 
-/// Whether a masakari-engine log is in the bundle (its lines, whatever they say).
-fn engine_logged(ctx: &DetectContext<'_>) -> bool {
-    ctx.analysis.events.iter().any(|e| {
-        e.logger().is_some_and(|l| l.starts_with("masakari.engine"))
-            || ctx
-                .analysis
-                .file(e.file)
-                .is_some_and(|f| f.service.name() == "masakari-engine")
-    })
+/// Whether the bundle holds masakari-engine logs from at least as many hosts as
+/// masakari-api answered from. Every controller usually runs both; with fewer engine
+/// logs than API hosts, an engine whose log was not collected may have taken the
+/// notifications, and the silence of the collected ones proves nothing.
+fn engines_cover_apis(ctx: &DetectContext<'_>, accepted: &[EventId]) -> bool {
+    let analysis = ctx.analysis;
+    let api_hosts: BTreeSet<String> = accepted
+        .iter()
+        .filter_map(|&i| analysis.events.by_id(i))
+        .map(|e| host_name(analysis, e))
+        .collect();
+    let engine_hosts: BTreeSet<String> = analysis
+        .events
+        .iter()
+        .filter(|e| {
+            e.logger().is_some_and(|l| l.starts_with("masakari.engine"))
+                || analysis
+                    .file(e.file)
+                    .is_some_and(|f| f.service.name() == "masakari-engine")
+        })
+        .map(|e| host_name(analysis, e))
+        .collect();
+    !engine_hosts.is_empty() && engine_hosts.len() >= api_hosts.len()
 }
 
 /// Measures notifications accepted and left in the engine's queue.
@@ -134,11 +150,12 @@ pub fn measure(ctx: &DetectContext<'_>) -> Option<NotConsumed> {
     let accepted = accepted(ctx);
     let first = ctx.analysis.events.by_id(*accepted.first()?)?.time;
     if queues.is_empty() {
-        // No queue listing (Kolla and plain folders carry none): the engine's own log must
-        // be in the bundle, say nothing of the notifications within a clock offset of the
-        // first 202, and the bundle must go on long after it.
+        // No queue listing (Kolla and plain folders carry none): the engines' own logs
+        // must be in the bundle (as many hosts as the API's), say nothing of the
+        // notifications within a clock offset of the first 202, and the bundle must go on
+        // long after it.
         let last = ctx.analysis.events.iter().map(|e| e.time).max()?;
-        if !engine_logged(ctx)
+        if !engines_cover_apis(ctx, &accepted)
             || processed_since(ctx, first.saturating_sub(SKEW_NS))
             || last < first.saturating_add(QUIET_NS)
         {
@@ -316,6 +333,31 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    /// Two controllers answered 202 but only one controller's engine log was collected:
+    /// the other engine (log not in the bundle) may have taken them, so nothing is said;
+    /// with both engines' logs silent, the warning stands.
+    #[test]
+    fn an_uncollected_engine_log_is_no_evidence_of_silence() {
+        let engine = "2024-12-02 01:33:03.000 25 INFO masakari.service [-] Starting masakari-engine node (version 17.0.1)\n";
+        let (first, second) = KOLLA_202S.split_at(KOLLA_202S.find('\n').unwrap() + 1);
+        let ctl3_access = "ctl-3/var/log/kolla/masakari/masakari-api-access.log";
+        let one_engine = [
+            (KOLLA_ACCESS, first),
+            (ctl3_access, second),
+            (KOLLA_ENGINE, engine),
+        ];
+        let found = findings("engine-not-consuming", &one_engine);
+        assert!(found.is_empty(), "{found:#?}");
+        let ctl3_engine = "ctl-3/var/log/kolla/masakari/masakari-engine.log";
+        let both_engines = [
+            (KOLLA_ACCESS, first),
+            (ctl3_access, second),
+            (KOLLA_ENGINE, engine),
+            (ctl3_engine, engine),
+        ];
+        assert_eq!(findings("engine-not-consuming", &both_engines).len(), 1);
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //!
 //! Masakari before 15.0.0 let any exception other than its own out of the instance and
 //! process failure flows (a timeout, a Nova 5xx the client does not translate), so the
-//! manager never set the final status (Launchpad bug 1996835, fixed in 15.0.0).
+//! manager never set the final status (Launchpad bug 1996835, fixed in 15.0.0 and backported to
+//! 14.0.2, 13.0.3 and 12.0.3).
 //!
 //! Inputs: Masakari engine log.
 //!
@@ -193,8 +194,8 @@ fn explanation(run: &StuckRun, host: &str) -> String {
          line follows its `Processing notification` line. {} An exception{what} left the engine's handler \
          instead of ending the run as `error`, so the status was never written, the periodic retry \
          (process_unfinished_notifications) skips `running` notifications, and {end}. Nothing was recovered. \
-         Masakari before 15.0.0 lets exceptions other than its own out of the instance and process failure \
-         flows this way (Launchpad bug 1996835).",
+         Masakari before 15.0.0 (14.0.2, 13.0.3 and 12.0.3 on their series) lets exceptions other than its \
+         own out of the instance and process failure flows this way (Launchpad bug 1996835).",
         run.notification,
         if run.escaped.is_some() {
             "oslo.messaging logged `Exception during message handling` for the run."
@@ -269,7 +270,8 @@ impl NotificationStuckRunning {
             explanation: explanation(run, &named),
             remediation: Remediation::advice(
                 "Recover the instance (or process) by hand now: the notification will not be retried. \
-                          Upgrade Masakari to 15.0.0 or later, where such exceptions end the run as `error` and \
+                          Upgrade Masakari to 15.0.0 or later (14.0.2, 13.0.3 or 12.0.3 on those series), where such \
+                          exceptions end the run as `error` and \
                           the periodic task retries it; meanwhile watch for notifications left `running`.",
             ),
             known_bugs: Vec::new(),

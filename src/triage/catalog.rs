@@ -349,6 +349,29 @@ mod tests {
         }
     }
 
+    /// Bug 1996835's fix reached zed in 14.0.2 (the first tag holding its cherry-pick):
+    /// Masakari 14.0.1, as the real-stack `stuck` scenario runs, is affected, 14.0.3 is not.
+    #[test]
+    fn masakari_stuck_running_backports_count_per_series() {
+        let catalog = Catalog::shipped().unwrap();
+        let bug = catalog.bugs.iter().find(|b| b.id == "1996835").unwrap();
+        for (have, fixed, included) in [
+            ("14.0.1-0ubuntu1", "14.0.2", false),
+            ("14.0.3", "14.0.2", true),
+            ("13.0.2-0ubuntu1", "13.0.3", false),
+            ("12.0.3", "12.0.3", true),
+            ("11.0.0", "15.0.0", false),
+        ] {
+            assert_eq!(
+                fixed_for(bug, "masakari-engine", version::upstream(have)).as_deref(),
+                Some(fixed),
+                "{have}"
+            );
+            let ord = version::compare(version::upstream(have), fixed);
+            assert_eq!(ord != std::cmp::Ordering::Less, included, "{have}");
+        }
+    }
+
     #[test]
     fn shipped_catalog_parses_and_names_real_detectors() {
         let catalog = Catalog::shipped().unwrap();
