@@ -549,11 +549,13 @@ impl Assembler {
                 .map(|(i, l)| (i, l.line(scratch))),
         );
         let mut keep_from = logical.len();
+        // One record, filled in place again and again (see `Machine::next_into`).
+        let mut record = Record::blank();
         loop {
             machine.hit_end = false;
-            let Some(mut record) = machine.next_record() else {
+            if !machine.next_into(&mut record) {
                 break;
-            };
+            }
             if machine.hit_end && !finish {
                 keep_from = record.line;
                 break;
@@ -579,6 +581,7 @@ impl Assembler {
                 },
             );
         }
+        drop(record);
         drop(machine);
 
         // Keep the lines of the record that may go on, copied.

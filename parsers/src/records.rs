@@ -130,6 +130,27 @@ pub struct Record<'a> {
 }
 
 impl<'a> Record<'a> {
+    /// An empty record for `Machine::next_into` to fill.
+    pub(crate) fn blank() -> Record<'a> {
+        Record {
+            line: 0,
+            kind: RecordKind::Unparsed,
+            head: Line {
+                raw: "",
+                wrapper: None,
+                content: Content::Text {
+                    text: "",
+                    reason: Reason::BLANK,
+                },
+            },
+            continuation: Vec::new(),
+            traceback: Vec::new(),
+            raw_rest: Vec::new(),
+            lines: 1,
+            cut: None,
+        }
+    }
+
     /// The outermost format: the wrapper's if there is one, else the content's.
     pub fn format(&self) -> Format {
         match self.kind {
@@ -465,20 +486,12 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
         }
     }
 
-    fn entry_record(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
-        let key = Head::of(&head);
-        let mut record = Record {
-            line,
-            kind: RecordKind::Entry,
-            head,
-            continuation: Vec::new(),
-            traceback: Vec::new(),
-            raw_rest: Vec::new(),
-            lines: 1,
-            cut: None,
-        };
+    /// Reads the lines that belong to the entry `record` starts (its head is set).
+    fn entry_into(&mut self, record: &mut Record<'a>) {
+        record.kind = RecordKind::Entry;
+        let key = Head::of(&record.head);
         if key.is_syslog {
-            split_escaped_newlines(&mut record);
+            split_escaped_newlines(record);
         }
         let mut bytes = record.head.raw.len();
         while let Some(belonging) = self.belonging(&key) {
@@ -502,15 +515,15 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
                 record.raw_rest.push(raw);
             }
         }
-        record
     }
 
-    fn raw_traceback(&mut self, line: usize, head: Line<'a>) -> Record<'a> {
-        let source = head.wrapper.as_ref().map(|w| w.source());
-        let mut traceback = Vec::new();
-        let mut raw_rest = Vec::new();
+    /// Reads the lines of the raw traceback `record` starts (its head is set).
+    fn raw_traceback_into(&mut self, record: &mut Record<'a>) {
+        let source = record.head.wrapper.as_ref().map(|w| w.source());
+        let mut bytes = record.head.raw.len();
+        let traceback = &mut record.traceback;
+        let raw_rest = &mut record.raw_rest;
         let mut ended = false;
-        let mut bytes = head.raw.len();
         let mut cut = None;
         while let Some(text) = self.peek_text(0, source) {
             // The chained case below takes up to three lines at once.
@@ -552,50 +565,51 @@ impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
             traceback.push(text);
             raw_rest.extend(self.pop_raw());
         }
-        Record {
-            line,
-            kind: RecordKind::RawTraceback,
-            head,
-            continuation: Vec::new(),
-            lines: 1 + traceback.len(),
-            traceback,
-            raw_rest,
-            cut,
-        }
+        record.kind = RecordKind::RawTraceback;
+        record.lines = 1 + record.traceback.len();
+        record.cut = cut;
     }
 }
 
 impl<'a, S: Iterator<Item = (usize, Line<'a>)>> Machine<'a, S> {
     /// The next record, or `None` when the source is done.
     pub(crate) fn next_record(&mut self) -> Option<Record<'a>> {
-        let (line, head) = self.take()?;
-        Some(match &head.content {
-            Content::Oslo(_) => self.entry_record(line, head),
-            Content::Text { text, .. } if text.starts_with(TRACEBACK_START) => {
-                self.raw_traceback(line, head)
+        let mut record = Record::blank();
+        self.next_into(&mut record).then_some(record)
+    }
+
+    /// Reads the next record into `record` (whatever it held), in place: its head line
+    /// is moved once, from the lines looked ahead at, and its lists keep their memory.
+    /// A record is a few hundred bytes, and handing each back by value moved it several
+    /// times (a seventh of reading a big log). False when the source is done.
+    pub(crate) fn next_into(&mut self, record: &mut Record<'a>) -> bool {
+        let Some((line, head)) = self.take() else {
+            return false;
+        };
+        record.line = line;
+        record.head = head;
+        record.continuation.clear();
+        record.traceback.clear();
+        record.raw_rest.clear();
+        record.lines = 1;
+        record.cut = None;
+        let (entry, traceback) = match &record.head.content {
+            Content::Oslo(_) => (true, false),
+            Content::Text { text, .. } if text.starts_with(TRACEBACK_START) => (false, true),
+            Content::Text { .. } => (record.head.wrapper.is_some(), false),
+            Content::Access(_) | Content::Uwsgi(_) => {
+                record.kind = RecordKind::Entry;
+                return true;
             }
-            Content::Text { .. } if head.wrapper.is_some() => self.entry_record(line, head),
-            Content::Text { .. } => Record {
-                line,
-                kind: RecordKind::Unparsed,
-                head,
-                continuation: Vec::new(),
-                traceback: Vec::new(),
-                raw_rest: Vec::new(),
-                lines: 1,
-                cut: None,
-            },
-            Content::Access(_) | Content::Uwsgi(_) => Record {
-                line,
-                kind: RecordKind::Entry,
-                head,
-                continuation: Vec::new(),
-                traceback: Vec::new(),
-                raw_rest: Vec::new(),
-                lines: 1,
-                cut: None,
-            },
-        })
+        };
+        if entry {
+            self.entry_into(record);
+        } else if traceback {
+            self.raw_traceback_into(record);
+        } else {
+            record.kind = RecordKind::Unparsed;
+        }
+        true
     }
 }
 

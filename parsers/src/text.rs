@@ -2,12 +2,17 @@
 
 /// True when `s` is a canonical UUID (`8-4-4-4-12` hex digits, either case).
 pub fn is_uuid(s: &str) -> bool {
+    // Dashes first: most candidates fail there. Then the five groups of hex digits,
+    // each a plain run (a test of the position per byte cost more than the digit).
     let b = s.as_bytes();
+    let hex = |group: Option<&[u8]>| group.is_some_and(|g| g.iter().all(u8::is_ascii_hexdigit));
     b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+        && [8, 13, 18, 23].iter().all(|&i| b.get(i) == Some(&b'-'))
+        && hex(b.get(..8))
+        && hex(b.get(9..13))
+        && hex(b.get(14..18))
+        && hex(b.get(19..23))
+        && hex(b.get(24..))
 }
 
 /// True when `s` is an oslo request id: `req-` and a UUID.
@@ -64,6 +69,10 @@ pub fn uuids_in(text: &str) -> impl Iterator<Item = &str> + '_ {
 /// a bare `[00m` (a collector dropped the ESC). Also trims a trailing `\r`.
 pub fn strip_colour_reset(line: &str) -> &str {
     let mut s = line.strip_suffix('\r').unwrap_or(line);
+    // Every residue ends with `m`: most lines end otherwise, and are done.
+    if !s.ends_with('m') {
+        return s;
+    }
     loop {
         let before = s;
         for residue in ["\u{1b}[00m", "\\x1b[00m", "\u{1b}[0m", "\\x1b[0m", "[00m"] {
@@ -88,6 +97,49 @@ mod tests {
         assert!(!is_uuid("56ce6206x3659-495e-a6ea-f4d3d578cc96"));
         assert!(is_request_id("req-009aadf7-5b16-4432-b987-2c4db03e5793"));
         assert!(!is_request_id("req-None"));
+    }
+
+    /// The definition, one byte at a time.
+    fn is_uuid_by_position(s: &str) -> bool {
+        let b = s.as_bytes();
+        b.len() == 36
+            && b.iter().enumerate().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => *c == b'-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    }
+
+    #[test]
+    fn uuid_check_agrees_with_the_definition_at_every_position() {
+        let good = "56CE6206-3659-495e-a6ea-f4d3d578cc96";
+        assert!(is_uuid(good));
+        for at in 0..good.len() {
+            for c in ['-', '0', 'f', 'F', 'g', ' ', 'é'] {
+                let mut text = good.to_string();
+                text.replace_range(at..at + 1, &c.to_string());
+                assert_eq!(is_uuid(&text), is_uuid_by_position(&text), "{text}");
+            }
+        }
+        for text in [
+            "",
+            "-",
+            &good[1..],
+            &format!("{good}0"),
+            &good.replace('-', ""),
+        ] {
+            assert_eq!(is_uuid(text), is_uuid_by_position(text), "{text}");
+        }
+    }
+
+    #[test]
+    fn colour_reset_fast_path_keeps_other_endings() {
+        for line in ["x", "x\r", "warm", "a[00m\r", "", "m"] {
+            let mut s = line.strip_suffix('\r').unwrap_or(line);
+            for residue in ["\u{1b}[00m", "\\x1b[00m", "\u{1b}[0m", "\\x1b[0m", "[00m"] {
+                s = s.strip_suffix(residue).unwrap_or(s);
+            }
+            assert_eq!(strip_colour_reset(line), s, "{line:?}");
+        }
     }
 
     #[test]

@@ -121,11 +121,16 @@ fn interesting_message(message: &str) -> bool {
 /// than a recovery makes, so reads of single servers are kept only when Masakari's client
 /// could have made them (python-novaclient, or a request carrying a global request id),
 /// and server requests only for the instances Masakari handled.
+///
+/// `masakari_like` is asked only when the answer depends on it (reading a line's
+/// context costs more than the tests before it), and a path's UUIDs are classified
+/// once, only for a read of a server that Masakari's client could have made: most lines
+/// of a big API log are reads of servers by other clients.
 fn interesting_request(
     method: &str,
     path: &str,
     status: u16,
-    masakari_like: bool,
+    masakari_like: impl FnOnce() -> bool,
     watch: &Watched,
 ) -> bool {
     if status >= 500 || (status >= 400 && method != "GET") {
@@ -139,10 +144,19 @@ fn interesting_request(
         return found_any(path_only, &*CHANGE_FINDERS)
             && (!path_only.contains("/servers/") || watched(watch, path_only));
     }
-    let server_read = crate::correlate::ids::classified_uuids(path_only).len() == 1
-        && path_only.contains("/servers/");
     let host_listing = path.contains("/servers/detail") && path.contains("host=");
-    masakari_like && (host_listing || (server_read && watched(watch, path_only)))
+    if !host_listing && !path_only.contains("/servers/") {
+        // Neither a host's listing nor a read of one server.
+        return false;
+    }
+    if !masakari_like() {
+        return false;
+    }
+    if host_listing {
+        return true;
+    }
+    let uuids = crate::correlate::ids::classified_uuids(path_only);
+    uuids.len() == 1 && watched_among(watch, &uuids)
 }
 
 /// The instances Masakari's own lines and the captures name: Nova's reads and actions
@@ -153,9 +167,15 @@ pub type Watched = Option<std::collections::HashSet<Uuid>>;
 fn watched(watch: &Watched, path: &str) -> bool {
     match watch {
         None => true,
-        Some(set) => crate::correlate::ids::classified_uuids(path)
-            .iter()
-            .any(|(_, id)| set.contains(id)),
+        Some(_) => watched_among(watch, &crate::correlate::ids::classified_uuids(path)),
+    }
+}
+
+/// [`watched`] of the classified UUIDs of a path.
+fn watched_among(watch: &Watched, uuids: &[(UuidKind, Uuid)]) -> bool {
+    match watch {
+        None => true,
+        Some(set) => uuids.iter().any(|(_, id)| set.contains(id)),
     }
 }
 
@@ -209,12 +229,12 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
         };
     }
     if let Some(request) = record.nova_request() {
-        let global = record.oslo().and_then(|o| o.global_request_id()).is_some();
+        let global = || record.oslo().and_then(|o| o.global_request_id()).is_some();
         return interesting_request(request.method, request.uri, request.status, global, watch);
     }
     match &record.head.content {
         Content::Access(a) => {
-            let novaclient = a.user_agent.is_some_and(|ua| ua.contains("novaclient"));
+            let novaclient = || a.user_agent.is_some_and(|ua| ua.contains("novaclient"));
             interesting_request(
                 a.method.unwrap_or(""),
                 a.path.unwrap_or(""),
@@ -223,7 +243,7 @@ pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
                 watch,
             )
         }
-        Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status, true, watch),
+        Content::Uwsgi(u) => interesting_request(u.method, u.path, u.status, || true, watch),
         Content::Oslo(o) => {
             let searched =
                 o.instance.is_some() || MESSAGE_LOGGERS.iter().any(|l| o.logger.starts_with(l));
@@ -473,6 +493,57 @@ mod tests {
             "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET /v2/images HTTP/1.1\" 200 540 \"-\" \"x\"",
         );
         assert!(!keep(&service, &images, &None));
+    }
+
+    #[test]
+    fn server_reads_are_kept_only_from_masakari_s_client_for_watched_instances() {
+        let service = Service::new("nova-api-access");
+        let read = |path: &str, agent: &str| {
+            format!(
+                "172.27.100.141 - - [08/Dec/2020:19:51:12 +0000] \"GET {path} HTTP/1.1\" 200 540 \"-\" \"{agent}\""
+            )
+        };
+        let server = "/v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96";
+        let watched: Watched = Some(
+            [crate::model::Uuid::parse("56ce6206-3659-495e-a6ea-f4d3d578cc96").unwrap()].into(),
+        );
+        let other: Watched = Some(
+            [crate::model::Uuid::parse("7d1e5f0a-0000-4000-8000-000000000001").unwrap()].into(),
+        );
+        let by_novaclient = read(server, "python-novaclient");
+        assert!(keep(&service, &first(&by_novaclient), &None));
+        assert!(keep(&service, &first(&by_novaclient), &watched));
+        assert!(!keep(&service, &first(&by_novaclient), &other));
+        // Another client's reads are polling, whatever the server.
+        assert!(!keep(&service, &first(&read(server, "curl/8.5")), &None));
+        // A host's servers listed by Masakari's client; the listing without a host is not.
+        let listing = read(
+            "/v2.1/servers/detail?all_tenants=1&host=cmp02",
+            "python-novaclient",
+        );
+        assert!(keep(&service, &first(&listing), &other));
+        let all = read("/v2.1/servers/detail?all_tenants=1", "python-novaclient");
+        assert!(!keep(&service, &first(&all), &None));
+        // A path naming a server and a volume is not a read of one server.
+        let two = read(
+            "/v2.1/servers/56ce6206-3659-495e-a6ea-f4d3d578cc96/volume/7d1e5f0a-0000-4000-8000-000000000001",
+            "python-novaclient",
+        );
+        assert!(!keep(&service, &first(&two), &None));
+        // nova-api's request log: the global request id marks Masakari's client.
+        let api = Service::new("nova-api");
+        let logged = |context: &str| {
+            format!(
+                "2020-12-08 19:51:12.309 235 INFO nova.api.openstack.requestlog [{context}] 10.0.0.5 \"GET {server}\" status: 200 len: 540 microversion: 2.79 time: 0.05"
+            )
+        };
+        let global = logged(
+            "req-11111111-2222-3333-4444-555555555555 req-de081ecf-4201-4542-b092-e21b2f5ce942 nova service - - - -",
+        );
+        assert!(keep(&api, &first(&global), &watched));
+        assert!(!keep(&api, &first(&global), &other));
+        let plain = logged("req-de081ecf-4201-4542-b092-e21b2f5ce942 - - - - -");
+        assert!(!keep(&api, &first(&plain), &watched));
     }
 
     #[test]
