@@ -144,17 +144,51 @@ pub struct PublicText<'a> {
 /// remembered (a replaced word counts in the report each time). The standard keyed
 /// hash, not the Fx hash of the fixed word sets: these sets grow from the input, which must not be able to
 /// pick colliding words.
+///
+/// In front of the sets, a small direct-mapped cache by a fast unkeyed hash
+/// ([`super::fasthash::fold_hash`]): a word found there
+/// (compared byte for byte) is in its set; a word not found there is looked up in the
+/// set as before, and put in its slot. Colliding words only evict each other: the cost
+/// per word stays bounded whatever the input picks, and the keyed hash is paid once per
+/// run of a word rather than at every occurrence.
 #[derive(Debug, Default)]
 struct KeptWords {
-    sets: [std::collections::HashSet<Box<str>>; 2],
+    sets: [std::collections::HashSet<std::sync::Arc<str>>; 2],
+    recent: Vec<Option<std::sync::Arc<str>>>,
 }
 
 /// Words remembered per [`KeptWords`] set: a bound on memory whatever the input.
 const KEPT_WORDS: usize = 1 << 14;
 
+/// Slots of the cache in front of each [`KeptWords`] set: 2^10.
+const RECENT_BITS: u32 = 10;
+
 impl KeptWords {
-    fn contains(&self, w: &str, vocabulary: bool) -> bool {
-        self.sets[usize::from(vocabulary)].contains(w)
+    fn slot(w: &str, vocabulary: bool) -> usize {
+        let at = (super::fasthash::fold_hash(w.as_bytes()) >> (64 - RECENT_BITS)) as usize;
+        (usize::from(vocabulary) << RECENT_BITS) | at
+    }
+
+    fn contains(&mut self, w: &str, vocabulary: bool) -> bool {
+        let slot = KeptWords::slot(w, vocabulary);
+        if self
+            .recent
+            .get(slot)
+            .is_some_and(|r| r.as_deref() == Some(w))
+        {
+            return true;
+        }
+        let Some(kept) = self.sets[usize::from(vocabulary)].get(w) else {
+            return false;
+        };
+        if self.recent.is_empty() {
+            // Made on the first word found: a path or a short text may need none.
+            self.recent = vec![None; 2 << RECENT_BITS];
+        }
+        if let Some(r) = self.recent.get_mut(slot) {
+            *r = Some(kept.clone());
+        }
+        true
     }
 
     fn insert(&mut self, w: &str, vocabulary: bool) {

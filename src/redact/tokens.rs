@@ -70,7 +70,7 @@ pub(super) fn shape_matches(text: &str) -> impl Iterator<Item = regex::Match<'_>
             if is_time(m.as_str()) {
                 // No other alternative matches where a time starts (it starts with a
                 // digit and has a `:` within five bytes): the next match is further on.
-                at = m.start() + 1;
+                at = m.start() + after_time(text, m.start(), m.end());
                 continue;
             }
             at = m.end();
@@ -78,6 +78,28 @@ pub(super) fn shape_matches(text: &str) -> impl Iterator<Item = regex::Match<'_>
         }
         None
     })
+}
+
+/// How far past the start of a time match (`start..end` of `text`) the search for the
+/// next match may resume: 1 in general, 6 for the usual `hh:mm:ss` (`d` a digit, the
+/// byte after it neither a hex digit nor `:`, as the greedy IPv6 alternative leaves it).
+/// For that time the resumed searches would find, in turn: at +1 `d:dd:dd` and at +2
+/// `:dd:dd` (the IPv6 alternative, the first that matches there: no `::`, no `@`, no
+/// word boundary between two digits for the MAC), both times again; at +3 `dd:dd`, +4
+/// `d:dd` and +5 `:dd` nothing (one colon before a byte that is neither hex nor `:` is
+/// too few for IPv6 and MAC, `:` ends the IPv4, e-mail and hex runs, no letter starts a
+/// dashed name, no `::` or `[`). So the match found from +1 is the one found from +6
+/// (`19:51:10.0.0.5` still finds `10.0.0.5` there): two searches fewer per time.
+fn after_time(text: &str, start: usize, end: usize) -> usize {
+    let b = text.as_bytes();
+    let hms = end - start == 8
+        && b[start..end].iter().enumerate().all(|(i, c)| match i {
+            2 | 5 => *c == b':',
+            _ => c.is_ascii_digit(),
+        })
+        && b.get(end)
+            .is_none_or(|c| !c.is_ascii_hexdigit() && *c != b':');
+    if hms { 6 } else { 1 }
 }
 
 /// Whether a match of [`SHAPES`] is a time the IPv6 alternative took: digits and fewer
@@ -466,6 +488,50 @@ mod tests {
             }
         }
         assert!(lines > 10_000 && skipped > lines / 4, "{lines} {skipped}");
+    }
+
+    /// Resuming 6 bytes past an `hh:mm:ss` finds what resuming byte by byte found: every
+    /// line of the sample scenarios and times next to addresses, hex and colons.
+    #[test]
+    fn skipping_into_a_time_finds_what_byte_by_byte_found() {
+        fn byte_by_byte(text: &str) -> Vec<std::ops::Range<usize>> {
+            let mut at = 0;
+            let mut found = Vec::new();
+            while let Some(m) = SHAPES.find_at(text, at) {
+                if is_time(m.as_str()) {
+                    at = m.start() + 1;
+                    continue;
+                }
+                at = m.end();
+                found.push(m.range());
+            }
+            found
+        }
+        let mut lines: Vec<String> = [
+            "lease renewed 19:51:10.5.0.17 ok",
+            "at 19:51:12:34:56:78 and 19:51:12 fe80::1 19:51:1234 19:51:12ab 19:51:12:",
+            "x19:51:12 ::19:51:12 [19:51:12] 19:51:12@acme.example.com 12:34:56 ab:cd",
+            "2020-12-08 19:51:12.309 235 INFO masakari.compute.nova [req-de081ecf-4201-4542-b092-e21b2f5ce942 masakari - - - -] Call",
+            "Dec  8 19:51:12 node02ob100 nova-compute[3412]: 2020-12-08 19:51:12.671 3412 INFO x",
+            "19:51:12-10-0-0-5 19:51:12 10.0.0.5 19:51:12.10.0.0.5 19:51:12 a 19:51:12-x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/scenarios");
+        let mut files = vec![root];
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        assert!(lines.len() > 10_000, "{}", lines.len());
+        for line in &lines {
+            let now: Vec<_> = shape_matches(line).map(|m| m.range()).collect();
+            assert_eq!(now, byte_by_byte(line), "{line}");
+        }
     }
 
     #[test]
