@@ -93,5 +93,7 @@ mod triage;
 /// Issue 29's classes on bundles of an independent generator, and the gaps it found.
 mod unseen29;
 mod util;
-/// `evacdoc watch` and the trigger: live logs, findings once, signed webhooks, guards.
+/// `evacdoc watch`: live logs, rotations and truncations, findings once, bounded memory.
 mod watch;
+/// The trigger of `evacdoc watch`: signed webhooks, guards, remediation, audit.
+mod watch_triggers;
