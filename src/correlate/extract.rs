@@ -5,9 +5,10 @@
 //! timelines look for (API calls on servers and services, errors, evacuation and volume
 //! attachment messages). The rest are counted, not stored.
 
-use evacdoc_parsers::line::{Content, Wrapper};
+use evacdoc_parsers::line::{Content, Line, Wrapper};
 use evacdoc_parsers::oslo::Level;
 use evacdoc_parsers::records::RecordKind;
+use evacdoc_parsers::records::nova_request_of;
 use evacdoc_parsers::{Record, Timestamp};
 use memchr::memmem;
 use memchr::memmem::Finder;
@@ -207,32 +208,41 @@ fn names_notification(message: &str) -> bool {
 
 /// Whether a record of `service` is kept as an event.
 pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
-    if record.kind == RecordKind::Unparsed {
+    keep_head(service, record.kind, &record.head, watch)
+}
+
+/// [`keep`] of a record of `kind` whose first line is `head`: the answer depends on
+/// nothing else of the record (its further lines are kept with it, not asked).
+pub fn keep_head(service: &Service, kind: RecordKind, head: &Line<'_>, watch: &Watched) -> bool {
+    if kind == RecordKind::Unparsed {
         return false;
     }
-    if record.kind == RecordKind::RawTraceback {
+    if kind == RecordKind::RawTraceback {
         return true;
     }
     if service.project() == Project::Masakari {
         // The engine's and monitors' lines but their routine DEBUG ones; of the API,
         // what is not routine (debug lines and monitors' successful reads are polling).
         if !service.name().starts_with("masakari-api") {
-            return match &record.head.content {
+            return match &head.content {
                 Content::Oslo(o) if o.level == Level::Debug => masakari_debug_matters(o),
                 _ => true,
             };
         }
-        return match &record.head.content {
+        return match &head.content {
             Content::Oslo(o) => o.level != evacdoc_parsers::oslo::Level::Debug,
             Content::Access(a) => a.method != Some("GET") || a.status >= 400,
             _ => true,
         };
     }
-    if let Some(request) = record.nova_request() {
-        let global = || record.oslo().and_then(|o| o.global_request_id()).is_some();
+    if let Some(request) = nova_request_of(head) {
+        let global = || match &head.content {
+            Content::Oslo(o) => o.global_request_id().is_some(),
+            _ => false,
+        };
         return interesting_request(request.method, request.uri, request.status, global, watch);
     }
-    match &record.head.content {
+    match &head.content {
         Content::Access(a) => {
             let novaclient = || a.user_agent.is_some_and(|ua| ua.contains("novaclient"));
             interesting_request(
@@ -308,6 +318,17 @@ pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
             }
         }
         _ => {}
+    }
+}
+
+/// True when [`vote_offsets`] of a record whose first line is `head` votes nothing,
+/// known cheaply: a line without a wrapper whose content is oslo.log's falls to the
+/// arm of oslo lines without a wrapper (the arms before it need a wrapper or an access
+/// line), which votes only for a `generated_time` in the message. False when unsure.
+pub fn votes_nothing(head: &Line<'_>) -> bool {
+    match (&head.wrapper, &head.content) {
+        (None, Content::Oslo(o)) => GENERATED_TIME.find(o.message.as_bytes()).is_none(),
+        _ => false,
     }
 }
 

@@ -3,16 +3,19 @@
 
 use std::sync::Mutex;
 
-use evacdoc_parsers::{Record, Timestamp};
+use evacdoc_parsers::records::RecordKind;
+use evacdoc_parsers::{Line, Record, Timestamp};
 
-use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets};
+use crate::correlate::extract::{
+    RawEvent, Watched, event_of, keep, keep_head, vote_offsets, votes_nothing,
+};
 use crate::correlate::fence_log::{self, LoggedFence};
 use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
-use crate::model::Event;
 use crate::model::inventory::FileInfo;
 use crate::model::lines::BLOCK_BYTES;
+use crate::model::{Event, Project};
 
 /// Every file's kept events in one list, in no particular order (the assembler orders
 /// them). Keepers move their file's events here when the file ends, on the thread that
@@ -173,6 +176,44 @@ impl RecordSink for EventKeeper<'_> {
             }
         }
         if let Some(stamp) = record.timestamp() {
+            self.last_stamp = Some(stamp);
+        }
+    }
+
+    /// The keeper ignores most lines of a DEBUG log; the reader may pass over them.
+    fn skims(&self) -> bool {
+        true
+    }
+
+    /// Not a log that may hold Pacemaker's fencing results (its every line is read);
+    /// of Masakari's logs, whose lines are kept but routine DEBUG ones, only lines that
+    /// say `DEBUG` where oslo.log writes the level.
+    fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
+        if fence_log::may_hold(file.service) {
+            return false;
+        }
+        if file.service.project() == Project::Masakari {
+            let start = raw.as_bytes().get(..80).unwrap_or(raw.as_bytes());
+            return memchr::memmem::find(start, b" DEBUG ").is_some();
+        }
+        true
+    }
+
+    /// Exact by [`RecordSink::record`] above, for the record of `head` alone (an
+    /// `Entry`, so `unparsed_reason` is `None`): no fencing results are looked for (not
+    /// a log that may hold them); [`vote_offsets`] votes nothing ([`votes_nothing`]); the
+    /// host-name votes count nothing ([`HostNameVotes::counts_nothing`]); [`keep`] is
+    /// [`keep_head`] of its kind and first line, false: nothing is kept. What is left is
+    /// the last time seen, which [`RecordSink::skipped`] sets.
+    fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
+        !fence_log::may_hold(file.service)
+            && votes_nothing(head)
+            && HostNameVotes::counts_nothing(head)
+            && !keep_head(file.service, RecordKind::Entry, head, self.watch)
+    }
+
+    fn skipped(&mut self, _file: &FileCtx<'_>, head: &Line<'_>, _span: RecordSpan) {
+        if let Some(stamp) = head.timestamp() {
             self.last_stamp = Some(stamp);
         }
     }
