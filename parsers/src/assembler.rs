@@ -599,7 +599,7 @@ impl Assembler {
         &mut self,
         bytes: &[u8],
         finish: bool,
-        mut skim: Option<&mut dyn Skim>,
+        skim: Option<&mut dyn Skim>,
         out: &mut dyn FnMut(&Record<'_>, RecordSpan),
     ) {
         let base = self.bytes;
@@ -706,7 +706,7 @@ impl Assembler {
         });
         // One record, filled in place again and again (see `Machine::next_into`).
         let mut record = Record::blank();
-        if let Some(skim) = skim.as_deref_mut() {
+        if let Some(skim) = skim {
             // A line that may be passed over, waiting to know whether the next one may
             // be too (then its record is itself alone).
             let mut waiting: Option<(usize, Line<'_>)> = None;
