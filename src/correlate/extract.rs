@@ -101,6 +101,19 @@ static USED_REQUEST_ID: LazyLock<Finder<'static>> =
 static NOTIFICATION_WORDS: LazyLock<[Finder<'static>; 2]> =
     LazyLock::new(|| finders(["otification", "OTIFICATION"]));
 static GENERATED_TIME: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("generated_time"));
+/// The words of request paths and agents [`interesting_request`] looks for, searchers
+/// built once (`str::contains` builds one per call: a few per line of an API log).
+static HOST_EQ: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("host="));
+static HYPERVISOR_HOSTNAME: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new("hypervisor_hostname"));
+static SERVERS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("/servers/"));
+static SERVERS_DETAIL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("/servers/detail"));
+static NOVACLIENT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("novaclient"));
+
+/// `text.contains(word)` for the word `finder` looks for.
+fn has(finder: &Finder<'static>, text: &str) -> bool {
+    finder.find(text.as_bytes()).is_some()
+}
 
 /// One pass over a message for all of [`INTERESTING_MESSAGES`]: this runs on every
 /// oslo line of every service.
@@ -138,15 +151,15 @@ fn interesting_request(
         return true;
     }
     if found_any(path, &*MANAGEMENT_FINDERS) {
-        return method != "GET" || path.contains("host=") || path.contains("hypervisor_hostname");
+        return method != "GET" || has(&HOST_EQ, path) || has(&HYPERVISOR_HOSTNAME, path);
     }
     let path_only = path.split('?').next().unwrap_or(path);
     if method != "GET" {
         return found_any(path_only, &*CHANGE_FINDERS)
-            && (!path_only.contains("/servers/") || watched(watch, path_only));
+            && (!has(&SERVERS, path_only) || watched(watch, path_only));
     }
-    let host_listing = path.contains("/servers/detail") && path.contains("host=");
-    if !host_listing && !path_only.contains("/servers/") {
+    let host_listing = has(&SERVERS_DETAIL, path) && has(&HOST_EQ, path);
+    if !host_listing && !has(&SERVERS, path_only) {
         // Neither a host's listing nor a read of one server.
         return false;
     }
@@ -244,7 +257,7 @@ pub fn keep_head(service: &Service, kind: RecordKind, head: &Line<'_>, watch: &W
     }
     match &head.content {
         Content::Access(a) => {
-            let novaclient = || a.user_agent.is_some_and(|ua| ua.contains("novaclient"));
+            let novaclient = || a.user_agent.is_some_and(|ua| has(&NOVACLIENT, ua));
             interesting_request(
                 a.method.unwrap_or(""),
                 a.path.unwrap_or(""),

@@ -15,7 +15,7 @@ use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
 use crate::model::inventory::FileInfo;
 use crate::model::lines::BLOCK_BYTES;
-use crate::model::{Event, Project};
+use crate::model::{Event, Project, Service};
 
 /// Every file's kept events in one list, in no particular order (the assembler orders
 /// them). Keepers move their file's events here when the file ends, on the thread that
@@ -70,6 +70,17 @@ pub struct EventKeeper<'w> {
     fencing: Vec<LoggedFence>,
     /// Bytes of text not packed yet.
     unpacked_bytes: usize,
+    /// What skimming asks of the service of every line, known once per service.
+    skim_facts: std::cell::RefCell<Option<(Service, SkimFacts)>>,
+}
+
+/// What [`RecordSink::candidate`] and [`RecordSink::ignores`] ask of a file's service.
+#[derive(Clone, Copy, Debug)]
+struct SkimFacts {
+    /// [`fence_log::may_hold`].
+    fences: bool,
+    /// A Masakari service.
+    masakari: bool,
 }
 
 /// What reading and keeping one log file gave.
@@ -106,6 +117,7 @@ impl<'w> EventKeeper<'w> {
             packed: 0,
             unpacked_bytes: 0,
             fencing: Vec::new(),
+            skim_facts: std::cell::RefCell::new(None),
         }
     }
 
@@ -142,6 +154,24 @@ impl EventKeeper<'_> {
         Event::pack_text(self.events[start..].iter_mut().map(|raw| &mut raw.event));
         self.packed = self.events.len();
         self.unpacked_bytes = 0;
+    }
+}
+
+impl EventKeeper<'_> {
+    /// The [`SkimFacts`] of `service`, worked out when it is not the one asked last.
+    fn skim_facts(&self, service: &Service) -> SkimFacts {
+        let mut cached = self.skim_facts.borrow_mut();
+        if let Some((known, facts)) = cached.as_ref()
+            && known == service
+        {
+            return *facts;
+        }
+        let facts = SkimFacts {
+            fences: fence_log::may_hold(service),
+            masakari: service.project() == Project::Masakari,
+        };
+        *cached = Some((service.clone(), facts));
+        facts
     }
 }
 
@@ -185,16 +215,26 @@ impl RecordSink for EventKeeper<'_> {
         true
     }
 
-    /// Not a log that may hold Pacemaker's fencing results (its every line is read);
+    /// A line that starts with a date, in a log that may not hold Pacemaker's fencing
+    /// results (its every line is read);
     /// of Masakari's logs, whose lines are kept but routine DEBUG ones, only lines that
     /// say `DEBUG` where oslo.log writes the level.
     fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
-        if fence_log::may_hold(file.service) {
+        // Only an oslo.log line without a wrapper can be passed over: it starts with its
+        // date (`2025-03-11 06:00:01.810`); an access line, say, is not parsed twice.
+        let b = raw.as_bytes();
+        if !(b.first().is_some_and(u8::is_ascii_digit) && b.get(10) == Some(&b' ')) {
             return false;
         }
-        if file.service.project() == Project::Masakari {
+        let facts = self.skim_facts(file.service);
+        if facts.fences {
+            return false;
+        }
+        if facts.masakari {
             let start = raw.as_bytes().get(..80).unwrap_or(raw.as_bytes());
-            return memchr::memmem::find(start, b" DEBUG ").is_some();
+            static DEBUG: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+                std::sync::LazyLock::new(|| memchr::memmem::Finder::new(" DEBUG "));
+            return DEBUG.find(start).is_some();
         }
         true
     }
@@ -206,7 +246,7 @@ impl RecordSink for EventKeeper<'_> {
     /// [`keep_head`] of its kind and first line, false: nothing is kept. What is left is
     /// the last time seen, which [`RecordSink::skipped`] sets.
     fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
-        !fence_log::may_hold(file.service)
+        !self.skim_facts(file.service).fences
             && votes_nothing(head)
             && HostNameVotes::counts_nothing(head)
             && !keep_head(file.service, RecordKind::Entry, head, self.watch)
