@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use crate::cri::{Stream, parse_cri_prefix};
 use crate::docker::{parse_docker_line, unescape};
-use crate::line::{Line, Wrapper, parse_line, parse_wrapped};
+use crate::line::{Content, Line, Wrapper, parse_line, parse_wrapped};
 use crate::records::{Cut, MAX_LINE_BYTES, MAX_RECORD_LINES, Machine, Record};
 
 /// Where a record lies in the whole input.
@@ -96,6 +96,21 @@ impl<'x> Logical<'x> {
     }
 }
 
+/// Where logical line `i` came from.
+fn l_origin(logical: &[Logical<'_>], i: usize) -> Origin {
+    logical.get(i).map_or(
+        Origin {
+            line: 0,
+            start: 0,
+            end: 0,
+            invalid_utf8: false,
+            piece: false,
+            ends: 1,
+        },
+        |l| l.origin,
+    )
+}
+
 /// A logical line kept for the next push, its text in [`Assembler::held_text`].
 #[derive(Clone, Debug)]
 struct HeldLine {
@@ -110,6 +125,117 @@ struct Pieces {
     wrapper: Wrapper<'static>,
     text: String,
     origin: Origin,
+}
+
+/// A reader that needs nothing of some one-line records but to know they were there:
+/// the assembler passes over them without building them ([`Assembler::push_skimming`]).
+///
+/// A log at DEBUG level is mostly lines that start a record of one line and that no
+/// consumer keeps (periodic tasks, locks, polling); building each as a [`Record`] (the
+/// look-ahead queue, the record's fields, the consumers' tests) cost more than reading it.
+///
+/// What the assembler guarantees (see `Assembler::run`): a line is handed to
+/// [`Skim::skipped`] only when [`Skim::ignorable`] said so of it and of the line after it
+/// in the same push, both lines whole (not pieces of a long line, not joined or decoded
+/// container lines), both read by [`parse_line`] as oslo.log lines with a context bracket
+/// and no wrapper. Such a line starts a record (no record takes a line with a context
+/// bracket as its continuation or traceback) and so does the next one: the record the
+/// line starts is that line alone, a [`RecordKind::Entry`](crate::records::RecordKind)
+/// with no continuation, traceback or cut, exactly what [`Assembler::push`] would have
+/// handed out, in the same place of the order of records.
+pub trait Skim {
+    /// A cheap look at a line's text: false when the line cannot be ignorable (it is then
+    /// not parsed to ask [`Skim::ignorable`]).
+    fn candidate(&self, raw: &str) -> bool;
+    /// Whether the one-line record of `line` (plain oslo.log, with a context bracket)
+    /// matters to the reader only through [`Skim::skipped`].
+    fn ignorable(&self, line: &Line<'_>) -> bool;
+    /// A record passed over: its only line and where it lies.
+    fn skipped(&mut self, line: &Line<'_>, span: RecordSpan);
+}
+
+/// The lines of one push, parsed as the record machine asks for them, up to `end`
+/// (moved on when records are passed over).
+struct Parsed<'l, 'x> {
+    logical: &'l [Logical<'x>],
+    scratch: &'x str,
+    next: usize,
+    end: usize,
+}
+
+impl<'x> Iterator for Parsed<'_, 'x> {
+    type Item = (usize, Line<'x>);
+
+    fn next(&mut self) -> Option<(usize, Line<'x>)> {
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        self.next += 1;
+        self.logical.get(i).map(|l| (i, l.line(self.scratch)))
+    }
+}
+
+/// The line `l`, parsed, when the assembler may pass over the record it starts (given
+/// that the next line may be passed over too): see [`Skim`].
+fn skimmable<'x>(l: &Logical<'x>, scratch: &'x str, skim: &dyn Skim) -> Option<Line<'x>> {
+    if l.wrapped.is_some() || l.origin.piece || l.origin.ends != 1 {
+        return None;
+    }
+    let raw = l.raw.get(scratch);
+    if !skim.candidate(raw) {
+        return None;
+    }
+    let line = parse_line(raw);
+    let starts_a_record = line.wrapper.is_none()
+        && matches!(&line.content, Content::Oslo(o) if o.context_raw.is_some());
+    (starts_a_record && skim.ignorable(&line)).then_some(line)
+}
+
+/// Hands out the records of the machine's lines up to `end`. `last`: `end` is the end
+/// of the push, where the last record may go on (unless `finish`): the index of its
+/// first line is returned, and it is not handed out. Otherwise the line at `end` starts
+/// a record (see [`Skim`]), so every record before it is complete.
+#[allow(clippy::too_many_arguments)]
+fn drain<'x>(
+    machine: &mut Machine<'x, Parsed<'_, 'x>>,
+    record: &mut Record<'x>,
+    logical: &[Logical<'x>],
+    end: usize,
+    last: bool,
+    finish: bool,
+    out: &mut dyn FnMut(&Record<'_>, RecordSpan),
+) -> Option<usize> {
+    machine.lines.end = end;
+    loop {
+        machine.hit_end = false;
+        if !machine.next_into(record) {
+            return None;
+        }
+        if last && machine.hit_end && !finish {
+            return Some(record.line);
+        }
+        let used = logical
+            .get(record.line..record.line + record.lines.max(1))
+            .unwrap_or_default();
+        let Some(origin) = used.iter().map(|l| l.origin).reduce(Origin::join) else {
+            continue;
+        };
+        record.line = origin.line;
+        record.lines = origin.ends.max(1);
+        if origin.piece {
+            record.cut.get_or_insert(Cut::LongLine);
+        }
+        out(
+            record,
+            RecordSpan {
+                first_line: origin.line,
+                byte_start: origin.start,
+                byte_end: origin.end,
+                invalid_utf8: origin.invalid_utf8,
+            },
+        );
+    }
 }
 
 /// The resumable, push-mode record assembler.
@@ -434,19 +560,48 @@ impl Assembler {
     /// `out` for every record that is complete. The last, possibly unfinished record is
     /// kept inside until more bytes come or [`Assembler::finish`] is called.
     pub fn push(&mut self, bytes: &[u8], out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
-        self.run(bytes, false, out);
+        self.run(bytes, false, None, out);
     }
 
-    /// Ends the input: what is held is complete now. The counters stay readable; another
-    /// input takes a new assembler (line numbers and offsets would go on from this one).
-    pub fn finish(&mut self, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
-        self.run(&[], true, out);
+    /// [`Assembler::push`], passing over the records `skim` has no use for (see
+    /// [`Skim`]): they go to [`Skim::skipped`] instead of `out`, in their place.
+    pub fn push_skimming(
+        &mut self,
+        bytes: &[u8],
+        skim: &mut dyn Skim,
+        out: &mut dyn FnMut(&Record<'_>, RecordSpan),
+    ) {
+        self.run(bytes, false, Some(skim), out);
+    }
+
+    /// [`Assembler::finish`] of an input pushed with [`Assembler::push_skimming`].
+    pub fn finish_skimming(
+        &mut self,
+        skim: &mut dyn Skim,
+        out: &mut dyn FnMut(&Record<'_>, RecordSpan),
+    ) {
+        self.run(&[], true, Some(skim), out);
         debug_assert!(self.tail.is_empty() && self.held.is_empty());
         debug_assert!(self.pieces.iter().all(Option::is_none));
         self.scratch = String::new();
     }
 
-    fn run(&mut self, bytes: &[u8], finish: bool, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
+    /// Ends the input: what is held is complete now. The counters stay readable; another
+    /// input takes a new assembler (line numbers and offsets would go on from this one).
+    pub fn finish(&mut self, out: &mut dyn FnMut(&Record<'_>, RecordSpan)) {
+        self.run(&[], true, None, out);
+        debug_assert!(self.tail.is_empty() && self.held.is_empty());
+        debug_assert!(self.pieces.iter().all(Option::is_none));
+        self.scratch = String::new();
+    }
+
+    fn run(
+        &mut self,
+        bytes: &[u8],
+        finish: bool,
+        skim: Option<&mut dyn Skim>,
+        out: &mut dyn FnMut(&Record<'_>, RecordSpan),
+    ) {
         let base = self.bytes;
         self.bytes += bytes.len() as u64;
         let Assembler {
@@ -542,45 +697,44 @@ impl Assembler {
 
         // Phase 2: records, until one may go on.
         let scratch: &str = reader.scratch;
-        let mut machine = Machine::new(
-            logical
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (i, l.line(scratch))),
-        );
-        let mut keep_from = logical.len();
+        let n = logical.len();
+        let mut machine = Machine::new(Parsed {
+            logical: &logical,
+            scratch,
+            next: 0,
+            end: 0,
+        });
         // One record, filled in place again and again (see `Machine::next_into`).
         let mut record = Record::blank();
-        loop {
-            machine.hit_end = false;
-            if !machine.next_into(&mut record) {
-                break;
+        if let Some(skim) = skim {
+            // A line that may be passed over, waiting to know whether the next one may
+            // be too (then its record is itself alone).
+            let mut waiting: Option<(usize, Line<'_>)> = None;
+            for (k, l) in logical.iter().enumerate() {
+                let Some(line) = skimmable(l, scratch, &*skim) else {
+                    waiting = None;
+                    continue;
+                };
+                if let Some((i, head)) = waiting.take() {
+                    // The records before line `i` are complete: `i` starts one.
+                    drain(&mut machine, &mut record, &logical, i, false, finish, out);
+                    let origin = l_origin(&logical, i);
+                    skim.skipped(
+                        &head,
+                        RecordSpan {
+                            first_line: origin.line,
+                            byte_start: origin.start,
+                            byte_end: origin.end,
+                            invalid_utf8: origin.invalid_utf8,
+                        },
+                    );
+                    machine.lines.next = i + 1;
+                }
+                waiting = Some((k, line));
             }
-            if machine.hit_end && !finish {
-                keep_from = record.line;
-                break;
-            }
-            let used = logical
-                .get(record.line..record.line + record.lines.max(1))
-                .unwrap_or_default();
-            let Some(origin) = used.iter().map(|l| l.origin).reduce(Origin::join) else {
-                continue;
-            };
-            record.line = origin.line;
-            record.lines = origin.ends.max(1);
-            if origin.piece {
-                record.cut.get_or_insert(Cut::LongLine);
-            }
-            out(
-                &record,
-                RecordSpan {
-                    first_line: origin.line,
-                    byte_start: origin.start,
-                    byte_end: origin.end,
-                    invalid_utf8: origin.invalid_utf8,
-                },
-            );
         }
+        let keep_from =
+            drain(&mut machine, &mut record, &logical, n, true, finish, out).unwrap_or(n);
         drop(record);
         drop(machine);
 

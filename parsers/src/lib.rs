@@ -55,5 +55,5 @@ pub mod uwsgi;
 
 pub use error::{ParseError, Reason};
 pub use line::{Content, Format, Line, Wrapper, parse_line};
-pub use records::{Assembler, Record, RecordSpan, Records};
+pub use records::{Assembler, Record, RecordSpan, Records, Skim};
 pub use time::{DateTime, Timestamp};

@@ -22,7 +22,7 @@ use crate::oslo::{
 use crate::time::Timestamp;
 use crate::uwsgi::UwsgiLine;
 
-pub use crate::assembler::{Assembler, RecordSpan};
+pub use crate::assembler::{Assembler, RecordSpan, Skim};
 
 const TRACEBACK_START: &str = "Traceback (most recent call last):";
 const CHAINED: [&str; 2] = [
@@ -253,8 +253,7 @@ impl<'a> Record<'a> {
     /// The Nova API request of a `nova.api.openstack.requestlog` or
     /// `nova.osapi_compute.wsgi.server` record.
     pub fn nova_request(&self) -> Option<NovaRequest<'a>> {
-        let oslo = self.oslo().filter(|o| is_request_logger(o.logger))?;
-        parse_nova_request(oslo.message).ok().map(|(_, r)| r)
+        nova_request_of(&self.head)
     }
 
     /// Why the record is unparsed, if it is.
@@ -264,6 +263,16 @@ impl<'a> Record<'a> {
             _ => None,
         }
     }
+}
+
+/// The Nova API request a record whose first line is `head` logs (see
+/// [`Record::nova_request`]): it depends on that line alone.
+pub fn nova_request_of<'a>(head: &Line<'a>) -> Option<NovaRequest<'a>> {
+    let oslo = match &head.content {
+        Content::Oslo(o) if is_request_logger(o.logger) => o,
+        _ => return None,
+    };
+    parse_nova_request(oslo.message).ok().map(|(_, r)| r)
 }
 
 /// rsyslog writes a multi-line message on one line with each newline escaped as `#012`:
@@ -413,7 +422,7 @@ fn belonging_of<'a>(content: &Content<'a>, head: &Head<'_>) -> Option<Belonging<
 /// the lines of a text, the push [`Assembler`] the lines it holds.
 #[derive(Debug)]
 pub(crate) struct Machine<'a, S> {
-    lines: S,
+    pub(crate) lines: S,
     peeked: VecDeque<(usize, Line<'a>)>,
     /// Set when the source ran out while a record was being read: the record may go on.
     pub(crate) hit_end: bool,

@@ -5,9 +5,10 @@
 //! timelines look for (API calls on servers and services, errors, evacuation and volume
 //! attachment messages). The rest are counted, not stored.
 
-use evacdoc_parsers::line::{Content, Wrapper};
+use evacdoc_parsers::line::{Content, Line, Wrapper};
 use evacdoc_parsers::oslo::Level;
 use evacdoc_parsers::records::RecordKind;
+use evacdoc_parsers::records::nova_request_of;
 use evacdoc_parsers::{Record, Timestamp};
 use memchr::memmem;
 use memchr::memmem::Finder;
@@ -100,6 +101,19 @@ static USED_REQUEST_ID: LazyLock<Finder<'static>> =
 static NOTIFICATION_WORDS: LazyLock<[Finder<'static>; 2]> =
     LazyLock::new(|| finders(["otification", "OTIFICATION"]));
 static GENERATED_TIME: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("generated_time"));
+/// The words of request paths and agents [`interesting_request`] looks for, searchers
+/// built once (`str::contains` builds one per call: a few per line of an API log).
+static HOST_EQ: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("host="));
+static HYPERVISOR_HOSTNAME: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new("hypervisor_hostname"));
+static SERVERS: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("/servers/"));
+static SERVERS_DETAIL: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("/servers/detail"));
+static NOVACLIENT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new("novaclient"));
+
+/// `text.contains(word)` for the word `finder` looks for.
+fn has(finder: &Finder<'static>, text: &str) -> bool {
+    finder.find(text.as_bytes()).is_some()
+}
 
 /// One pass over a message for all of [`INTERESTING_MESSAGES`]: this runs on every
 /// oslo line of every service.
@@ -137,15 +151,15 @@ fn interesting_request(
         return true;
     }
     if found_any(path, &*MANAGEMENT_FINDERS) {
-        return method != "GET" || path.contains("host=") || path.contains("hypervisor_hostname");
+        return method != "GET" || has(&HOST_EQ, path) || has(&HYPERVISOR_HOSTNAME, path);
     }
     let path_only = path.split('?').next().unwrap_or(path);
     if method != "GET" {
         return found_any(path_only, &*CHANGE_FINDERS)
-            && (!path_only.contains("/servers/") || watched(watch, path_only));
+            && (!has(&SERVERS, path_only) || watched(watch, path_only));
     }
-    let host_listing = path.contains("/servers/detail") && path.contains("host=");
-    if !host_listing && !path_only.contains("/servers/") {
+    let host_listing = has(&SERVERS_DETAIL, path) && has(&HOST_EQ, path);
+    if !host_listing && !has(&SERVERS, path_only) {
         // Neither a host's listing nor a read of one server.
         return false;
     }
@@ -207,34 +221,43 @@ fn names_notification(message: &str) -> bool {
 
 /// Whether a record of `service` is kept as an event.
 pub fn keep(service: &Service, record: &Record<'_>, watch: &Watched) -> bool {
-    if record.kind == RecordKind::Unparsed {
+    keep_head(service, record.kind, &record.head, watch)
+}
+
+/// [`keep`] of a record of `kind` whose first line is `head`: the answer depends on
+/// nothing else of the record (its further lines are kept with it, not asked).
+pub fn keep_head(service: &Service, kind: RecordKind, head: &Line<'_>, watch: &Watched) -> bool {
+    if kind == RecordKind::Unparsed {
         return false;
     }
-    if record.kind == RecordKind::RawTraceback {
+    if kind == RecordKind::RawTraceback {
         return true;
     }
     if service.project() == Project::Masakari {
         // The engine's and monitors' lines but their routine DEBUG ones; of the API,
         // what is not routine (debug lines and monitors' successful reads are polling).
         if !service.name().starts_with("masakari-api") {
-            return match &record.head.content {
+            return match &head.content {
                 Content::Oslo(o) if o.level == Level::Debug => masakari_debug_matters(o),
                 _ => true,
             };
         }
-        return match &record.head.content {
+        return match &head.content {
             Content::Oslo(o) => o.level != evacdoc_parsers::oslo::Level::Debug,
             Content::Access(a) => a.method != Some("GET") || a.status >= 400,
             _ => true,
         };
     }
-    if let Some(request) = record.nova_request() {
-        let global = || record.oslo().and_then(|o| o.global_request_id()).is_some();
+    if let Some(request) = nova_request_of(head) {
+        let global = || match &head.content {
+            Content::Oslo(o) => o.global_request_id().is_some(),
+            _ => false,
+        };
         return interesting_request(request.method, request.uri, request.status, global, watch);
     }
-    match &record.head.content {
+    match &head.content {
         Content::Access(a) => {
-            let novaclient = || a.user_agent.is_some_and(|ua| ua.contains("novaclient"));
+            let novaclient = || a.user_agent.is_some_and(|ua| has(&NOVACLIENT, ua));
             interesting_request(
                 a.method.unwrap_or(""),
                 a.path.unwrap_or(""),
@@ -308,6 +331,17 @@ pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
             }
         }
         _ => {}
+    }
+}
+
+/// True when [`vote_offsets`] of a record whose first line is `head` votes nothing,
+/// known cheaply: a line without a wrapper whose content is oslo.log's falls to the
+/// arm of oslo lines without a wrapper (the arms before it need a wrapper or an access
+/// line), which votes only for a `generated_time` in the message. False when unsure.
+pub fn votes_nothing(head: &Line<'_>) -> bool {
+    match (&head.wrapper, &head.content) {
+        (None, Content::Oslo(o)) => GENERATED_TIME.find(o.message.as_bytes()).is_none(),
+        _ => false,
     }
 }
 

@@ -3,16 +3,19 @@
 
 use std::sync::Mutex;
 
-use evacdoc_parsers::{Record, Timestamp};
+use evacdoc_parsers::records::RecordKind;
+use evacdoc_parsers::{Line, Record, Timestamp};
 
-use crate::correlate::extract::{RawEvent, Watched, event_of, keep, vote_offsets};
+use crate::correlate::extract::{
+    RawEvent, Watched, event_of, keep, keep_head, vote_offsets, votes_nothing,
+};
 use crate::correlate::fence_log::{self, LoggedFence};
 use crate::ingest::host_names::HostNameVotes;
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan};
 use crate::ingest::timezone::OffsetVotes;
-use crate::model::Event;
 use crate::model::inventory::FileInfo;
 use crate::model::lines::BLOCK_BYTES;
+use crate::model::{Event, Project, Service};
 
 /// Every file's kept events in one list, in no particular order (the assembler orders
 /// them). Keepers move their file's events here when the file ends, on the thread that
@@ -67,6 +70,17 @@ pub struct EventKeeper<'w> {
     fencing: Vec<LoggedFence>,
     /// Bytes of text not packed yet.
     unpacked_bytes: usize,
+    /// What skimming asks of the service of every line, known once per service.
+    skim_facts: std::cell::RefCell<Option<(Service, SkimFacts)>>,
+}
+
+/// What [`RecordSink::candidate`] and [`RecordSink::ignores`] ask of a file's service.
+#[derive(Clone, Copy, Debug)]
+struct SkimFacts {
+    /// [`fence_log::may_hold`].
+    fences: bool,
+    /// A Masakari service.
+    masakari: bool,
 }
 
 /// What reading and keeping one log file gave.
@@ -103,6 +117,7 @@ impl<'w> EventKeeper<'w> {
             packed: 0,
             unpacked_bytes: 0,
             fencing: Vec::new(),
+            skim_facts: std::cell::RefCell::new(None),
         }
     }
 
@@ -142,6 +157,24 @@ impl EventKeeper<'_> {
     }
 }
 
+impl EventKeeper<'_> {
+    /// The [`SkimFacts`] of `service`, worked out when it is not the one asked last.
+    fn skim_facts(&self, service: &Service) -> SkimFacts {
+        let mut cached = self.skim_facts.borrow_mut();
+        if let Some((known, facts)) = cached.as_ref()
+            && known == service
+        {
+            return *facts;
+        }
+        let facts = SkimFacts {
+            fences: fence_log::may_hold(service),
+            masakari: service.project() == Project::Masakari,
+        };
+        *cached = Some((service.clone(), facts));
+        facts
+    }
+}
+
 impl RecordSink for EventKeeper<'_> {
     fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
         // pacemaker.log's lines fit no format: its fencing results are read first. Each
@@ -173,6 +206,54 @@ impl RecordSink for EventKeeper<'_> {
             }
         }
         if let Some(stamp) = record.timestamp() {
+            self.last_stamp = Some(stamp);
+        }
+    }
+
+    /// The keeper ignores most lines of a DEBUG log; the reader may pass over them.
+    fn skims(&self) -> bool {
+        true
+    }
+
+    /// A line that starts with a date, in a log that may not hold Pacemaker's fencing
+    /// results (its every line is read);
+    /// of Masakari's logs, whose lines are kept but routine DEBUG ones, only lines that
+    /// say `DEBUG` where oslo.log writes the level.
+    fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
+        // Only an oslo.log line without a wrapper can be passed over: it starts with its
+        // date (`2025-03-11 06:00:01.810`); an access line, say, is not parsed twice.
+        let b = raw.as_bytes();
+        if !(b.first().is_some_and(u8::is_ascii_digit) && b.get(10) == Some(&b' ')) {
+            return false;
+        }
+        let facts = self.skim_facts(file.service);
+        if facts.fences {
+            return false;
+        }
+        if facts.masakari {
+            let start = raw.as_bytes().get(..80).unwrap_or(raw.as_bytes());
+            static DEBUG: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+                std::sync::LazyLock::new(|| memchr::memmem::Finder::new(" DEBUG "));
+            return DEBUG.find(start).is_some();
+        }
+        true
+    }
+
+    /// Exact by [`RecordSink::record`] above, for the record of `head` alone (an
+    /// `Entry`, so `unparsed_reason` is `None`): no fencing results are looked for (not
+    /// a log that may hold them); [`vote_offsets`] votes nothing ([`votes_nothing`]); the
+    /// host-name votes count nothing ([`HostNameVotes::counts_nothing`]); [`keep`] is
+    /// [`keep_head`] of its kind and first line, false: nothing is kept. What is left is
+    /// the last time seen, which [`RecordSink::skipped`] sets.
+    fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
+        !self.skim_facts(file.service).fences
+            && votes_nothing(head)
+            && HostNameVotes::counts_nothing(head)
+            && !keep_head(file.service, RecordKind::Entry, head, self.watch)
+    }
+
+    fn skipped(&mut self, _file: &FileCtx<'_>, head: &Line<'_>, _span: RecordSpan) {
+        if let Some(stamp) = head.timestamp() {
             self.last_stamp = Some(stamp);
         }
     }

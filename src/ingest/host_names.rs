@@ -50,6 +50,19 @@ impl HostNameVotes {
         }
     }
 
+    /// True when [`HostNameVotes::feed`] of a record whose first line is `head` counts
+    /// nothing, whatever was fed before: no journal wrapper, and no name of its own in
+    /// an oslo line. False when unsure.
+    pub fn counts_nothing(head: &evacdoc_parsers::Line<'_>) -> bool {
+        if head.wrapper.is_some() {
+            return false;
+        }
+        match &head.content {
+            Content::Oslo(o) => own_name(o.logger, o.message).is_none(),
+            _ => false,
+        }
+    }
+
     /// Counts an option of the host's configs, if it is a service's `host`.
     pub fn config_option(&mut self, service: &str, section: &str, option: &str, value: &str) {
         let named = matches!(

@@ -1,8 +1,10 @@
 //! Reading one log file: pieces of whole lines, records pushed into sinks.
 
+use std::cell::RefCell;
+
 use evacdoc_parsers::sniff::{FileKind, sniff};
 use evacdoc_parsers::utf8::decode;
-use evacdoc_parsers::{Assembler, Format, Record, RecordSpan};
+use evacdoc_parsers::{Assembler, Format, Line, Record, RecordSpan, Skim};
 
 use crate::ingest::chunks::LineChunks;
 use crate::ingest::place::Placed;
@@ -166,6 +168,19 @@ struct Counts {
 }
 
 impl Counts {
+    /// Counts a record passed over: the record of `head` alone, an `Entry` (see
+    /// [`evacdoc_parsers::Skim`]), counted as [`Counts::count`] counts it.
+    fn count_skipped(&mut self, head: &Line<'_>) {
+        self.records += 1;
+        let format = match &head.wrapper {
+            Some(w) => w.format(),
+            None => head.content.format(),
+        };
+        if let Some(n) = self.formats.get_mut(format_slot(format)) {
+            *n += 1;
+        }
+    }
+
     fn count(&mut self, record: &Record<'_>, span: RecordSpan) {
         self.records += 1;
         if let Some(n) = self.formats.get_mut(format_slot(record.format())) {
@@ -222,6 +237,9 @@ fn read_records<S: RecordSink + ?Sized>(
     };
     let mut counts = Counts::default();
     let mut assembler = Assembler::new();
+    // Records the sinks all ignore are passed over, not built (DEBUG logs are mostly
+    // such records); counted all the same.
+    let skims = sink.skims();
     let mut first_piece = true;
     // Pieces end at a line; the assembler keeps a record that may go on in the next.
     while let Some((bytes, _)) = chunks.next_piece() {
@@ -255,10 +273,23 @@ fn read_records<S: RecordSink + ?Sized>(
             host: p.host,
             service: &service,
         };
-        assembler.push(bytes, &mut |record, span| {
-            counts.count(record, span);
-            sink.record(&ctx, record, span);
-        });
+        if skims {
+            let feed = RefCell::new((&mut *sink, &mut counts));
+            let mut skim = SinkSkim {
+                ctx: &ctx,
+                feed: &feed,
+            };
+            assembler.push_skimming(bytes, &mut skim, &mut |record, span| {
+                let (sink, counts) = &mut *feed.borrow_mut();
+                counts.count(record, span);
+                sink.record(&ctx, record, span);
+            });
+        } else {
+            assembler.push(bytes, &mut |record, span| {
+                counts.count(record, span);
+                sink.record(&ctx, record, span);
+            });
+        }
         chunks.consume();
     }
     let ctx = FileCtx {
@@ -267,10 +298,23 @@ fn read_records<S: RecordSink + ?Sized>(
         host: p.host,
         service: &service,
     };
-    assembler.finish(&mut |record, span| {
-        counts.count(record, span);
-        sink.record(&ctx, record, span);
-    });
+    if skims {
+        let feed = RefCell::new((&mut *sink, &mut counts));
+        let mut skim = SinkSkim {
+            ctx: &ctx,
+            feed: &feed,
+        };
+        assembler.finish_skimming(&mut skim, &mut |record, span| {
+            let (sink, counts) = &mut *feed.borrow_mut();
+            counts.count(record, span);
+            sink.record(&ctx, record, span);
+        });
+    } else {
+        assembler.finish(&mut |record, span| {
+            counts.count(record, span);
+            sink.record(&ctx, record, span);
+        });
+    }
     info.records = counts.records;
     info.unparsed = counts.unparsed;
     info.invalid_utf8_lines = assembler.invalid_utf8_lines();
@@ -307,6 +351,29 @@ fn read_records<S: RecordSink + ?Sized>(
         });
     }
     FileRead { info, skipped }
+}
+
+/// The sink of a file as the assembler's [`Skim`]: it asks the sink which records it
+/// ignores, and counts those passed over as the records handed out are counted.
+struct SinkSkim<'c, 'f, S: RecordSink + ?Sized> {
+    ctx: &'c FileCtx<'c>,
+    feed: &'f RefCell<(&'f mut S, &'f mut Counts)>,
+}
+
+impl<S: RecordSink + ?Sized> Skim for SinkSkim<'_, '_, S> {
+    fn candidate(&self, raw: &str) -> bool {
+        self.feed.borrow().0.candidate(self.ctx, raw)
+    }
+
+    fn ignorable(&self, line: &Line<'_>) -> bool {
+        self.feed.borrow().0.ignores(self.ctx, line)
+    }
+
+    fn skipped(&mut self, line: &Line<'_>, span: RecordSpan) {
+        let (sink, counts) = &mut *self.feed.borrow_mut();
+        counts.count_skipped(line);
+        sink.skipped(self.ctx, line, span);
+    }
 }
 
 /// Says whether a file is UTF-16, by its byte-order mark or by NULs in every other

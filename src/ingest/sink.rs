@@ -3,7 +3,7 @@
 //! watcher later). A sink is made per file and fed on the thread that reads the file;
 //! whoever made the sinks merges them afterwards.
 
-use evacdoc_parsers::Record;
+use evacdoc_parsers::{Line, Record};
 
 use crate::model::Service;
 use crate::model::inventory::FileInfo;
@@ -36,6 +36,35 @@ pub trait RecordSink {
     fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
         let _ = (file, info);
     }
+
+    /// Whether the reader may pass over the records this sink ignores (see
+    /// [`RecordSink::ignores`]) instead of handing them to [`RecordSink::record`]. False
+    /// unless the sink says otherwise: a sink sees every record.
+    fn skims(&self) -> bool {
+        false
+    }
+
+    /// A cheap look at a line's text before [`RecordSink::ignores`]: false when the
+    /// record it starts cannot be ignored.
+    fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
+        let _ = (file, raw);
+        false
+    }
+
+    /// Whether [`RecordSink::record`] of the record made of `head` alone (an
+    /// `Entry`: no continuation, traceback or cut) would do nothing that
+    /// [`RecordSink::skipped`] does not do. Only a sink that [`RecordSink::skims`] is
+    /// asked.
+    fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
+        let _ = (file, head);
+        false
+    }
+
+    /// The record made of `head` alone was passed over ([`RecordSink::ignores`] said so
+    /// of it).
+    fn skipped(&mut self, file: &FileCtx<'_>, head: &Line<'_>, span: RecordSpan) {
+        let _ = (file, head, span);
+    }
 }
 
 /// Two sinks fed in the same pass.
@@ -48,6 +77,23 @@ impl<A: RecordSink, B: RecordSink> RecordSink for (A, B) {
     fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
         self.0.finish_file(file, info);
         self.1.finish_file(file, info);
+    }
+
+    fn skims(&self) -> bool {
+        self.0.skims() && self.1.skims()
+    }
+
+    fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
+        self.0.candidate(file, raw) && self.1.candidate(file, raw)
+    }
+
+    fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
+        self.0.ignores(file, head) && self.1.ignores(file, head)
+    }
+
+    fn skipped(&mut self, file: &FileCtx<'_>, head: &Line<'_>, span: RecordSpan) {
+        self.0.skipped(file, head, span);
+        self.1.skipped(file, head, span);
     }
 }
 
@@ -64,6 +110,25 @@ impl<S: RecordSink> RecordSink for Option<S> {
             sink.finish_file(file, info);
         }
     }
+
+    // An absent sink ignores every record.
+    fn skims(&self) -> bool {
+        self.as_ref().is_none_or(|sink| sink.skims())
+    }
+
+    fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
+        self.as_ref().is_none_or(|sink| sink.candidate(file, raw))
+    }
+
+    fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
+        self.as_ref().is_none_or(|sink| sink.ignores(file, head))
+    }
+
+    fn skipped(&mut self, file: &FileCtx<'_>, head: &Line<'_>, span: RecordSpan) {
+        if let Some(sink) = self {
+            sink.skipped(file, head, span);
+        }
+    }
 }
 
 impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
@@ -73,6 +138,22 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
 
     fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
         (**self).finish_file(file, info);
+    }
+
+    fn skims(&self) -> bool {
+        (**self).skims()
+    }
+
+    fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
+        (**self).candidate(file, raw)
+    }
+
+    fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
+        (**self).ignores(file, head)
+    }
+
+    fn skipped(&mut self, file: &FileCtx<'_>, head: &Line<'_>, span: RecordSpan) {
+        (**self).skipped(file, head, span);
     }
 }
 

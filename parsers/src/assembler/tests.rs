@@ -256,3 +256,153 @@ fn counters_and_a_last_line_without_newline() {
     let (blank, _) = assemble(&[b"\n"]);
     assert_eq!(blank.len(), 1);
 }
+
+/// A [`Skim`] for the tests: passes over the lines `pick` chooses among those the
+/// assembler offers, and remembers each as the one-line record [`Skim`] promises.
+struct Picky<F: Fn(&Line<'_>) -> bool> {
+    pick: F,
+    out: Vec<u64>,
+    skipped: usize,
+}
+
+impl<F: Fn(&Line<'_>) -> bool> Skim for Picky<F> {
+    fn candidate(&self, raw: &str) -> bool {
+        // Some lines are not even looked at.
+        raw.len() % 11 != 3
+    }
+
+    fn ignorable(&self, line: &Line<'_>) -> bool {
+        (self.pick)(line)
+    }
+
+    fn skipped(&mut self, line: &Line<'_>, span: RecordSpan) {
+        let record = Record {
+            line: span.first_line,
+            kind: RecordKind::Entry,
+            head: line.clone(),
+            continuation: Vec::new(),
+            traceback: Vec::new(),
+            raw_rest: Vec::new(),
+            lines: 1,
+            cut: None,
+        };
+        self.skipped += 1;
+        self.out.push(fingerprint(&record, span));
+    }
+}
+
+/// A record and its span, as a number: every field counts (`raw_rest` too).
+fn fingerprint(record: &Record<'_>, span: RecordSpan) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{record:?} {span:?}").hash(&mut h);
+    h.finish()
+}
+
+/// The records of `bytes` pushed in pieces of `size`, as fingerprints, with or without
+/// a skim that passes over what `pick` chooses; and how many were passed over.
+fn fingerprints(
+    bytes: &[u8],
+    size: usize,
+    pick: Option<&dyn Fn(&Line<'_>) -> bool>,
+) -> (Vec<u64>, usize) {
+    let mut a = Assembler::new();
+    match pick {
+        None => {
+            let mut out = Vec::new();
+            for piece in bytes.chunks(size) {
+                a.push(piece, &mut |r, span| out.push(fingerprint(r, span)));
+            }
+            a.finish(&mut |r, span| out.push(fingerprint(r, span)));
+            (out, 0)
+        }
+        Some(pick) => {
+            // Records handed out and records passed over go to one list, in order.
+            let skim = std::cell::RefCell::new(Picky {
+                pick,
+                out: Vec::new(),
+                skipped: 0,
+            });
+            struct Shared<'s, F: Fn(&Line<'_>) -> bool>(&'s std::cell::RefCell<Picky<F>>);
+            impl<F: Fn(&Line<'_>) -> bool> Skim for Shared<'_, F> {
+                fn candidate(&self, raw: &str) -> bool {
+                    self.0.borrow().candidate(raw)
+                }
+                fn ignorable(&self, line: &Line<'_>) -> bool {
+                    self.0.borrow().ignorable(line)
+                }
+                fn skipped(&mut self, line: &Line<'_>, span: RecordSpan) {
+                    self.0.borrow_mut().skipped(line, span);
+                }
+            }
+            let mut shared = Shared(&skim);
+            for piece in bytes.chunks(size) {
+                a.push_skimming(piece, &mut shared, &mut |r, span| {
+                    skim.borrow_mut().out.push(fingerprint(r, span));
+                });
+            }
+            a.finish_skimming(&mut shared, &mut |r, span| {
+                skim.borrow_mut().out.push(fingerprint(r, span));
+            });
+            let skim = skim.into_inner();
+            (skim.out, skim.skipped)
+        }
+    }
+}
+
+/// Every file under `dir`, but compressed ones.
+fn files_under(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else if !path.extension().is_some_and(|e| {
+            ["gz", "xz", "zst", "bz2", "tar", "zip"]
+                .iter()
+                .any(|c| e == *c)
+        }) {
+            out.push(path);
+        }
+    }
+}
+
+/// Passing over records changes nothing of the others, and what is passed over is the
+/// one-line record `push` would have made: every line of every sample (and of the
+/// folder `SKIM_EQUIVALENCE_DIR` names, such as a generated bundle), pushed whole and
+/// in pieces, with every offered line passed over and with a pseudo-random choice.
+#[test]
+fn skimming_hands_out_the_same_records_as_pushing() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../samples");
+    let mut files = Vec::new();
+    files_under(&root, &mut files);
+    if let Some(extra) = std::env::var_os("SKIM_EQUIVALENCE_DIR") {
+        files_under(std::path::Path::new(&extra), &mut files);
+    }
+    assert!(files.len() > 100, "{} files", files.len());
+    let all = |_: &Line<'_>| true;
+    let some = |l: &Line<'_>| l.raw.len() % 3 != 0;
+    let mut passed_over = 0;
+    for path in &files {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let sizes: &[usize] = if bytes.len() > 4 << 20 {
+            &[1 << 20]
+        } else {
+            &[usize::MAX, 4096, 61]
+        };
+        for &size in sizes {
+            let (plain, _) = fingerprints(&bytes, size, None);
+            for pick in [&all as &dyn Fn(&Line<'_>) -> bool, &some] {
+                let (skimmed, n) = fingerprints(&bytes, size, Some(pick));
+                assert_eq!(plain, skimmed, "{} in pieces of {size}", path.display());
+                passed_over += n;
+            }
+        }
+    }
+    // The samples hold enough DEBUG runs for the test to mean something.
+    assert!(passed_over > 1000, "{passed_over} records passed over");
+}

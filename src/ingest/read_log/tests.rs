@@ -212,3 +212,92 @@ fn format_slots_follow_the_formats_order() {
     }
     assert!(super::FORMATS.windows(2).all(|w| w[0] < w[1]));
 }
+
+/// A sink that sees every record: the keeper without its skimming.
+struct Full<S>(S);
+
+impl<S: RecordSink> RecordSink for Full<S> {
+    fn record(&mut self, file: &FileCtx<'_>, record: &Record<'_>, span: RecordSpan) {
+        self.0.record(file, record, span);
+    }
+
+    fn finish_file(&mut self, file: &FileCtx<'_>, info: &FileInfo) {
+        self.0.finish_file(file, info);
+    }
+}
+
+/// Every file under `dir`.
+fn files_under(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The keeper's outcome, everything it holds, as text.
+fn outcome_text(keeper: EventKeeper<'_>, read: FileRead) -> String {
+    let o = keeper.into_outcome(read.info, read.skipped);
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{:?}",
+        o.info, o.events, o.votes, o.names, o.fencing, o.kept, o.skipped
+    )
+}
+
+/// The keeper's skimming (records passed over, not built) gives what reading every
+/// record gives: the same events, votes, host names, fencing results, counts, for every
+/// file under samples/ (and the folder `SKIM_EQUIVALENCE_DIR` names, such as a
+/// generated bundle), read as the log of each kind of service, with and without
+/// instances to watch.
+#[test]
+fn skimming_keeps_what_reading_every_record_keeps() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
+    let mut files = Vec::new();
+    files_under(&root, &mut files);
+    if let Some(extra) = std::env::var_os("SKIM_EQUIVALENCE_DIR") {
+        files_under(Path::new(&extra), &mut files);
+    }
+    assert!(files.len() > 100, "{} files", files.len());
+    let services = [
+        "nova-compute",
+        "nova-api",
+        "nova-api-access",
+        "cinder-volume",
+        "masakari-engine",
+        "masakari-api",
+        "masakari-instancemonitor",
+        "syslog",
+    ];
+    let none: crate::correlate::extract::Watched = None;
+    let some: crate::correlate::extract::Watched =
+        Some([crate::model::Uuid::parse("56ce6206-3659-495e-a6ea-f4d3d578cc96").unwrap()].into());
+    let mut records = 0;
+    for path in &files {
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned();
+        let file = found(path, &rel);
+        for service in services {
+            let p = placed(&file, service);
+            for watch in [&none, &some] {
+                let mut skimming = EventKeeper::new(watch);
+                assert!(skimming.skims());
+                let read = read_log(&p, 3, &mut skimming);
+                records += read.info.records;
+                let skimmed = outcome_text(skimming, read);
+                let mut full = Full(EventKeeper::new(watch));
+                let read = read_log(&p, 3, &mut full);
+                assert_eq!(skimmed, outcome_text(full.0, read), "{rel} as {service}");
+            }
+        }
+    }
+    assert!(records > 10_000, "{records}");
+}
