@@ -56,7 +56,7 @@ fn raw_traceback_between_records() {
 2026-03-02 11:10:01.100 41 INFO masakari.compute.nova [req-aaaaaaaa-2222-3333-4444-555555555555 req-bbbbbbbb-2222-3333-4444-555555555555 nova - - - - -] Call get server command for instance 7d1e5f0a-0000-4000-8000-000000000001
 Traceback (most recent call last):
   File \"/usr/lib/python3/dist-packages/eventlet/greenpool.py\", line 87, in _spawn_n_impl
-func(*args, **kwargs)
+    func(*args, **kwargs)
   File \"/usr/lib/python3/dist-packages/masakari/engine/drivers/taskflow/host_failure.py\", line 212, in _evacuate_and_confirm
 novaclient.exceptions.ClientException: Service Unavailable (HTTP 503) (Request-ID: req-cccccccc-2222-3333-4444-555555555555)
 2026-03-02 11:10:02.100 41 INFO masakari.engine.manager [req-aaaaaaaa-2222-3333-4444-555555555555 req-dddddddd-2222-3333-4444-555555555555 nova - - - - -] Notification 1b4fa1a6-0000-4000-8000-000000000009 exits with status: finished.
@@ -124,9 +124,9 @@ fn a_record_cut_short_is_not_a_continuation() {
 #[test]
 fn rsyslog_escaped_newlines_are_split() {
     let text = "Dec  1 16:37:15 compute-1 nova-compute[2211]: 2026-12-01 16:37:15.884 2211 ERROR \
-        nova.servicegroup.drivers.db [-] Unexpected error#012more text#0122026-12-01 \
-        16:37:15.884 2211 ERROR nova.servicegroup.drivers.db Traceback (most recent call last):\
-        #0122026-12-01 16:37:15.884 2211 ERROR nova.servicegroup.drivers.db ValueError: x\n";
+            nova.servicegroup.drivers.db [-] Unexpected error#012more text#0122026-12-01 \
+            16:37:15.884 2211 ERROR nova.servicegroup.drivers.db Traceback (most recent call last):\
+            #0122026-12-01 16:37:15.884 2211 ERROR nova.servicegroup.drivers.db ValueError: x\n";
     let records: Vec<_> = Records::new(text).collect();
     assert_eq!(records.len(), 1);
     assert_eq!(records[0].message(), "Unexpected error");
@@ -166,7 +166,7 @@ fn cri_lines_group_like_pebble_lines() {
 
     // Another stream's line does not join the record.
     let text = "2026-11-30T09:34:22.846Z stdout F 2026-11-30 09:34:22.846 7502 WARNING a.b [-] failed\n\
-                2026-11-30T09:34:22.847Z stderr F   indented text on stderr\n";
+                    2026-11-30T09:34:22.847Z stderr F   indented text on stderr\n";
     assert_eq!(Records::new(text).count(), 2);
 }
 
