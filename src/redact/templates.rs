@@ -29,8 +29,10 @@ struct Template {
 #[derive(Debug)]
 enum Piece {
     Text(&'static str),
-    /// A placeholder and its name (`""` for `%s`).
-    Arg(&'static str),
+    /// A placeholder, its name (`""` for `%s`) and whether its argument may keep
+    /// vocabulary words ([`arg_keeps_words`] of the name, decided once here rather than
+    /// for every argument of every line).
+    Arg(&'static str, bool),
 }
 
 #[derive(Debug)]
@@ -144,7 +146,7 @@ static TEMPLATES: LazyLock<Templates> = LazyLock::new(|| {
             .iter()
             .filter_map(|p| match p {
                 Piece::Text(s) => Some(*s),
-                Piece::Arg(_) => None,
+                Piece::Arg(..) => None,
             })
             .max_by_key(|s| s.len())
             .unwrap_or("");
@@ -187,7 +189,8 @@ fn parse(line: &'static str) -> Template {
         if m.as_str() == "%%" {
             text(&mut pieces, "%");
         } else {
-            pieces.push(Piece::Arg(c.get(1).map_or("", |n| n.as_str())));
+            let name = c.get(1).map_or("", |n| n.as_str());
+            pieces.push(Piece::Arg(name, arg_keeps_words(name)));
         }
         at = m.end();
     }
@@ -210,8 +213,8 @@ impl Template {
                 for (n, piece) in self.pieces.iter().enumerate() {
                     match piece {
                         Piece::Text(s) => p.push_str(&regex::escape(s)),
-                        Piece::Arg(_) if n == 0 || n == last => p.push_str(r"(\S+)"),
-                        Piece::Arg(_) => p.push_str("(.+?)"),
+                        Piece::Arg(..) if n == 0 || n == last => p.push_str(r"(\S+)"),
+                        Piece::Arg(..) => p.push_str("(.+?)"),
                     }
                 }
                 Regex::new(&p).ok()
@@ -225,15 +228,16 @@ impl Template {
 pub enum Part {
     /// The template's constant text, shown as it is.
     Text(Range<usize>),
-    /// An argument, with its placeholder's name (`""` for `%s`).
-    Arg(Range<usize>, &'static str),
+    /// An argument, with its placeholder's name (`""` for `%s`) and whether it may keep
+    /// vocabulary words ([`arg_keeps_words`] of that name).
+    Arg(Range<usize>, &'static str, bool),
 }
 
 impl Part {
     /// Where the part lies in the line.
     pub fn range(&self) -> Range<usize> {
         match self {
-            Part::Text(r) | Part::Arg(r, _) => r.clone(),
+            Part::Text(r) | Part::Arg(r, ..) => r.clone(),
         }
     }
 }
@@ -277,10 +281,10 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
                 parts.push(Part::Text(at..at + s.len()));
                 at += s.len();
             }
-            Piece::Arg(name) => {
+            Piece::Arg(name, keeps) => {
                 let g = captures.get(group)?;
                 group += 1;
-                parts.push(Part::Arg(g.range(), name));
+                parts.push(Part::Arg(g.range(), name, *keeps));
                 at = g.end();
             }
         }
@@ -313,7 +317,7 @@ mod tests {
             .iter()
             .map(|p| match p {
                 Part::Text(r) => (&line[r.clone()], None),
-                Part::Arg(r, n) => (&line[r.clone()], Some(*n)),
+                Part::Arg(r, n, _) => (&line[r.clone()], Some(*n)),
             })
             .collect()
     }
