@@ -639,8 +639,8 @@ impl Words<'_, '_> {
         if !matches!(w.len(), 14 | 17 | 32)
             && w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
             && w.bytes().any(|b| b.is_ascii_digit())
-            && self.names.identified(w).is_none()
-            && !self.is_seeded(w)
+            && (!self.names.may_name_a_number()
+                || (self.names.identified(w).is_none() && !self.is_seeded(w)))
         {
             self.out.push_str(w);
             return;

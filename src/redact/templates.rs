@@ -17,6 +17,8 @@ use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 
+use super::fasthash::FxHashMap;
+
 /// One format string, cut into constant text and placeholders.
 #[derive(Debug)]
 struct Template {
@@ -56,8 +58,8 @@ struct Anchors {
     /// A bit per [`head_hash`] of an anchor's head.
     bits: Vec<u64>,
     /// An anchor's head (its first bytes, little-endian) → the anchors with that head,
-    /// longest first.
-    by_head: HashMap<u64, Vec<usize>>,
+    /// longest first. Fixed once built: the fast unkeyed hash of the word sets.
+    by_head: FxHashMap<u64, Vec<usize>>,
 }
 
 /// Bits of [`Anchors::bits`]: 2^16, 8 KiB (in L1 cache), ~3 % of them set.
@@ -77,7 +79,7 @@ fn head_hash(head: u64) -> usize {
 impl Anchors {
     fn new(texts: Vec<&'static str>) -> Anchors {
         let mut bits = vec![0u64; 1 << (HEAD_BITS - 6)];
-        let mut by_head: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut by_head: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for (n, text) in texts.iter().enumerate() {
             let Some(head) = head_of(text.as_bytes()) else {
                 continue;
@@ -260,11 +262,10 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
             if best.as_ref().is_some_and(|(c, _, _)| *c >= t.constant) {
                 break;
             }
-            // The lazy DFA says whether it matches; groups only for one that does.
-            let Some(pattern) = t.pattern().filter(|p| p.is_match(line)) else {
-                continue;
-            };
-            if let Some(c) = pattern.captures(line) {
+            // The groups are looked for only within the match the lazy DFA finds first
+            // (as `captures` searches): a search for whether it matches before it ran
+            // that search twice for every template that matches.
+            if let Some(c) = t.pattern().and_then(|p| p.captures(line)) {
                 best = Some((t.constant, c, t));
                 break;
             }

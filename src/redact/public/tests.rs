@@ -365,3 +365,30 @@ fn remembered_words_read_and_count_as_words_judged_anew() {
     }
     assert!(lines > 20_000, "{lines}");
 }
+
+/// Numbers are shown as they are without the seed lookups only while no seed is made
+/// of digits and dots: one that is (a project named `4711`, a host `8086`) is still
+/// replaced, alone or as a part of a dotted number.
+#[test]
+fn a_number_that_is_a_seeded_name_or_host_is_still_replaced() {
+    let mut seeds = Seeds::default();
+    seeds.names.insert("4711".into(), Kind::Project);
+    seeds.hosts.insert("8086".into());
+    let names = NameFinder::new(seeds);
+    assert!(names.may_name_a_number());
+    let upload = Vec::new();
+    let mut map = PseudonymMap::with_key("k");
+    let mut stats = PublicStats::default();
+    let mut step = PublicText::new(&names, &upload);
+    for _ in 0..2 {
+        let out = step.line(
+            "project 4711 on 8086 and 8086.1 took 1234 ms",
+            Vocabulary::Log,
+            &mut map,
+            &mut stats,
+        );
+        assert!(!out.contains("4711") && !out.contains("8086"), "{out}");
+        assert!(out.contains(" 1234 "), "{out}");
+    }
+    assert!(!fixture().names.may_name_a_number());
+}
