@@ -230,6 +230,10 @@ impl PseudonymMap {
 pub trait Pseudonyms {
     /// The pseudonym of `real`, made and recorded on first use.
     fn pseudonym(&mut self, kind: Kind, real: &str) -> String;
+
+    /// A pseudonym of `kind` shown again without being asked for (a word shown before
+    /// is shown as it was): only a map that counts what it gives needs to know.
+    fn counted(&mut self, _kind: Kind) {}
 }
 
 impl Pseudonyms for PseudonymMap {

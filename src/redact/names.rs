@@ -27,6 +27,9 @@ pub struct NameFinder {
     /// The hosts and the domains again, for one hash lookup per word.
     hosts: FxHashSet<String>,
     domains: FxHashSet<String>,
+    /// Whether a host, domain or name is made of digits and dots only (a number could
+    /// be one).
+    numeric: bool,
 }
 
 fn is_name_byte(b: u8) -> bool {
@@ -60,7 +63,14 @@ impl NameFinder {
             .ok()
             .filter(|_| !seeds.secrets.is_empty());
         let names = seeds.names.iter().map(|(n, k)| (n.clone(), *k)).collect();
+        let numeric = seeds
+            .hosts
+            .iter()
+            .chain(&seeds.domains)
+            .chain(seeds.names.keys())
+            .any(|s| s.bytes().all(|b| b.is_ascii_digit() || b == b'.'));
         NameFinder {
+            numeric,
             hosts: seeds.hosts.iter().cloned().collect(),
             domains: seeds.domains.iter().cloned().collect(),
             seeds,
@@ -96,6 +106,13 @@ impl NameFinder {
         }
         out.push_str(&text[copied..]);
         Some(out)
+    }
+
+    /// Whether a word of digits and dots may be a seeded host, domain or name: `false`
+    /// when none of them is made of digits and dots only, so that such a word (or a
+    /// `.`-separated part of it) cannot be one.
+    pub fn may_name_a_number(&self) -> bool {
+        self.numeric
     }
 
     /// Whether `lower` (lowercase) is a seeded host name.

@@ -24,7 +24,7 @@ use super::identify::context_spans;
 use super::map::{Kind, Pseudonyms};
 use super::names::NameFinder;
 use super::secrets::{HIDDEN, SecretState};
-use super::templates::{Part, arg_keeps_words};
+use super::templates::Part;
 use super::tokens::{Possible, Shape, possible_shapes, replace_one, shape_matches};
 use super::vocab;
 
@@ -125,6 +125,30 @@ impl Pseudonyms for Counting<'_> {
         self.stats.count(kind.as_str());
         self.inner.pseudonym(kind, real)
     }
+
+    fn counted(&mut self, kind: Kind) {
+        self.stats.count(kind.as_str());
+        self.inner.counted(kind);
+    }
+}
+
+/// A map that notes the kinds it is asked for, in order (what a [`Verdict`] counts
+/// again).
+struct Asked<'m> {
+    inner: &'m mut dyn Pseudonyms,
+    kinds: Vec<Kind>,
+}
+
+impl Pseudonyms for Asked<'_> {
+    fn pseudonym(&mut self, kind: Kind, real: &str) -> String {
+        self.kinds.push(kind);
+        self.inner.pseudonym(kind, real)
+    }
+
+    fn counted(&mut self, kind: Kind) {
+        self.kinds.push(kind);
+        self.inner.counted(kind);
+    }
 }
 
 /// The public step for the lines of one text (secrets can span lines).
@@ -155,6 +179,29 @@ pub struct PublicText<'a> {
 struct KeptWords {
     sets: [std::collections::HashSet<std::sync::Arc<str>>; 2],
     recent: Vec<Option<std::sync::Arc<str>>>,
+    /// What the other words were shown as: see [`Verdict`].
+    verdicts: Vec<Option<Verdict>>,
+    /// What words say about the value after them ([`key_of`] with no `--` before them),
+    /// by the same kind of direct-mapped cache: a word found in its slot (compared byte
+    /// for byte) has the key it had, anything else is judged by [`key_of`] again.
+    keys: Vec<Option<(Box<str>, Option<Key>)>>,
+}
+
+/// A word not kept as it is (a pseudonym, a hidden value, the upload's neutral name) as
+/// it was shown, with the pseudonyms it asked for (counted again when it is shown
+/// again) and whether it reduced its line. All of it follows from the word, whether
+/// vocabulary words were allowed, the seeds and the upload's names (fixed for a run) and
+/// the map, which never changes a pseudonym once given: showing it again as it was
+/// shown is what judging it again gives. In a direct-mapped cache by
+/// [`super::fasthash::fold_hash`], as [`KeptWords::recent`]: a colliding word only
+/// evicts another, and the bound on memory holds whatever the input.
+#[derive(Debug)]
+struct Verdict {
+    word: Box<str>,
+    vocabulary: bool,
+    shown: Box<str>,
+    kinds: Vec<Kind>,
+    reduced: bool,
 }
 
 /// Words remembered per [`KeptWords`] set: a bound on memory whatever the input.
@@ -163,14 +210,17 @@ const KEPT_WORDS: usize = 1 << 14;
 /// Slots of the cache in front of each [`KeptWords`] set: 2^10.
 const RECENT_BITS: u32 = 10;
 
+/// Slots of [`KeptWords::verdicts`] and of [`KeptWords::keys`]: 2^10 each.
+const VERDICT_BITS: u32 = 10;
+
 impl KeptWords {
-    fn slot(w: &str, vocabulary: bool) -> usize {
-        let at = (super::fasthash::fold_hash(w.as_bytes()) >> (64 - RECENT_BITS)) as usize;
+    fn slot(hash: u64, vocabulary: bool) -> usize {
+        let at = (hash >> (64 - RECENT_BITS)) as usize;
         (usize::from(vocabulary) << RECENT_BITS) | at
     }
 
-    fn contains(&mut self, w: &str, vocabulary: bool) -> bool {
-        let slot = KeptWords::slot(w, vocabulary);
+    fn contains(&mut self, w: &str, hash: u64, vocabulary: bool) -> bool {
+        let slot = KeptWords::slot(hash, vocabulary);
         if self
             .recent
             .get(slot)
@@ -197,6 +247,54 @@ impl KeptWords {
             set.insert(w.into());
         }
     }
+
+    fn verdict_slot(hash: u64) -> usize {
+        (hash >> (64 - VERDICT_BITS)) as usize
+    }
+
+    fn verdict(&self, w: &str, hash: u64, vocabulary: bool) -> Option<&Verdict> {
+        self.verdicts
+            .get(KeptWords::verdict_slot(hash))?
+            .as_ref()
+            .filter(|v| v.vocabulary == vocabulary && &*v.word == w)
+    }
+
+    fn remember(&mut self, hash: u64, verdict: Verdict) {
+        if self.verdicts.is_empty() {
+            self.verdicts.resize_with(1 << VERDICT_BITS, || None);
+        }
+        if let Some(slot) = self.verdicts.get_mut(KeptWords::verdict_slot(hash)) {
+            *slot = Some(verdict);
+        }
+    }
+
+    /// [`key_of`]`(w, flag)`, the part that does not depend on `flag` remembered.
+    fn key_of(&mut self, w: &str, hash: u64, flag: bool, buf: &mut String) -> Option<Key> {
+        if !may_be_key(w) {
+            return None;
+        }
+        let slot = KeptWords::verdict_slot(hash);
+        let key = match self.keys.get(slot) {
+            Some(Some((word, key))) if &**word == w => *key,
+            _ => {
+                let key = key_of(w, false, buf);
+                if self.keys.is_empty() {
+                    self.keys.resize_with(1 << VERDICT_BITS, || None);
+                }
+                if let Some(s) = self.keys.get_mut(slot) {
+                    *s = Some((w.into(), key));
+                }
+                key
+            }
+        };
+        // `key_of(w, true)` is `key_of(w, false)` with the flag set (`bearer` and
+        // `basic` have it set either way).
+        match key {
+            Some(Key::Secret { .. }) if flag => Some(Key::Secret { flag: true }),
+            Some(Key::Name { .. }) if flag => Some(Key::Name { flag: true }),
+            key => key,
+        }
+    }
 }
 
 /// The longest word judged: a longer one is hidden whole (a key, a token, a blob).
@@ -213,6 +311,12 @@ impl<'a> PublicText<'a> {
             kept: KeptWords::default(),
             buf: String::new(),
         }
+    }
+
+    /// Forgets every word judged (tests: what the caches give is what judging gives).
+    #[cfg(test)]
+    fn forget_words(&mut self) {
+        self.kept = KeptWords::default();
     }
 
     /// A `/`-separated path as a public view shows it: its first part, when it is the
@@ -315,9 +419,9 @@ impl<'a> PublicText<'a> {
                     words.key = None;
                     match part {
                         Part::Text(r) => words.out.push_str(&line[r.clone()]),
-                        Part::Arg(r, name) => {
+                        Part::Arg(r, _, keeps_words) => {
                             let reduced = words.reduced;
-                            words.vocabulary = if arg_keeps_words(name) {
+                            words.vocabulary = if *keeps_words {
                                 Vocabulary::Log
                             } else {
                                 Vocabulary::None
@@ -476,6 +580,7 @@ impl Words<'_, '_> {
         }
         let lead = run.len() - run.trim_start_matches(['.', '-', '_']).len();
         let (head, tail) = (&run[..lead], &run[lead + core.len()..]);
+        let hash = super::fasthash::fold_hash(core.as_bytes());
         self.out.push_str(head);
         let flag = head.starts_with("--");
         let key = self.key.take();
@@ -499,28 +604,27 @@ impl Words<'_, '_> {
                 self.out.push_str(HIDDEN);
                 self.reduced = true;
             }
-            Some(Key::Name { .. }) => self.judged(core, false, map),
-            _ => self.judged(core, true, map),
+            Some(Key::Name { .. }) => self.judged(core, hash, false, map),
+            _ => self.judged(core, hash, true, map),
         }
         if self.key.is_none() {
-            self.key = key_of(core, flag, &mut self.buf);
+            self.key = self.kept.key_of(core, hash, flag, &mut self.buf);
         }
         self.punctuation(tail);
     }
 
-    /// One word: kept when safe (`vocabulary` allowing), else its pseudonym.
-    fn judged(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) {
+    /// One word: kept when safe (`vocabulary` allowing), else its pseudonym. `hash` is
+    /// the word's [`super::fasthash::fold_hash`].
+    fn judged(&mut self, w: &str, hash: u64, vocabulary: bool, map: &mut dyn Pseudonyms) {
         // Ids and literals before the remembered words: they are never remembered, and
         // a line holds many ids (one hash of 36 bytes less for each).
         if is_uuid(w) || w.strip_prefix("req-").is_some_and(is_uuid) || is_literal(w) {
             self.out.push_str(w);
             return;
         }
+        let vocabulary = vocabulary && self.vocabulary == Vocabulary::Log;
         // Judged safe before, with the same vocabulary: nothing below depends on more.
-        if self
-            .kept
-            .contains(w, vocabulary && self.vocabulary == Vocabulary::Log)
-        {
+        if self.kept.contains(w, hash, vocabulary) {
             self.out.push_str(w);
             return;
         }
@@ -529,38 +633,82 @@ impl Words<'_, '_> {
             self.reduced = true;
             return;
         }
+        // A number (`8656`, `0.087217`; nearly every one new) is shown as it is, as
+        // below, unless it is a name or a seeded host: not remembered, which costs more
+        // than judging it. Not 32 digits (a Keystone id), nor the lengths of a MAC.
+        if !matches!(w.len(), 14 | 17 | 32)
+            && w.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            && w.bytes().any(|b| b.is_ascii_digit())
+            && (!self.names.may_name_a_number()
+                || (self.names.identified(w).is_none() && !self.is_seeded(w)))
+        {
+            self.out.push_str(w);
+            return;
+        }
+        // Shown before (not as it is): shown again as it was.
+        if let Some(v) = self.kept.verdict(w, hash, vocabulary) {
+            self.out.push_str(&v.shown);
+            for &kind in &v.kinds {
+                map.counted(kind);
+            }
+            self.reduced |= v.reduced;
+            return;
+        }
+        let start = self.out.len();
+        let reduced = std::mem::replace(&mut self.reduced, false);
+        let mut asked = Asked {
+            inner: map,
+            kinds: Vec::new(),
+        };
+        let kept = self.judged_anew(w, vocabulary, &mut asked);
+        if !kept {
+            let verdict = Verdict {
+                word: w.into(),
+                vocabulary,
+                shown: self.out[start..].into(),
+                kinds: asked.kinds,
+                reduced: self.reduced,
+            };
+            self.kept.remember(hash, verdict);
+        }
+        self.reduced |= reduced;
+    }
+
+    /// [`Words::judged`] of a word not remembered, by every test; whether it was kept
+    /// as it is.
+    fn judged_anew(&mut self, w: &str, vocabulary: bool, map: &mut dyn Pseudonyms) -> bool {
         if w.len() == 32 && w.bytes().all(|b| b.is_ascii_hexdigit()) {
             let id = map.pseudonym(Kind::KeystoneId, &w.to_ascii_lowercase());
             self.out.push_str(&id);
-            return;
+            return false;
         }
         if let Some(mac) = mac_of(w) {
             let pseudo = map.pseudonym(Kind::Mac, &mac);
             self.out.push_str(&pseudo);
-            return;
+            return false;
         }
         // A user, project or name the inputs gave: its pseudonym even when it is made
         // of vocabulary words (`storage-primary`), the same as where a key named it.
         if let Some(kind) = self.names.identified(w) {
             let pseudo = map.pseudonym(kind, &w.to_ascii_lowercase());
             self.out.push_str(&pseudo);
-            return;
+            return false;
         }
-        let vocabulary = vocabulary && self.vocabulary == Vocabulary::Log;
         // A seeded host made of safe words (`compute-01`, `compute-01.log`) is still a host.
         if !self.is_seeded(w) && self.safe(w, vocabulary) {
             self.kept.insert(w, vocabulary);
             self.out.push_str(w);
-            return;
+            return true;
         }
         // The upload's name (`sosreport-<host>-<company>-case-<n>`), unless made of
         // safe words only (`race` stays a word).
         if self.is_upload(w) {
             self.out.push_str(NEUTRAL_NAME);
-            return;
+            return false;
         }
         let replaced = self.denied(w, vocabulary, map);
         self.out.push_str(&replaced);
+        false
     }
 
     /// Whether `w`, or a `.`-separated part of it, is a seeded host or domain.
@@ -719,16 +867,7 @@ fn is_auth_scheme(w: &str) -> bool {
 /// Words whose next value is a secret or a name (options, JSON keys, CLI flags).
 /// `buf` is scratch space (this runs for every word: no allocation).
 fn key_of(word: &str, flag: bool, buf: &mut String) -> Option<Key> {
-    // Every key is at least `key` long.
-    if word.len() < 3 {
-        return None;
-    }
-    // Every key below holds an ASCII letter past `f`: ids, numbers, addresses and
-    // versions (most words of a line) hold none and are no key.
-    if !word
-        .bytes()
-        .any(|b| b.is_ascii_alphabetic() && !b.is_ascii_hexdigit())
-    {
+    if !may_be_key(word) {
         return None;
     }
     buf.clear();
@@ -781,6 +920,16 @@ fn key_of(word: &str, flag: bool, buf: &mut String) -> Option<Key> {
     ]
     .contains(&lower);
     name.then_some(Key::Name { flag })
+}
+
+/// Whether [`key_of`] may find a key in `word`: every key is at least `key` long, and
+/// holds an ASCII letter past `f` (ids, numbers, addresses and versions, most words of a
+/// line, hold none and are no key).
+fn may_be_key(word: &str) -> bool {
+    word.len() >= 3
+        && word
+            .bytes()
+            .any(|b| b.is_ascii_alphabetic() && !b.is_ascii_hexdigit())
 }
 
 /// A dashed UUID (8-4-4-4-12 hex digits, any case).

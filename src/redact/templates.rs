@@ -17,6 +17,8 @@ use std::sync::{LazyLock, OnceLock};
 
 use regex::Regex;
 
+use super::fasthash::FxHashMap;
+
 /// One format string, cut into constant text and placeholders.
 #[derive(Debug)]
 struct Template {
@@ -29,8 +31,10 @@ struct Template {
 #[derive(Debug)]
 enum Piece {
     Text(&'static str),
-    /// A placeholder and its name (`""` for `%s`).
-    Arg(&'static str),
+    /// A placeholder, its name (`""` for `%s`) and whether its argument may keep
+    /// vocabulary words ([`arg_keeps_words`] of the name, decided once here rather than
+    /// for every argument of every line).
+    Arg(&'static str, bool),
 }
 
 #[derive(Debug)]
@@ -54,8 +58,8 @@ struct Anchors {
     /// A bit per [`head_hash`] of an anchor's head.
     bits: Vec<u64>,
     /// An anchor's head (its first bytes, little-endian) → the anchors with that head,
-    /// longest first.
-    by_head: HashMap<u64, Vec<usize>>,
+    /// longest first. Fixed once built: the fast unkeyed hash of the word sets.
+    by_head: FxHashMap<u64, Vec<usize>>,
 }
 
 /// Bits of [`Anchors::bits`]: 2^16, 8 KiB (in L1 cache), ~3 % of them set.
@@ -75,7 +79,7 @@ fn head_hash(head: u64) -> usize {
 impl Anchors {
     fn new(texts: Vec<&'static str>) -> Anchors {
         let mut bits = vec![0u64; 1 << (HEAD_BITS - 6)];
-        let mut by_head: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut by_head: FxHashMap<u64, Vec<usize>> = FxHashMap::default();
         for (n, text) in texts.iter().enumerate() {
             let Some(head) = head_of(text.as_bytes()) else {
                 continue;
@@ -144,7 +148,7 @@ static TEMPLATES: LazyLock<Templates> = LazyLock::new(|| {
             .iter()
             .filter_map(|p| match p {
                 Piece::Text(s) => Some(*s),
-                Piece::Arg(_) => None,
+                Piece::Arg(..) => None,
             })
             .max_by_key(|s| s.len())
             .unwrap_or("");
@@ -187,7 +191,8 @@ fn parse(line: &'static str) -> Template {
         if m.as_str() == "%%" {
             text(&mut pieces, "%");
         } else {
-            pieces.push(Piece::Arg(c.get(1).map_or("", |n| n.as_str())));
+            let name = c.get(1).map_or("", |n| n.as_str());
+            pieces.push(Piece::Arg(name, arg_keeps_words(name)));
         }
         at = m.end();
     }
@@ -210,8 +215,8 @@ impl Template {
                 for (n, piece) in self.pieces.iter().enumerate() {
                     match piece {
                         Piece::Text(s) => p.push_str(&regex::escape(s)),
-                        Piece::Arg(_) if n == 0 || n == last => p.push_str(r"(\S+)"),
-                        Piece::Arg(_) => p.push_str("(.+?)"),
+                        Piece::Arg(..) if n == 0 || n == last => p.push_str(r"(\S+)"),
+                        Piece::Arg(..) => p.push_str("(.+?)"),
                     }
                 }
                 Regex::new(&p).ok()
@@ -225,15 +230,16 @@ impl Template {
 pub enum Part {
     /// The template's constant text, shown as it is.
     Text(Range<usize>),
-    /// An argument, with its placeholder's name (`""` for `%s`).
-    Arg(Range<usize>, &'static str),
+    /// An argument, with its placeholder's name (`""` for `%s`) and whether it may keep
+    /// vocabulary words ([`arg_keeps_words`] of that name).
+    Arg(Range<usize>, &'static str, bool),
 }
 
 impl Part {
     /// Where the part lies in the line.
     pub fn range(&self) -> Range<usize> {
         match self {
-            Part::Text(r) | Part::Arg(r, _) => r.clone(),
+            Part::Text(r) | Part::Arg(r, ..) => r.clone(),
         }
     }
 }
@@ -256,11 +262,10 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
             if best.as_ref().is_some_and(|(c, _, _)| *c >= t.constant) {
                 break;
             }
-            // The lazy DFA says whether it matches; groups only for one that does.
-            let Some(pattern) = t.pattern().filter(|p| p.is_match(line)) else {
-                continue;
-            };
-            if let Some(c) = pattern.captures(line) {
+            // The groups are looked for only within the match the lazy DFA finds first
+            // (as `captures` searches): a search for whether it matches before it ran
+            // that search twice for every template that matches.
+            if let Some(c) = t.pattern().and_then(|p| p.captures(line)) {
                 best = Some((t.constant, c, t));
                 break;
             }
@@ -277,10 +282,10 @@ pub fn find(line: &str) -> Option<Vec<Part>> {
                 parts.push(Part::Text(at..at + s.len()));
                 at += s.len();
             }
-            Piece::Arg(name) => {
+            Piece::Arg(name, keeps) => {
                 let g = captures.get(group)?;
                 group += 1;
-                parts.push(Part::Arg(g.range(), name));
+                parts.push(Part::Arg(g.range(), name, *keeps));
                 at = g.end();
             }
         }
@@ -313,7 +318,7 @@ mod tests {
             .iter()
             .map(|p| match p {
                 Part::Text(r) => (&line[r.clone()], None),
-                Part::Arg(r, n) => (&line[r.clone()], Some(*n)),
+                Part::Arg(r, n, _) => (&line[r.clone()], Some(*n)),
             })
             .collect()
     }

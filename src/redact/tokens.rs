@@ -332,25 +332,35 @@ fn ipv6(text: &str, map: &mut dyn Pseudonyms) -> Option<String> {
 /// The user and project of an oslo context bracket, when they are names (ids are
 /// 32 hex digits, replaced as Keystone ids).
 fn context_names(bracket: &str, map: &mut dyn Pseudonyms) -> String {
-    let mut words: Vec<String> = bracket.split(' ').map(str::to_string).collect();
-    let n = words.len();
-    for (i, kind) in [(n - 2, Kind::User), (n - 1, Kind::Project)] {
-        let Some(word) = words.get_mut(i) else {
+    // The words as they are but the last two, with no copy of each word.
+    let n = bracket.split(' ').count();
+    let mut out = String::with_capacity(bracket.len() + 16);
+    for (i, word) in bracket.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let kind = if i + 2 == n {
+            Kind::User
+        } else if i + 1 == n {
+            Kind::Project
+        } else {
+            out.push_str(word);
             continue;
         };
         let is_hex = word.len() == 32 && word.bytes().all(|b| b.is_ascii_hexdigit());
         if word == "-" || word == "None" || is_service_account(word) {
+            out.push_str(word);
             continue;
         }
         // One pseudonym whatever the letter case the value is written in.
         let lower = word.to_ascii_lowercase();
-        *word = if is_hex {
+        out.push_str(&if is_hex {
             map.pseudonym(Kind::KeystoneId, &lower)
         } else {
             map.pseudonym(kind, &lower)
-        };
+        });
     }
-    words.join(" ")
+    out
 }
 
 #[cfg(test)]

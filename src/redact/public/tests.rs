@@ -314,3 +314,81 @@ fn a_long_command_file_name_is_judged_as_its_command_line_and_stays_distinct() {
     assert!(!named.to_lowercase().contains("acmecorp"), "{named}");
     assert!(!named.contains("node02ob100"), "{named}");
 }
+
+/// A text judged by one step (its words remembered: kept words, verdicts of the others,
+/// key classes) reads as by a step that forgets every word before each line, with the
+/// same counts: every
+/// line of the sample scenarios, each text twice over (the second time from the caches),
+/// and lines where a word shown before is a key, a value after a key, a name, a host,
+/// a number, a MAC, a Keystone id and the upload's name.
+#[test]
+fn remembered_words_read_and_count_as_words_judged_anew() {
+    let mut texts: Vec<Vec<String>> = vec![
+        [
+            "login jdoe password hunter2 user jdoe token=0123456789abcdef0123456789abcdef",
+            "jdoe logs in as JDoe from fa-16-3e-4b-9c-21 and fa16.3e4b.9c21 (12345678901234 17 1234.5678.9012)",
+            "0123456789abcdef0123456789abcdef 01234567890123456789012345678901 8656 0.087217 21.0.0",
+            "--os-username acme-admin --os-password s3cr3t display_name=acme-billing-db01 acme-billing-db01",
+            "sosreport-node02ob100-acmecorp-case-01234567-2024-09-12-hqzpwa node02ob100 compute-01 ctl7.acme.internal",
+            "Authorization: Basic Zm9vOmJhcg== authorization basic Zm9vOmJhcg== bearer abc",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/scenarios");
+    let mut files = vec![root];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if let Ok(text) = std::fs::read_to_string(&path) {
+            texts.push(text.lines().map(str::to_string).collect());
+        }
+    }
+    let mut lines = 0;
+    for text in &texts {
+        let (mut once, mut anew) = (fixture(), fixture());
+        let mut step = PublicText::new(&once.names, &once.upload);
+        let mut forgetful = PublicText::new(&anew.names, &anew.upload);
+        for _ in 0..2 {
+            for line in text {
+                for vocabulary in [Vocabulary::Log, Vocabulary::None] {
+                    let remembered = step.line(line, vocabulary, &mut once.map, &mut once.stats);
+                    forgetful.forget_words();
+                    let judged = forgetful.line(line, vocabulary, &mut anew.map, &mut anew.stats);
+                    assert_eq!(remembered, judged, "{line}");
+                    lines += 1;
+                }
+            }
+        }
+        assert_eq!(once.stats, anew.stats);
+    }
+    assert!(lines > 20_000, "{lines}");
+}
+
+/// Numbers are shown as they are without the seed lookups only while no seed is made
+/// of digits and dots: one that is (a project named `4711`, a host `8086`) is still
+/// replaced, alone or as a part of a dotted number.
+#[test]
+fn a_number_that_is_a_seeded_name_or_host_is_still_replaced() {
+    let mut seeds = Seeds::default();
+    seeds.names.insert("4711".into(), Kind::Project);
+    seeds.hosts.insert("8086".into());
+    let names = NameFinder::new(seeds);
+    assert!(names.may_name_a_number());
+    let upload = Vec::new();
+    let mut map = PseudonymMap::with_key("k");
+    let mut stats = PublicStats::default();
+    let mut step = PublicText::new(&names, &upload);
+    for _ in 0..2 {
+        let out = step.line(
+            "project 4711 on 8086 and 8086.1 took 1234 ms",
+            Vocabulary::Log,
+            &mut map,
+            &mut stats,
+        );
+        assert!(!out.contains("4711") && !out.contains("8086"), "{out}");
+        assert!(out.contains(" 1234 "), "{out}");
+    }
+    assert!(!fixture().names.may_name_a_number());
+}
