@@ -223,6 +223,12 @@ impl std::fmt::Debug for SearchIndex {
     }
 }
 
+/// Decompressed doc store blocks each segment's reader keeps. tantivy keeps 100; with
+/// 64 KiB blocks and ~80 segments at 1 GiB of logs, a literal search reading its
+/// candidates filled them all: 1 GB more server memory (bench_serve, `"still in use"`).
+/// Hits are read in document order, so a few blocks per segment serve them.
+const DOC_STORE_CACHE_BLOCKS: usize = 4;
+
 impl SearchIndex {
     /// Opens the index an [`crate::index::Indexer`] finished in `dir`.
     pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
@@ -230,7 +236,11 @@ impl SearchIndex {
         let index = Index::open_in_dir(dir).map_err(|e| IndexError::tantivy(dir, e))?;
         schema::register_tokenizers(&index);
         let fields = schema::fields_of(&index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
-        let reader = index.reader().map_err(|e| IndexError::tantivy(dir, e))?;
+        let reader = index
+            .reader_builder()
+            .doc_store_cache_num_blocks(DOC_STORE_CACHE_BLOCKS)
+            .try_into()
+            .map_err(|e| IndexError::tantivy(dir, e))?;
         let parser = parser_of(&index, fields.text);
         let order = TimeOrder::new(meta.clone());
         let raw_words = index.schema().get_field_entry(fields.raw).is_indexed();

@@ -174,6 +174,10 @@ impl SearchIndex {
                     .map_err(|e| IndexError::tantivy(&self.dir, e))?,
             );
         }
+        // In document order: each doc store block is decompressed once, not once per
+        // candidate in it (a hash set's order cost ~1.5 s for 200,000 candidates).
+        let mut found: Vec<DocAddress> = found.into_iter().collect();
+        found.sort_unstable_by_key(|a| (a.segment_ord, a.doc_id));
         let mut hits = Vec::new();
         for address in found {
             let Some(keyer) = keys.get_mut(address.segment_ord as usize) else {
