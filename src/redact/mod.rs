@@ -15,6 +15,8 @@ pub mod map;
 pub mod names;
 pub mod options;
 pub mod public;
+#[cfg(test)]
+mod sample_texts;
 pub mod secrets;
 pub mod seed;
 pub(crate) mod small_files;

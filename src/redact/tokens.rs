@@ -464,17 +464,8 @@ mod tests {
     /// line of the sample scenarios.
     #[test]
     fn the_byte_pass_misses_no_shape_of_the_samples() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/scenarios");
-        let mut files = vec![root];
         let (mut lines, mut skipped) = (0, 0);
-        while let Some(path) = files.pop() {
-            if path.is_dir() {
-                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
+        for text in crate::redact::sample_texts::sample_texts() {
             for line in text.lines() {
                 let mut m = PseudonymMap::with_key("k");
                 let replaced: Vec<_> = shape_matches(line)
@@ -528,14 +519,8 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/scenarios");
-        let mut files = vec![root];
-        while let Some(path) = files.pop() {
-            if path.is_dir() {
-                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-            } else if let Ok(text) = std::fs::read_to_string(&path) {
-                lines.extend(text.lines().map(str::to_string));
-            }
+        for text in crate::redact::sample_texts::sample_texts() {
+            lines.extend(text.lines().map(str::to_string));
         }
         assert!(lines.len() > 10_000, "{}", lines.len());
         for line in &lines {

@@ -336,14 +336,8 @@ fn remembered_words_read_and_count_as_words_judged_anew() {
         .map(|s| s.to_string())
         .collect(),
     ];
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/scenarios");
-    let mut files = vec![root];
-    while let Some(path) = files.pop() {
-        if path.is_dir() {
-            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-        } else if let Ok(text) = std::fs::read_to_string(&path) {
-            texts.push(text.lines().map(str::to_string).collect());
-        }
+    for text in crate::redact::sample_texts::sample_texts() {
+        texts.push(text.lines().map(str::to_string).collect());
     }
     let mut lines = 0;
     for text in &texts {
