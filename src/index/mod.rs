@@ -36,4 +36,6 @@ pub use time_bound::{End, parse_time_bound};
 pub use writer::{IndexStats, Indexer};
 
 #[cfg(test)]
+mod skim_tests;
+#[cfg(test)]
 mod tests;

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use evacdoc_parsers::Record;
+use evacdoc_parsers::{Line, Record};
 use serde::Serialize;
 use tantivy::indexer::IndexWriterOptions;
 use tantivy::store::Compressor;
@@ -22,7 +22,7 @@ use crate::index::meta::IndexMeta;
 use crate::index::schema;
 use crate::index::spans::spans_of;
 use crate::index::spool::{FRAME_BYTES, SpoolReader, SpoolWriter, SpooledRecord};
-use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory};
+use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory, record_of_line};
 use crate::model::inventory::FileInfo;
 
 /// tantivy's smallest budget per indexing thread.
@@ -365,6 +365,28 @@ impl RecordSink for FileSink {
         }
     }
 
+    // The spool takes every record, so it may let the reader pass over any record the
+    // other sinks ignore: such a record is one line alone (an `Entry` without
+    // continuation, traceback or cut, `RecordSink::ignores`), and the spool needs
+    // nothing of it but that line. Without this the service's reading pass, which
+    // feeds the spool beside the event keeper, built every record in full.
+    fn skims(&self) -> bool {
+        true
+    }
+
+    fn candidate(&self, _: &FileCtx<'_>, _: &str) -> bool {
+        true
+    }
+
+    fn ignores(&self, _: &FileCtx<'_>, _: &Line<'_>) -> bool {
+        true
+    }
+
+    /// Spools the record of `head` alone exactly as [`RecordSink::record`] would.
+    fn skipped(&mut self, file: &FileCtx<'_>, head: &Line<'_>, span: RecordSpan) {
+        self.record(file, &record_of_line(head, span), span);
+    }
+
     fn finish_file(&mut self, file: &FileCtx<'_>, _: &FileInfo) {
         self.flush();
         // The sinks of every file are dropped only after the last file is read: their
@@ -405,5 +427,26 @@ impl Drop for FileSink {
     /// A file whose reading stopped without `finish_file` still gives its records.
     fn drop(&mut self) {
         self.flush();
+    }
+}
+
+#[cfg(test)]
+impl Indexer {
+    /// Every record spooled so far, encoded, in (file, line) order (the frames of the
+    /// files interleave as their threads wrote them): what the index would be built from.
+    pub(crate) fn spooled(&self) -> Vec<Vec<u8>> {
+        self.shared.spool.close().unwrap();
+        let mut reader = SpoolReader::open(self.shared.spool.path()).unwrap();
+        let (mut plain, mut records) = (Vec::new(), Vec::new());
+        while reader.next_frame(&mut plain).unwrap() {
+            let mut at = 0;
+            while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
+                let mut encoded = Vec::new();
+                record.encode(&mut encoded);
+                records.push(encoded);
+            }
+        }
+        records.sort();
+        records
     }
 }

@@ -3,6 +3,7 @@
 //! watcher later). A sink is made per file and fed on the thread that reads the file;
 //! whoever made the sinks merges them afterwards.
 
+use evacdoc_parsers::records::RecordKind;
 use evacdoc_parsers::{Line, Record};
 
 use crate::model::Service;
@@ -64,6 +65,23 @@ pub trait RecordSink {
     /// of it).
     fn skipped(&mut self, file: &FileCtx<'_>, head: &Line<'_>, span: RecordSpan) {
         let _ = (file, head, span);
+    }
+}
+
+/// The record of `head` alone, as the reader would have built it: a sink that needs
+/// every record may still let the reader pass over the lines it skims, and read each of
+/// them in [`RecordSink::skipped`] as this record (a skimmed record is one line, an
+/// `Entry` without continuation, traceback or cut).
+pub fn record_of_line<'a>(head: &Line<'a>, span: RecordSpan) -> Record<'a> {
+    Record {
+        line: span.first_line,
+        kind: RecordKind::Entry,
+        head: head.clone(),
+        continuation: Vec::new(),
+        traceback: Vec::new(),
+        raw_rest: Vec::new(),
+        lines: 1,
+        cut: None,
     }
 }
 

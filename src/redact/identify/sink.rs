@@ -126,6 +126,30 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
         }
         self.identify.reset();
     }
+
+    // Every record is read, so the reader may pass over any line the other sinks
+    // ignore: it is read here as the one-line record it is.
+    fn skims(&self) -> bool {
+        true
+    }
+
+    fn candidate(&self, _: &crate::ingest::sink::FileCtx<'_>, _: &str) -> bool {
+        true
+    }
+
+    fn ignores(&self, _: &crate::ingest::sink::FileCtx<'_>, _: &evacdoc_parsers::Line<'_>) -> bool {
+        true
+    }
+
+    fn skipped(
+        &mut self,
+        file: &crate::ingest::sink::FileCtx<'_>,
+        head: &evacdoc_parsers::Line<'_>,
+        span: crate::ingest::sink::RecordSpan,
+    ) {
+        let record = crate::ingest::sink::record_of_line(head, span);
+        crate::ingest::sink::RecordSink::record(self, file, &record, span);
+    }
 }
 
 /// Whether the context bracket `raw` (a part of `prefix`, inside `[` and `]`) is the only
