@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn entry<'a>(section: &'a str, key: &'a str, value: &'a str, line: usize) -> IniEntry<'a> {

@@ -1,4 +1,3 @@
-
 use super::*;
 
 const LINE: &str = "[pid: 25|app: 0|req: 1/7] 10.0.0.5 () {56 vars in 1063 bytes} \
