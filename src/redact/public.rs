@@ -29,9 +29,11 @@ use super::tokens::{Possible, Shape, possible_shapes, replace_one, shape_matches
 use super::vocab;
 
 mod kept;
+mod messages;
 mod word_kinds;
 mod words;
 use kept::*;
+use messages::*;
 use word_kinds::*;
 use words::*;
 
@@ -121,24 +123,6 @@ impl PublicStats {
     }
 }
 
-/// A map that counts what it is asked for.
-struct Counting<'m> {
-    inner: &'m mut dyn Pseudonyms,
-    stats: &'m mut PublicStats,
-}
-
-impl Pseudonyms for Counting<'_> {
-    fn pseudonym(&mut self, kind: Kind, real: &str) -> String {
-        self.stats.count(kind.as_str());
-        self.inner.pseudonym(kind, real)
-    }
-
-    fn counted(&mut self, kind: Kind) {
-        self.stats.count(kind.as_str());
-        self.inner.counted(kind);
-    }
-}
-
 /// A map that notes the kinds it is asked for, in order (what a [`Verdict`] counts
 /// again).
 struct Asked<'m> {
@@ -165,8 +149,12 @@ pub struct PublicText<'a> {
     upload: &'a [String],
     secrets: SecretState,
     kept: KeptWords,
+    /// The messages of oslo.log lines shown.
+    messages: Remembered,
     /// Scratch space for lowercase copies, kept across lines.
     buf: String,
+    /// Scratch space for the kinds a line asks for, kept across lines.
+    kinds: Vec<Kind>,
 }
 
 /// The longest word judged: a longer one is hidden whole (a key, a token, a blob).
@@ -181,7 +169,9 @@ impl<'a> PublicText<'a> {
             upload,
             secrets: SecretState::default(),
             kept: KeptWords::default(),
+            messages: Default::default(),
             buf: String::new(),
+            kinds: Vec::new(),
         }
     }
 
@@ -189,6 +179,7 @@ impl<'a> PublicText<'a> {
     #[cfg(test)]
     fn forget_words(&mut self) {
         self.kept = KeptWords::default();
+        self.messages = Default::default();
     }
 
     /// A `/`-separated path as a public view shows it: its first part, when it is the
@@ -253,78 +244,121 @@ impl<'a> PublicText<'a> {
     ) -> String {
         let known = self.names.hide_secrets(line);
         let line = known.as_deref().unwrap_or(line);
-        let line = match self.secrets.redact(line) {
-            Some(hidden) => {
-                stats.secrets += 1;
-                Cow::Owned(hidden)
-            }
-            None if known.is_some() => {
-                stats.secrets += 1;
-                Cow::Borrowed(line)
-            }
-            None => Cow::Borrowed(line),
+        let oslo = match vocabulary {
+            Vocabulary::Log => message_start(line),
+            Vocabulary::None => None,
         };
+        // An oslo.log line whose parts hold no piece of a secret (remembered with the
+        // parts) is left as it is by the secret step: it is not searched again.
+        let clean = match oslo {
+            Some(at) => known.is_none() && self.secrets.idle() && self.clean(line, at),
+            None => false,
+        };
+        let (line, oslo) = if clean {
+            (Cow::Borrowed(line), oslo)
+        } else {
+            match self.secrets.redact(line) {
+                Some(hidden) => {
+                    stats.secrets += 1;
+                    let oslo = oslo.and_then(|_| message_start(&hidden));
+                    (Cow::Owned(hidden), oslo)
+                }
+                None if known.is_some() => {
+                    stats.secrets += 1;
+                    (Cow::Borrowed(line), oslo)
+                }
+                None => (Cow::Borrowed(line), oslo),
+            }
+        };
+        let mut asked = Asked {
+            inner: map,
+            kinds: std::mem::take(&mut self.kinds),
+        };
+        let mut out = String::with_capacity(line.len() + 16);
+        let facts = match oslo {
+            Some(at) => self.oslo_shown(&line, at, clean, &mut asked, &mut out),
+            None => self.words_into(&line, vocabulary, true, &mut asked, &mut out),
+        };
+        for kind in asked.kinds.drain(..) {
+            stats.count(kind.as_str());
+        }
+        self.kinds = asked.kinds;
+        if facts.templated {
+            stats.templated += 1;
+        } else if vocabulary == Vocabulary::Log {
+            stats.vocabulary_lines += 1;
+        }
+        stats.lines += 1;
+        if facts.reduced {
+            stats.reduced_lines += 1;
+            if stats.examples.len() < EXAMPLES {
+                stats.examples.push(out.clone());
+            }
+        }
+        out
+    }
+
+    /// `text`'s words shown into `out` by default-deny: a known template's constant text
+    /// as it is (when `templates` and the vocabulary allow), every other word judged.
+    fn words_into(
+        &mut self,
+        text: &str,
+        vocabulary: Vocabulary,
+        templates: bool,
+        map: &mut dyn Pseudonyms,
+        out: &mut String,
+    ) -> Facts {
+        let line = text;
         let mut words = Words {
             names: self.names,
             upload: self.upload,
             vocabulary,
-            out: String::with_capacity(line.len() + 16),
+            out: std::mem::take(out),
             reduced: false,
             key: None,
             assigned: false,
             buf: std::mem::take(&mut self.buf),
             kept: &mut self.kept,
         };
-        let mut map = Counting { inner: map, stats };
         let parts = match vocabulary {
-            Vocabulary::Log => super::templates::find(&line),
-            Vocabulary::None => None,
+            Vocabulary::Log if templates => super::templates::find(line),
+            _ => None,
         };
-        match &parts {
-            Some(parts) => {
-                // The template's constant text as it is; each argument judged as a value
-                // (vocabulary only where its placeholder allows), not as a reduced line.
-                let start = parts.first().map_or(0, |p| p.range().start);
-                let end = parts.last().map_or(0, |p| p.range().end);
-                words.segment(&line[..start], &mut map);
-                for part in parts {
-                    words.key = None;
-                    match part {
-                        Part::Text(r) => words.out.push_str(&line[r.clone()]),
-                        Part::Arg(r, _, keeps_words) => {
-                            let reduced = words.reduced;
-                            words.vocabulary = if *keeps_words {
-                                Vocabulary::Log
-                            } else {
-                                Vocabulary::None
-                            };
-                            words.segment(&line[r.clone()], &mut map);
-                            words.vocabulary = vocabulary;
-                            words.reduced = reduced;
-                        }
+        if let Some(parts) = &parts {
+            // The template's constant text as it is; each argument judged as a value
+            // (vocabulary only where its placeholder allows), not as a reduced line.
+            let start = parts.first().map_or(0, |p| p.range().start);
+            let end = parts.last().map_or(0, |p| p.range().end);
+            words.segment(&line[..start], map);
+            for part in parts {
+                words.key = None;
+                match part {
+                    Part::Text(r) => words.out.push_str(&line[r.clone()]),
+                    Part::Arg(r, _, keeps_words) => {
+                        let reduced = words.reduced;
+                        words.vocabulary = if *keeps_words {
+                            Vocabulary::Log
+                        } else {
+                            Vocabulary::None
+                        };
+                        words.segment(&line[r.clone()], map);
+                        words.vocabulary = vocabulary;
+                        words.reduced = reduced;
                     }
                 }
-                words.key = None;
-                words.segment(&line[end..], &mut map);
-                map.stats.templated += 1;
             }
-            None => {
-                words.segment(&line, &mut map);
-                if vocabulary == Vocabulary::Log {
-                    map.stats.vocabulary_lines += 1;
-                }
-            }
-        }
-        let stats = map.stats;
-        stats.lines += 1;
-        if words.reduced {
-            stats.reduced_lines += 1;
-            if stats.examples.len() < EXAMPLES {
-                stats.examples.push(words.out.clone());
-            }
+            words.key = None;
+            words.segment(&line[end..], map);
+        } else {
+            words.segment(line, map);
         }
         self.buf = words.buf;
-        words.out
+        *out = words.out;
+        Facts {
+            reduced: words.reduced,
+            templated: parts.is_some(),
+            ends_on_key: words.key.is_some(),
+        }
     }
 }
 

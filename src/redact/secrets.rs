@@ -136,7 +136,23 @@ pub struct SecretState {
     after_secret_option: bool,
 }
 
+/// Whether `text` is ASCII and holds none of the pieces every secret pattern needs nor
+/// the start of a PEM block. A line cut after blanks into such texts is left as it is by
+/// [`SecretState::redact`] when the state is [`SecretState::idle`]: no piece holds a blank
+/// (`-----BEGIN ` only at its end), so none lies across a cut, and a line with no piece
+/// matches no pattern.
+pub fn holds_no_secret_piece(text: &str) -> bool {
+    text.is_ascii()
+        && !text.contains("-----BEGIN ")
+        && PIECES.as_ref().is_some_and(|p| !p.is_match(text))
+}
+
 impl SecretState {
+    /// No earlier line bears on the next: no PEM block open, no secret option to continue.
+    pub fn idle(&self) -> bool {
+        !self.in_pem && !self.after_secret_option
+    }
+
     /// `line` with its secrets replaced; `None` when it has none.
     pub fn redact(&mut self, line: &str) -> Option<String> {
         if self.in_pem {
