@@ -157,6 +157,16 @@ pub struct PublicText<'a> {
     kinds: Vec<Kind>,
 }
 
+/// How [`PublicText::words_into`] reads a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reading {
+    /// A line or a message: a known template is looked for.
+    Line,
+    /// The head of an oslo.log line: no template, its context bracket read as
+    /// [`Words::head`] reads it.
+    Head,
+}
+
 /// The longest word judged: a longer one is hidden whole (a key, a token, a blob).
 const LONGEST_WORD: usize = 64;
 
@@ -277,7 +287,7 @@ impl<'a> PublicText<'a> {
         let mut out = String::with_capacity(line.len() + 16);
         let facts = match oslo {
             Some(at) => self.oslo_shown(&line, at, clean, &mut asked, &mut out),
-            None => self.words_into(&line, vocabulary, true, &mut asked, &mut out),
+            None => self.words_into(&line, vocabulary, Reading::Line, &mut asked, &mut out),
         };
         for kind in asked.kinds.drain(..) {
             stats.count(kind.as_str());
@@ -299,12 +309,12 @@ impl<'a> PublicText<'a> {
     }
 
     /// `text`'s words shown into `out` by default-deny: a known template's constant text
-    /// as it is (when `templates` and the vocabulary allow), every other word judged.
+    /// as it is (when a line of log text is read), every other word judged.
     fn words_into(
         &mut self,
         text: &str,
         vocabulary: Vocabulary,
-        templates: bool,
+        reading: Reading,
         map: &mut dyn Pseudonyms,
         out: &mut String,
     ) -> Facts {
@@ -320,8 +330,8 @@ impl<'a> PublicText<'a> {
             buf: std::mem::take(&mut self.buf),
             kept: &mut self.kept,
         };
-        let parts = match vocabulary {
-            Vocabulary::Log if templates => super::templates::find(line),
+        let parts = match (vocabulary, reading) {
+            (Vocabulary::Log, Reading::Line) => super::templates::find(line),
             _ => None,
         };
         if let Some(parts) = &parts {
@@ -349,6 +359,8 @@ impl<'a> PublicText<'a> {
             }
             words.key = None;
             words.segment(&line[end..], map);
+        } else if reading == Reading::Head {
+            words.head(line, map);
         } else {
             words.segment(line, map);
         }

@@ -84,7 +84,13 @@ impl PublicText<'_> {
         out: &mut String,
     ) -> Facts {
         let (out_at, kinds_at) = (out.len(), map.kinds.len());
-        let head = self.words_into(&line[..message_at], Vocabulary::Log, false, map, out);
+        let head = self.words_into(
+            &line[..message_at],
+            Vocabulary::Log,
+            Reading::Head,
+            map,
+            out,
+        );
         // A head ending on a key (a logger named like one) would judge the message's
         // first word by it: such a line is shown whole, as any other.
         if !head.ends_on_key {
@@ -96,7 +102,7 @@ impl PublicText<'_> {
         }
         out.truncate(out_at);
         map.kinds.truncate(kinds_at);
-        self.words_into(line, Vocabulary::Log, true, map, out)
+        self.words_into(line, Vocabulary::Log, Reading::Line, map, out)
     }
 
     /// Whether no part of an oslo.log line holds a piece of a secret
@@ -123,7 +129,7 @@ impl PublicText<'_> {
         out: &mut String,
     ) -> Facts {
         if text.len() > LONGEST_MESSAGE {
-            return self.words_into(text, Vocabulary::Log, true, map, out);
+            return self.words_into(text, Vocabulary::Log, Reading::Line, map, out);
         }
         let hash = crate::redact::fasthash::fold_hash(text.as_bytes());
         if let Some(shown) = self.messages.get(text, hash) {
@@ -134,7 +140,7 @@ impl PublicText<'_> {
             return shown.facts;
         }
         let (out_at, kinds_at) = (out.len(), map.kinds.len());
-        let facts = self.words_into(text, Vocabulary::Log, true, map, out);
+        let facts = self.words_into(text, Vocabulary::Log, Reading::Line, map, out);
         let shown = Shown {
             text: text.into(),
             shown: out[out_at..].into(),

@@ -511,3 +511,75 @@ fn a_line_found_clean_is_one_the_secret_step_leaves_as_it_is() {
     }
     assert!(clean > 5_000 && planted > 20_000, "{clean} {planted}");
 }
+
+/// A head read around its context bracket ([`Words::head`]) reads as the head segmented
+/// whole by the shapes pattern: the same text, pseudonym kinds, key and reduction, on the
+/// head of every oslo.log line of the samples and on heads whose brackets hold 32-hex
+/// user and project ids (which send a whole head through the pattern).
+#[test]
+fn a_head_read_around_its_bracket_reads_as_one_segmented_whole() {
+    fn read(
+        f: &mut Fixture,
+        kept: &mut KeptWords,
+        head: &str,
+        whole: bool,
+    ) -> impl PartialEq + std::fmt::Debug {
+        let mut asked = Asked {
+            inner: &mut f.map,
+            kinds: Vec::new(),
+        };
+        let mut words = Words {
+            names: &f.names,
+            upload: &f.upload,
+            vocabulary: Vocabulary::Log,
+            out: String::new(),
+            reduced: false,
+            key: None,
+            assigned: false,
+            buf: String::new(),
+            kept,
+        };
+        if whole {
+            words.segment(head, &mut asked);
+        } else {
+            words.head(head, &mut asked);
+        }
+        (words.out, asked.kinds, words.key, words.reduced)
+    }
+    let mut heads: Vec<String> = Vec::new();
+    for text in crate::redact::sample_texts::sample_texts() {
+        for line in text.lines() {
+            if let Some(at) = messages::message_start(line) {
+                heads.push(line[..at].to_string());
+            }
+        }
+    }
+    let ids = "5c2e8f147b3a4d90a6e10f9d8c7b2a35 0f9d8c7b2a355c2e8f147b3a4d90a6e1";
+    for context in [
+        format!("[req-de081ecf-4201-4542-b092-e21b2f5ce942 {ids} - default default] "),
+        format!(
+            "[req-de081ecf-4201-4542-b092-e21b2f5ce942 req-5c2e8f14-7b3a-4d90-a6e1-0f9d8c7b2a35 {ids} - - -] "
+        ),
+        format!("[None req-de081ecf-4201-4542-b092-e21b2f5ce942 {ids} - - -] "),
+        format!("[req-de081ecf-4201-4542-b092-e21b2f5ce942 {ids}] [req-1 a b] "),
+        format!("[req-de081ecf-4201-4542-b092-e21b2f5ce942 admin@example.com {ids} - - -] "),
+        "[req-de081ecf-4201-4542-b092-e21b2f5ce942 acme-admin acme-project - - -] ".to_string(),
+        "[-] ".to_string(),
+    ] {
+        for logger in [
+            "nova.compute.manager",
+            "keystonemiddleware.auth_token",
+            "10.0.0.5",
+        ] {
+            heads.push(format!("2024-09-18 07:53:42.784 7 INFO {logger} {context}"));
+        }
+    }
+    let (mut a, mut b) = (fixture(), fixture());
+    let (mut kept_a, mut kept_b) = (KeptWords::default(), KeptWords::default());
+    for head in &heads {
+        let around = read(&mut a, &mut kept_a, head, false);
+        let whole = read(&mut b, &mut kept_b, head, true);
+        assert_eq!(around, whole, "{head}");
+    }
+    assert!(heads.len() > 5_000, "{}", heads.len());
+}

@@ -87,6 +87,27 @@ impl Words<'_, '_> {
         self.text(&text[copied..], map);
     }
 
+    /// [`Words::segment`] of an oslo.log line's head: when the text around its one
+    /// context bracket can hold no shape (the byte pass says so), the pattern can find only
+    /// the bracket there, which the bracket reader finds as the pattern does (as in
+    /// [`Words::contexts`]): the head is read so, without the pattern that its bracket's
+    /// 32-hex ids would otherwise send it through. Any other head is segmented whole.
+    pub(super) fn head(&mut self, text: &str, map: &mut dyn Pseudonyms) {
+        let mut spans = context_spans(text);
+        if let (Some((bracket, _, _)), None) = (spans.next(), spans.next())
+            && possible_shapes(&text[..bracket.start]) == Possible::Nothing
+            && possible_shapes(&text[bracket.end..]) == Possible::Nothing
+            && let Some(replaced) = replace_one(&text[bracket.clone()], map)
+        {
+            self.text(&text[..bracket.start], map);
+            self.out.push_str(&replaced);
+            self.key = None;
+            self.text(&text[bracket.end..], map);
+            return;
+        }
+        self.segment(text, map);
+    }
+
     pub(super) fn text(&mut self, text: &str, map: &mut dyn Pseudonyms) {
         let b = text.as_bytes();
         let mut i = 0;
