@@ -308,17 +308,16 @@ impl<'a> PublicText<'a> {
         out
     }
 
-    /// `text`'s words shown into `out` by default-deny: a known template's constant text
+    /// `line`'s words shown into `out` by default-deny: a known template's constant text
     /// as it is (when a line of log text is read), every other word judged.
     fn words_into(
         &mut self,
-        text: &str,
+        line: &str,
         vocabulary: Vocabulary,
         reading: Reading,
         map: &mut dyn Pseudonyms,
         out: &mut String,
     ) -> Facts {
-        let line = text;
         let mut words = Words {
             names: self.names,
             upload: self.upload,

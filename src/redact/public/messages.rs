@@ -94,7 +94,7 @@ impl PublicText<'_> {
         // A head ending on a key (a logger named like one) would judge the message's
         // first word by it: such a line is shown whole, as any other.
         if !head.ends_on_key {
-            let message = self.message_into(&line[message_at..], clean.then_some(true), map, out);
+            let message = self.message_into(&line[message_at..], clean, map, out);
             return Facts {
                 reduced: head.reduced || message.reduced,
                 ..message
@@ -120,11 +120,12 @@ impl PublicText<'_> {
             }
     }
 
-    /// A message shown into `out`, as it was shown before when it was.
+    /// A message shown into `out`, as it was shown before when it was. `clean`: it is
+    /// known to hold no piece of a secret (else that is found when it is remembered).
     fn message_into(
         &mut self,
         text: &str,
-        clean: Option<bool>,
+        clean: bool,
         map: &mut Asked<'_>,
         out: &mut String,
     ) -> Facts {
@@ -146,7 +147,7 @@ impl PublicText<'_> {
             shown: out[out_at..].into(),
             kinds: map.kinds[kinds_at..].into(),
             facts,
-            clean: clean.unwrap_or_else(|| holds_no_secret_piece(text)),
+            clean: clean || holds_no_secret_piece(text),
         };
         self.messages.put(hash, shown);
         facts
