@@ -23,7 +23,7 @@ use crate::redact::line::{LineRedactor, redact_path};
 use crate::redact::map::{MapError, PseudonymMap, SharedMap};
 use crate::redact::names::NameFinder;
 use crate::redact::options::{OptionClass, classify_option};
-use crate::redact::public::{PublicStats, PublicText, Vocabulary, upload_names};
+use crate::redact::public::{Judged, PublicStats, PublicText, Vocabulary, upload_names};
 use crate::redact::secrets::HIDDEN;
 use crate::redact::seed::seeds_of;
 use crate::run::{AnalyzeError, Options, scratch_folder};
@@ -203,14 +203,15 @@ pub fn redact_bundle(
         distinct_paths(redacted.collect())
     };
     // One view of the map per piece of work rayon splits off, not per file: what one
-    // file looked up is not asked of the shared map again for the next.
+    // file looked up is not asked of the shared map again for the next; so with what the
+    // public step judged (words, messages), which other files repeat.
     let results: Vec<FileResult> = found
         .files
         .par_iter()
         .zip(targets)
         .map_init(
-            || SharedMap::new(&shared),
-            |view, (file, rel)| copy_file(file, rel, &root, &names, &mode, view),
+            || (SharedMap::new(&shared), Judged::default()),
+            |(view, judged), (file, rel)| copy_file(file, rel, &root, &names, &mode, view, judged),
         )
         .collect();
     let mut report = RedactReport {
@@ -351,6 +352,7 @@ fn copy_file(
     names: &NameFinder,
     mode: &Mode,
     map: &mut SharedMap<'_>,
+    judged: &mut Judged,
 ) -> FileResult {
     let (compression, reader) = match open_decompressed(file.named()) {
         Ok(r) => r,
@@ -403,7 +405,7 @@ fn copy_file(
         Mode::Private => redact_stream(&mut reader, sink, names, map).map(|(l, c)| (l, c, None)),
         Mode::Public(upload) => {
             let config = is_config_file(&file.rel);
-            public_stream(&mut reader, sink, names, upload, config, map)
+            public_stream(&mut reader, sink, names, upload, config, map, judged)
                 .map(|(l, c, s)| (l, c, Some(s)))
         }
     };
@@ -439,6 +441,7 @@ fn is_config_file(rel: &str) -> bool {
 
 /// Copies `reader` to `out` by default-deny, a line at a time; in a config file an
 /// `option = value` line keeps its option name and its value only on the allow-list.
+/// Goes on from what was `judged` before, and leaves there what it judged.
 fn public_stream(
     reader: &mut dyn BufRead,
     out: Box<dyn Write>,
@@ -446,10 +449,11 @@ fn public_stream(
     upload: &[String],
     config: bool,
     map: &mut SharedMap<'_>,
+    judged: &mut Judged,
 ) -> std::io::Result<(u64, u64, PublicStats)> {
-    let mut step = PublicText::new(names, upload);
+    let mut step = PublicText::resuming(names, upload, std::mem::take(judged));
     let mut stats = PublicStats::default();
-    let (lines, changed) = copy_lines(reader, out, |text| {
+    let copied = copy_lines(reader, out, |text| {
         Cow::Owned(match config.then(|| option_line(text)).flatten() {
             Some((name, value)) => {
                 let class = classify_option(name.trim_end_matches([' ', '\t', '=', ':']));
@@ -462,7 +466,9 @@ fn public_stream(
             }
             None => step.line(text, Vocabulary::Log, map, &mut stats),
         })
-    })?;
+    });
+    *judged = step.into_judged();
+    let (lines, changed) = copied?;
     Ok((lines, changed, stats))
 }
 

@@ -148,13 +148,23 @@ pub struct PublicText<'a> {
     names: &'a NameFinder,
     upload: &'a [String],
     secrets: SecretState,
-    kept: KeptWords,
-    /// The messages of oslo.log lines shown.
-    messages: Remembered,
+    judged: Judged,
     /// Scratch space for lowercase copies, kept across lines.
     buf: String,
     /// Scratch space for the kinds a line asks for, kept across lines.
     kinds: Vec<Kind>,
+}
+
+/// What the public step judged already: the words (kept or not) and the messages of
+/// oslo.log lines shown. None of it depends on the text it was judged in (only on the
+/// seeds, the upload's names and the map, fixed or never changed once given), so it is
+/// carried from one file to the next a worker copies: a bundle repeats its messages
+/// across files (each host's nova-compute, each rotation). Bounded by the caches' slots
+/// whatever the input.
+#[derive(Debug, Default)]
+pub struct Judged {
+    kept: KeptWords,
+    messages: Remembered,
 }
 
 /// How [`PublicText::words_into`] reads a text.
@@ -174,22 +184,31 @@ impl<'a> PublicText<'a> {
     /// A step looking for `names`, reading `upload` (the upload's names, lowercase) as
     /// [`NEUTRAL_NAME`].
     pub fn new(names: &'a NameFinder, upload: &'a [String]) -> PublicText<'a> {
+        PublicText::resuming(names, upload, Judged::default())
+    }
+
+    /// A step for another text that goes on from what an earlier step `judged` (see
+    /// [`Judged`]); the secret state starts anew.
+    pub fn resuming(names: &'a NameFinder, upload: &'a [String], judged: Judged) -> PublicText<'a> {
         PublicText {
             names,
             upload,
             secrets: SecretState::default(),
-            kept: KeptWords::default(),
-            messages: Default::default(),
+            judged,
             buf: String::new(),
             kinds: Vec::new(),
         }
     }
 
+    /// What this step judged, for the next text's step ([`PublicText::resuming`]).
+    pub fn into_judged(self) -> Judged {
+        self.judged
+    }
+
     /// Forgets every word judged (tests: what the caches give is what judging gives).
     #[cfg(test)]
     fn forget_words(&mut self) {
-        self.kept = KeptWords::default();
-        self.messages = Default::default();
+        self.judged = Judged::default();
     }
 
     /// A `/`-separated path as a public view shows it: its first part, when it is the
@@ -327,7 +346,7 @@ impl<'a> PublicText<'a> {
             key: None,
             assigned: false,
             buf: std::mem::take(&mut self.buf),
-            kept: &mut self.kept,
+            kept: &mut self.judged.kept,
         };
         let parts = match (vocabulary, reading) {
             (Vocabulary::Log, Reading::Line) => super::templates::find(line),

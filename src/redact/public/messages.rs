@@ -1,8 +1,9 @@
 //! An oslo.log line shown as its head and its message, each by default-deny, and a
-//! message shown before shown again as it was: a file repeats its messages under other
+//! message shown before shown again as it was: a bundle repeats its messages under other
 //! timestamps, processes and request contexts (a third of the lines of a 1 GiB sosreport
-//! bundle repeat a message of their file; a head, with its request context, is seldom
-//! repeated and is not remembered).
+//! bundle repeat a message of their file, more one of a file copied before by the same
+//! worker: [`super::Judged`]; a head, with its request context, is seldom repeated and is
+//! not remembered).
 
 use super::*;
 use crate::redact::secrets::holds_no_secret_piece;
@@ -45,7 +46,7 @@ pub(super) struct Remembered {
 /// Slots of [`Remembered`]: 2^13.
 const MESSAGE_BITS: u32 = 13;
 
-/// The longest message remembered: with the slots, a bound of 16 MiB per file shown.
+/// The longest message remembered: with the slots, a bound of 16 MiB per [`super::Judged`].
 const LONGEST_MESSAGE: usize = 1024;
 
 impl Remembered {
@@ -111,7 +112,7 @@ impl PublicText<'_> {
     pub(super) fn clean(&self, line: &str, message_at: usize) -> bool {
         let message = &line[message_at..];
         holds_no_secret_piece(&line[..message_at])
-            && match self.messages.get(
+            && match self.judged.messages.get(
                 message,
                 crate::redact::fasthash::fold_hash(message.as_bytes()),
             ) {
@@ -133,7 +134,7 @@ impl PublicText<'_> {
             return self.words_into(text, Vocabulary::Log, Reading::Line, map, out);
         }
         let hash = crate::redact::fasthash::fold_hash(text.as_bytes());
-        if let Some(shown) = self.messages.get(text, hash) {
+        if let Some(shown) = self.judged.messages.get(text, hash) {
             out.push_str(&shown.shown);
             for &kind in &shown.kinds {
                 map.counted(kind);
@@ -149,7 +150,7 @@ impl PublicText<'_> {
             facts,
             clean: clean || holds_no_secret_piece(text),
         };
-        self.messages.put(hash, shown);
+        self.judged.messages.put(hash, shown);
         facts
     }
 }

@@ -360,6 +360,44 @@ fn remembered_words_read_and_count_as_words_judged_anew() {
     assert!(lines > 20_000, "{lines}");
 }
 
+/// What one text's step judged, carried into the next text's step
+/// ([`PublicText::resuming`]), shows every line and counts every pseudonym as a fresh
+/// step does: over the sample texts one after another, each twice, and after a text that
+/// ends inside a private key (the secret state does not carry over).
+#[test]
+fn what_one_text_judged_carries_into_the_next_as_judging_anew() {
+    let open_key =
+        "key_file_body:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA3J0s".to_string();
+    let mut texts = vec![open_key];
+    texts.extend(crate::redact::sample_texts::sample_texts());
+    texts.extend(texts.clone());
+    let (mut carried, mut fresh) = (fixture(), fixture());
+    let mut judged = Judged::default();
+    let mut lines = 0;
+    for text in &texts {
+        let mut step = PublicText::resuming(&carried.names, &carried.upload, judged);
+        let mut anew = PublicText::new(&fresh.names, &fresh.upload);
+        for line in text.lines() {
+            let shown = step.line(line, Vocabulary::Log, &mut carried.map, &mut carried.stats);
+            let judged_anew = anew.line(line, Vocabulary::Log, &mut fresh.map, &mut fresh.stats);
+            assert_eq!(shown, judged_anew, "{line}");
+            lines += 1;
+        }
+        judged = step.into_judged();
+    }
+    assert_eq!(carried.stats, fresh.stats);
+    assert!(lines > 10_000, "{lines}");
+    // The text after the open key is not hidden as the key's body.
+    let mut step = PublicText::resuming(&carried.names, &carried.upload, judged);
+    let first = step.line(
+        "2024-09-12 10:00:00.123 7 INFO nova.compute.manager [-] Started",
+        Vocabulary::Log,
+        &mut carried.map,
+        &mut carried.stats,
+    );
+    assert!(first.ends_with("Started"), "{first}");
+}
+
 /// Numbers are shown as they are without the seed lookups only while no seed is made
 /// of digits and dots: one that is (a project named `4711`, a host `8086`) is still
 /// replaced, alone or as a part of a dotted number.
