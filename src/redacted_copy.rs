@@ -539,7 +539,12 @@ fn copy_lines(
         } else {
             usize::from(buf.ends_with(b"\n"))
         };
-        let text = String::from_utf8_lossy(&buf[..buf.len() - ending]);
+        // Valid UTF-8 (nearly every line) is checked by the quicker validation.
+        let body = &buf[..buf.len() - ending];
+        let text = match std::str::from_utf8(body) {
+            Ok(text) => Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(body),
+        };
         let redacted = redact(&text);
         lines += 1;
         if redacted != text {
