@@ -479,3 +479,54 @@ fn files_whose_names_redact_alike_are_all_kept_in_the_public_copy() {
     };
     assert_eq!(names(&first), names(&second));
 }
+
+/// A line that is not valid UTF-8 is copied in its place with its bad bytes read as
+/// U+FFFD (kept by the plain copy, judged as an unknown word by the public one); the
+/// valid lines around it are copied as ever.
+#[test]
+fn a_line_of_invalid_utf8_is_copied_in_its_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("in/var/log/nova");
+    std::fs::create_dir_all(&input).unwrap();
+    let mut log = Vec::new();
+    log.extend_from_slice(b"2024-09-12 10:00:00.123 7 INFO nova.compute.manager [-] Started one\n");
+    log.extend_from_slice(
+        b"2024-09-12 10:00:01.123 7 INFO nova.compute.manager [-] Bad \xff\xfe byte\n",
+    );
+    log.extend_from_slice(b"2024-09-12 10:00:02.123 7 INFO nova.compute.manager [-] Started two\n");
+    std::fs::write(input.join("nova-compute.log"), &log).unwrap();
+    for public in [false, true] {
+        let out = tmp.path().join(format!("out-{public}"));
+        let map = tmp.path().join(format!("map-{public}.json"));
+        let mut args = vec![
+            "redact",
+            "in",
+            "--out",
+            out.to_str().unwrap(),
+            "--map",
+            map.to_str().unwrap(),
+        ];
+        if public {
+            args.push("--public");
+        }
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evacdoc"))
+            .args(&args)
+            .current_dir(tmp.path())
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut files = Vec::new();
+        every_text(&out, &mut files);
+        let (_, text) = files
+            .iter()
+            .find(|(p, _)| p.ends_with("nova-compute.log"))
+            .expect("the log is copied");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].ends_with("Started one"), "{text}");
+        // The public copy judges `\u{FFFD}\u{FFFD}` as any unknown word: replaced.
+        assert!(lines[1].contains(" Bad "), "{text}");
+        assert_eq!(lines[1].contains('\u{FFFD}'), !public, "{text}");
+        assert!(lines[2].ends_with("Started two"), "{text}");
+    }
+}
