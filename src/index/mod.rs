@@ -16,6 +16,7 @@ mod marks;
 mod meta;
 mod query;
 mod query_limits;
+mod read_store;
 mod schema;
 mod search;
 mod spans;

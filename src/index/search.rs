@@ -233,7 +233,10 @@ impl SearchIndex {
     /// Opens the index an [`crate::index::Indexer`] finished in `dir`.
     pub fn open(dir: &Path) -> Result<SearchIndex, IndexError> {
         let meta = Arc::new(IndexMeta::read(dir)?);
-        let index = Index::open_in_dir(dir).map_err(|e| IndexError::tantivy(dir, e))?;
+        // The doc stores read, not mapped: see `index::read_store`.
+        let folder = super::read_store::ReadStores::open(dir)
+            .map_err(|e| IndexError::tantivy(dir, tantivy::TantivyError::from(e)))?;
+        let index = Index::open(folder).map_err(|e| IndexError::tantivy(dir, e))?;
         schema::register_tokenizers(&index);
         let fields = schema::fields_of(&index.schema()).map_err(|e| IndexError::tantivy(dir, e))?;
         let reader = index

@@ -370,3 +370,25 @@ fn the_raw_view_shows_the_files_real_lines() {
         assert_eq!(first, file_lines[*line as usize - 1]);
     }
 }
+
+/// The doc stores are read, not mapped (`index::read_store`): a search reading every
+/// record's stored lines leaves no map of a `.store` file in the process, while the
+/// other files of the index are mapped as tantivy maps them; the hits are whole.
+#[test]
+fn the_stored_lines_are_read_not_mapped() {
+    let (report, index, dir) = build("2023-keystone-401-failure");
+    let page = search(&index, "*");
+    assert!(!page.hits.is_empty() && page.hits.iter().all(|h| !h.text.is_empty()));
+    let all = index
+        .lines(0, 1, u32::try_from(report.analysis.stats.records).unwrap())
+        .unwrap();
+    assert!(!all.is_empty());
+    let root = dir.path().to_str().unwrap().to_string();
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let ours: Vec<&str> = maps.lines().filter(|l| l.contains(&root)).collect();
+    assert!(!ours.is_empty(), "the index's other files are mapped");
+    assert!(
+        ours.iter().all(|l| !l.trim_end().ends_with(".store")),
+        "{ours:#?}"
+    );
+}
