@@ -102,7 +102,9 @@ impl crate::ingest::sink::RecordSink for IdentifySink {
         };
         // The whole line is read past the hint test when any part of it has a hint: the
         // message is read so too when only the text before it has one.
-        let open = !hinted && HINT.find(prefix).is_some();
+        // `[req-` is a hint: a request context, in most prefixes, answers without the
+        // automaton.
+        let open = !hinted && (prefix.contains("[req-") || HINT.find(prefix).is_some());
         let done = if open { READ_OPEN } else { READ };
         // The bracket's names, first as in the whole line.
         if hinted || open {

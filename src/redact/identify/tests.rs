@@ -555,6 +555,8 @@ fn context_brackets_read_as_the_regex_did() {
         assert_eq!(got, want, "{line}");
     }
     assert_eq!(super::hints::HINTS[super::hints::BASIC_HINT], "basic ");
+    // The sink answers a prefix holding `[req-` without the automaton.
+    assert!(super::hints::HINTS.contains(&"[req-"));
 }
 
 /// The prefix of an oslo line gives its bracket's names alone unless another `[` in it
