@@ -9,7 +9,6 @@
 //! redacted line by line) and are listed with the reason. The map is written beside
 //! the output, never inside it, readable by its owner only.
 
-use std::borrow::Cow;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -19,14 +18,17 @@ use rayon::prelude::*;
 use crate::ingest::decompress::{Compression, open_decompressed};
 use crate::ingest::discover::{Found, FoundFile, discover_within};
 use crate::ingest::{IngestError, IngestLimits, Named};
-use crate::redact::line::{LineRedactor, redact_path};
+use crate::redact::line::redact_path;
 use crate::redact::map::{MapError, PseudonymMap, SharedMap};
 use crate::redact::names::NameFinder;
-use crate::redact::options::{OptionClass, classify_option};
-use crate::redact::public::{Judged, PublicStats, PublicText, Vocabulary, upload_names};
-use crate::redact::secrets::HIDDEN;
+use crate::redact::public::{Judged, PublicStats, PublicText, upload_names};
 use crate::redact::seed::seeds_of;
 use crate::run::{AnalyzeError, Options, scratch_folder};
+
+mod output;
+mod streams;
+use output::{write_links, write_report, write_tarball};
+use streams::{public_stream, redact_stream};
 
 /// Why a redacted copy could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -437,176 +439,4 @@ fn is_config_file(rel: &str) -> bool {
         .iter()
         .any(|e| name.ends_with(e))
         || rel.contains("/etc/") && !name.contains('.')
-}
-
-/// Copies `reader` to `out` by default-deny, a line at a time; in a config file an
-/// `option = value` line keeps its option name and its value only on the allow-list.
-/// Goes on from what was `judged` before, and leaves there what it judged.
-fn public_stream(
-    reader: &mut dyn BufRead,
-    out: Box<dyn Write>,
-    names: &NameFinder,
-    upload: &[String],
-    config: bool,
-    map: &mut SharedMap<'_>,
-    judged: &mut Judged,
-) -> std::io::Result<(u64, u64, PublicStats)> {
-    let mut step = PublicText::resuming(names, upload, std::mem::take(judged));
-    let mut stats = PublicStats::default();
-    let copied = copy_lines(reader, out, |text| {
-        Cow::Owned(match config.then(|| option_line(text)).flatten() {
-            Some((name, value)) => {
-                let class = classify_option(name.trim_end_matches([' ', '\t', '=', ':']));
-                let value = match class {
-                    OptionClass::Secret => HIDDEN.to_string(),
-                    OptionClass::Harmless => step.line(value, Vocabulary::Log, map, &mut stats),
-                    OptionClass::Other => step.line(value, Vocabulary::None, map, &mut stats),
-                };
-                format!("{name}{value}")
-            }
-            None => step.line(text, Vocabulary::Log, map, &mut stats),
-        })
-    });
-    *judged = step.into_judged();
-    let (lines, changed) = copied?;
-    Ok((lines, changed, stats))
-}
-
-/// `option = value` (or `option: value`): the name with its separator, and the value.
-/// Only a plain option name counts (letters, digits, `_`, `-`, `.`).
-fn option_line(line: &str) -> Option<(&str, &str)> {
-    let at = line.find(['=', ':'])?;
-    let name = line[..at].trim();
-    let plain = !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if !plain {
-        return None;
-    }
-    let value_at = at + 1 + (line[at + 1..].len() - line[at + 1..].trim_start().len());
-    Some((&line[..value_at], &line[value_at..]))
-}
-
-/// The report a public copy holds, at its root.
-fn write_report(root: &Path, report: &RedactReport) -> Result<(), RedactError> {
-    let path = root.join(REPORT_NAME);
-    let io = |source| RedactError::Write {
-        path: path.display().to_string(),
-        source,
-    };
-    let body = serde_json::json!({
-        "files": report.files,
-        "lines": report.lines,
-        "changed_lines": report.changed_lines,
-        "files_dropped": report.skipped.iter()
-            .map(|(path, why)| serde_json::json!({"path": path, "reason": why}))
-            .collect::<Vec<_>>(),
-        "public": report.public,
-    });
-    let text = serde_json::to_string_pretty(&body).map_err(|e| io(std::io::Error::other(e)))?;
-    std::fs::write(&path, text).map_err(io)
-}
-
-/// Copies `reader` to `out` a line at a time, redacted.
-fn redact_stream(
-    reader: &mut dyn BufRead,
-    out: Box<dyn Write>,
-    names: &NameFinder,
-    map: &mut SharedMap<'_>,
-) -> std::io::Result<(u64, u64)> {
-    let mut redactor = LineRedactor::new(names);
-    copy_lines(reader, out, |text| redactor.line(text, map))
-}
-
-/// Copies `reader` to `out` a line at a time through `redact`, which is given each line
-/// without its ending (invalid UTF-8 replaced); the ending is written back as it was.
-/// The lines read and how many of them `redact` changed.
-fn copy_lines(
-    reader: &mut dyn BufRead,
-    mut out: Box<dyn Write>,
-    mut redact: impl FnMut(&str) -> Cow<'_, str>,
-) -> std::io::Result<(u64, u64)> {
-    let mut buf = Vec::new();
-    let (mut lines, mut changed) = (0u64, 0u64);
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
-        let ending = if buf.ends_with(b"\r\n") {
-            2
-        } else {
-            usize::from(buf.ends_with(b"\n"))
-        };
-        // Valid UTF-8 (nearly every line) is checked by the quicker validation.
-        let body = &buf[..buf.len() - ending];
-        let text = match std::str::from_utf8(body) {
-            Ok(text) => Cow::Borrowed(text),
-            Err(_) => String::from_utf8_lossy(body),
-        };
-        let redacted = redact(&text);
-        lines += 1;
-        if redacted != text {
-            changed += 1;
-        }
-        out.write_all(redacted.as_bytes())?;
-        out.write_all(&buf[buf.len() - ending..])?;
-    }
-    out.flush()?;
-    Ok((lines, changed))
-}
-
-/// Recreates the bundle's links with redacted names and targets (juju unit aliases,
-/// sos's links to tailed copies). Targets leaving the bundle are not recreated.
-fn write_links(
-    found: &Found,
-    root: &Path,
-    names: &NameFinder,
-    mode: &Mode,
-    map: &mut SharedMap<'_>,
-) -> Result<usize, RedactError> {
-    let mut written = 0;
-    for link in &found.links {
-        if link.target.starts_with('/') || link.target.split('/').any(|p| p == "..") {
-            continue;
-        }
-        let (rel, target) = match mode {
-            Mode::Private => (
-                redact_path(&link.rel, names, map),
-                redact_path(&link.target, names, map),
-            ),
-            Mode::Public(upload) => (
-                public_path(&link.rel, names, upload, map),
-                public_path(&link.target, names, upload, map),
-            ),
-        };
-        let path = root.join(&rel);
-        let io = |source| RedactError::Write {
-            path: path.display().to_string(),
-            source,
-        };
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io)?;
-        }
-        #[cfg(unix)]
-        std::os::unix::fs::symlink(&target, &path).map_err(io)?;
-        written += 1;
-    }
-    Ok(written)
-}
-
-fn write_tarball(dir: &Path, out: &Path) -> Result<(), RedactError> {
-    let io = |source| RedactError::Write {
-        path: out.display().to_string(),
-        source,
-    };
-    let file = std::fs::File::create(out).map_err(io)?;
-    let gz = flate2::write::GzEncoder::new(BufWriter::new(file), flate2::Compression::fast());
-    let mut tar = tar::Builder::new(gz);
-    tar.follow_symlinks(false);
-    tar.append_dir_all(".", dir).map_err(io)?;
-    let gz = tar.into_inner().map_err(io)?;
-    gz.finish().map_err(io)?.flush().map_err(io)?;
-    Ok(())
 }
