@@ -1,9 +1,9 @@
 //! An oslo.log line shown as its head and its message, each by default-deny, and a
 //! message shown before shown again as it was: a bundle repeats its messages under other
-//! timestamps, processes and request contexts (a third of the lines of a 1 GiB sosreport
-//! bundle repeat a message of their file, more one of a file copied before by the same
-//! worker: [`super::Judged`]; a head, with its request context, is seldom repeated and is
-//! not remembered).
+//! timestamps, processes and request contexts. On a 1 GiB sosreport bundle a third of the
+//! lines repeat a message of their own file, and half one that their worker showed before
+//! in any file ([`super::Judged`] carries the memo from file to file). A head, with its
+//! request context, is seldom repeated and is not remembered.
 
 use super::*;
 use crate::redact::secrets::holds_no_secret_piece;
