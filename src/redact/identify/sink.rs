@@ -192,9 +192,36 @@ pub(super) fn plain_prefix(prefix: &str) -> bool {
     if !prefix.trim_end().ends_with(']') {
         return false;
     }
-    // One pass: each byte that can start what is looked for is tested where it is.
+    // One pass: each byte that can start what is looked for is tested where it is; the
+    // bytes between are passed over by a table lookup.
     let b = prefix.as_bytes();
-    b.iter().enumerate().all(|(at, &c)| match c {
+    let mut from = 0;
+    while let Some(found) = b[from..].iter().position(|&c| STARTS[usize::from(c)]) {
+        let at = from + found;
+        if !plain_at(prefix, at) {
+            return false;
+        }
+        from = at + 1;
+    }
+    true
+}
+
+/// The bytes [`plain_at`] tests.
+static STARTS: [bool; 256] = {
+    let mut starts = [false; 256];
+    let bytes = b"=|@\"'\\-gbB:";
+    let mut i = 0;
+    while i < bytes.len() {
+        starts[bytes[i] as usize] = true;
+        i += 1;
+    }
+    starts
+};
+
+/// Whether the byte at `at` of a prefix starts nothing [`plain_prefix`] looks for.
+pub(super) fn plain_at(prefix: &str, at: usize) -> bool {
+    let b = prefix.as_bytes();
+    match b[at] {
         b'=' | b'|' | b'@' | b'"' | b'\'' | b'\\' => false,
         // A flag (`--`).
         b'-' => b.get(at + 1) != Some(&b'-'),
@@ -216,7 +243,7 @@ pub(super) fn plain_prefix(prefix: &str) -> bool {
             }
         }
         _ => true,
-    })
+    }
 }
 
 /// Whether `message` starts like a CLI table's line (read with the whole line instead).

@@ -426,3 +426,27 @@ fn prefixes_read_for_their_bracket_only() {
     // A part of another text is not the prefix's bracket.
     assert!(!super::sink::only_context(&prefixes[0].0, &bracket));
 }
+
+/// The prefix test passes over a byte by its table only when the byte's own test would
+/// pass it: with every ASCII byte put twice anywhere in a prefix, the table-driven pass
+/// answers as testing every byte does (a byte missing from the table would be passed
+/// over untested).
+#[test]
+fn the_prefix_table_passes_over_only_bytes_that_start_nothing() {
+    use super::sink::{plain_at, plain_prefix};
+    let plain = "2020-12-08 19:51:12.309 235 INFO nova.api [req-1 u p - - -] ";
+    assert!(plain_prefix(plain));
+    let mut tested = 0;
+    for c in (0u8..128).map(char::from) {
+        for at in [0, 11, 24, 30, plain.len() - 2] {
+            let mut prefix = plain.to_string();
+            prefix.insert(at, c);
+            prefix.insert(at, c);
+            let every_byte = prefix.trim_end().ends_with(']')
+                && (0..prefix.len()).all(|at| plain_at(&prefix, at));
+            assert_eq!(plain_prefix(&prefix), every_byte, "{c:?} in {prefix:?}");
+            tested += usize::from(!every_byte);
+        }
+    }
+    assert!(tested > 20, "{tested}");
+}
