@@ -123,7 +123,21 @@ impl ThrowawaySwift {
     }
 
     /// Builds the rings and starts memcached, the three storage servers and the proxy.
+    /// A port chosen free can be taken by another process before the server binds it
+    /// (tests start servers in parallel): a start whose proxy is not the one answering
+    /// is made again with other ports, three times at most.
     pub fn start() -> Result<ThrowawaySwift, SwiftError> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match ThrowawaySwift::start_once() {
+                Err(SwiftError::NotReady { .. }) if tries < 3 => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn start_once() -> Result<ThrowawaySwift, SwiftError> {
         installed()?;
         let dir = tempfile::Builder::new()
             .prefix("evacdoc-swift-")
@@ -213,7 +227,49 @@ impl ThrowawaySwift {
         let mut waits = vec![swift.proxy_port, memcached_port];
         waits.extend(ports);
         swift.wait_listening(&waits)?;
+        swift.wait_healthy()?;
         Ok(swift)
+    }
+
+    /// Waits until the proxy on its port is this one: its healthcheck answers `OK` while
+    /// every server still runs (a server whose port another process took exits, and the
+    /// other process answers something else).
+    fn wait_healthy(&mut self) -> Result<(), SwiftError> {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        loop {
+            let exited = self
+                .children
+                .iter_mut()
+                .any(|c| c.try_wait().ok().flatten().is_some());
+            if !exited && self.healthy() {
+                return Ok(());
+            }
+            if exited || Instant::now() > deadline {
+                return Err(SwiftError::NotReady {
+                    port: self.proxy_port,
+                    logs: self.logs(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Whether `GET /healthcheck` on the proxy's port answers `200` and `OK`.
+    fn healthy(&self) -> bool {
+        use std::io::{Read, Write};
+        let Ok(mut stream) = TcpStream::connect(("127.0.0.1", self.proxy_port)) else {
+            return false;
+        };
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+        if stream
+            .write_all(b"GET /healthcheck HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            .is_err()
+        {
+            return false;
+        }
+        let mut answer = String::new();
+        let _ = stream.take(64 << 10).read_to_string(&mut answer);
+        answer.starts_with("HTTP/1.") && answer.contains(" 200 ") && answer.ends_with("OK")
     }
 
     fn spawn(&mut self, name: &str, command: &mut Command) -> Result<(), SwiftError> {
