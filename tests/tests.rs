@@ -43,6 +43,8 @@ mod recovery_redirects;
 mod redact;
 /// `evacdoc search`: the index built with the analysis, queried.
 mod search;
+/// Literal search against `grep -F` on pieces cut at random from real lines.
+mod search_literals;
 /// `evacdoc serve`: the HTTP API in-process and on a loopback port.
 mod serve_api;
 /// `evacdoc serve` in headless Chromium: sign in, upload, finding, picture, search.

@@ -3,22 +3,34 @@
 use tantivy::TantivyDocument;
 
 use crate::correlate::ids::{UuidKind, classified_uuids};
+use crate::index::head::head_words;
 use crate::index::schema::{FLAG_OWN_TIME, Fields};
 use crate::index::spans::{single, text_of};
 use crate::index::spool::SpooledRecord;
 
-/// The record's document; `scratch` holds its text when it must be put together.
+/// Buffers reused from one document to the next.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// The text, when it must be put together.
+    text: String,
+    /// The head field's words.
+    head: String,
+    /// Where the text lies in the raw lines.
+    spans: Vec<(usize, usize)>,
+}
+
+/// The record's document.
 pub(crate) fn document(
     f: &Fields,
     record: &SpooledRecord<'_>,
-    scratch: &mut String,
+    scratch: &mut Scratch,
 ) -> TantivyDocument {
     let text: &str = if !record.own_text.is_empty() {
         record.own_text
     } else if let Some(text) = single(record.raw, record.spans) {
         text
-    } else if text_of(record.raw, record.spans, scratch) {
-        scratch
+    } else if text_of(record.raw, record.spans, &mut scratch.text) {
+        &scratch.text
     } else {
         record.raw
     };
@@ -53,6 +65,18 @@ pub(crate) fn document(
         }
     }
     doc.add_text(f.text, text);
+    if let Some(head) = f.head {
+        let in_text = text_spans(record, &mut scratch.spans);
+        head_words(
+            record.raw,
+            in_text.then_some(scratch.spans.as_slice()),
+            [record.request, record.global],
+            &mut scratch.head,
+        );
+        if !scratch.head.is_empty() {
+            doc.add_text(head, &scratch.head);
+        }
+    }
     // The raw lines are stored; the text is found again from its spans, or stored
     // itself when it is not made of slices of them.
     doc.add_text(f.raw, record.raw);
@@ -62,4 +86,30 @@ pub(crate) fn document(
         doc.add_bytes(f.spans, record.spans);
     }
     doc
+}
+
+/// The byte ranges of the raw lines the text is made of, into `out`; false when the text
+/// is the record's own (not slices of the lines) or its spans are damaged.
+fn text_spans(record: &SpooledRecord<'_>, out: &mut Vec<(usize, usize)>) -> bool {
+    out.clear();
+    if !record.own_text.is_empty() {
+        return false;
+    }
+    if record.spans.is_empty() {
+        out.push((0, record.raw.len()));
+        return true;
+    }
+    for pair in record.spans.chunks(8) {
+        let (Some(start), Some(end)) = (pair.get(..4), pair.get(4..8)) else {
+            return false;
+        };
+        let (Ok(start), Ok(end)) = (<[u8; 4]>::try_from(start), <[u8; 4]>::try_from(end)) else {
+            return false;
+        };
+        out.push((
+            u32::from_le_bytes(start) as usize,
+            u32::from_le_bytes(end) as usize,
+        ));
+    }
+    true
 }

@@ -12,6 +12,7 @@
 
 mod document;
 mod error;
+mod head;
 mod marks;
 mod meta;
 mod query;

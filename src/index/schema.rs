@@ -1,8 +1,8 @@
 //! The fields of a record's document, and the tokenizers they use.
 //!
 //! Only the message text is indexed with positions (phrases); ids are single lowercased
-//! tokens without frequencies; the raw lines' words (case kept) without frequencies,
-//! for literal searches; time, file and line are columns (fast fields). Host and
+//! tokens without frequencies; the raw lines' words the text does not hold (`index::head`,
+//! case kept) without frequencies, for literal searches; time, file and line are columns (fast fields). Host and
 //! service are a function of the file: they are not indexed but resolved to file ids at
 //! query time from the meta file, which keeps every document smaller.
 
@@ -23,6 +23,7 @@ pub(crate) const TEXT_TOKENIZER: &str = "default";
 pub(crate) mod names {
     pub const TEXT: &str = "text";
     pub const RAW: &str = "raw";
+    pub const HEAD: &str = "head";
     pub const SPANS: &str = "spans";
     pub const OWN_TEXT: &str = "owntext";
     pub const LEVEL: &str = "level";
@@ -47,9 +48,12 @@ pub(crate) const FLAG_OWN_TIME: u64 = 1;
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Fields {
     pub text: Field,
-    /// The record's lines as the file holds them, stored, and their words indexed
-    /// (indexes built before literal search: stored only).
+    /// The record's lines as the file holds them, stored (indexes built before the head
+    /// field: their words indexed too; before literal search: stored only).
     pub raw: Field,
+    /// The raw lines' words the text field does not hold (`index::head`); `None` in
+    /// indexes built before it.
+    pub head: Option<Field>,
     /// Where the text lies in the raw lines (`index::spans`), stored only.
     pub spans: Field,
     /// The text when it is not made of slices of the raw lines, stored only.
@@ -84,7 +88,7 @@ pub(crate) fn build() -> (Schema, Fields) {
             .set_tokenizer(ID_TOKENIZER)
             .set_index_option(IndexRecordOption::Basic),
     );
-    // The raw lines' words, for literal searches to narrow by (`index::words`).
+    // The raw lines' words the text does not hold, for literal searches to narrow by.
     let words = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(WORDS_TOKENIZER)
@@ -92,7 +96,8 @@ pub(crate) fn build() -> (Schema, Fields) {
     );
     let fields = Fields {
         text: b.add_text_field(names::TEXT, text),
-        raw: b.add_text_field(names::RAW, words | STORED),
+        raw: b.add_text_field(names::RAW, STORED),
+        head: Some(b.add_text_field(names::HEAD, words)),
         spans: b.add_bytes_field(names::SPANS, STORED),
         own_text: b.add_text_field(names::OWN_TEXT, STORED),
         level: b.add_text_field(names::LEVEL, id.clone() | STORED),
@@ -117,6 +122,7 @@ pub(crate) fn fields_of(schema: &Schema) -> tantivy::Result<Fields> {
     Ok(Fields {
         text: f(names::TEXT)?,
         raw: f(names::RAW)?,
+        head: schema.get_field(names::HEAD).ok(),
         spans: f(names::SPANS)?,
         own_text: f(names::OWN_TEXT)?,
         level: f(names::LEVEL)?,

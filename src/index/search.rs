@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 mod lines;
 mod literal;
+mod narrow;
 mod order;
 mod parse;
 mod tally;
@@ -213,8 +214,8 @@ pub struct SearchIndex {
     meta: Arc<IndexMeta>,
     parser: QueryParser,
     order: TimeOrder,
-    /// The raw lines' words are indexed (literal searches are narrowed by them).
-    raw_words: bool,
+    /// How the index's words narrow literal searches.
+    narrowing: narrow::Narrowing,
 }
 
 impl std::fmt::Debug for SearchIndex {
@@ -248,7 +249,17 @@ impl SearchIndex {
             .map_err(|e| IndexError::tantivy(dir, e))?;
         let parser = parser_of(&index, fields.text);
         let order = TimeOrder::new(meta.clone());
-        let raw_words = index.schema().get_field_entry(fields.raw).is_indexed();
+        let narrowing = match fields.head {
+            Some(head) => narrow::Narrowing::TextAndHead {
+                text: fields.text,
+                head,
+                request: fields.request,
+            },
+            None if index.schema().get_field_entry(fields.raw).is_indexed() => {
+                narrow::Narrowing::RawWords { raw: fields.raw }
+            }
+            None => narrow::Narrowing::Nothing,
+        };
         Ok(SearchIndex {
             dir: dir.to_path_buf(),
             index,
@@ -257,7 +268,7 @@ impl SearchIndex {
             meta,
             parser,
             order,
-            raw_words,
+            narrowing,
         })
     }
 

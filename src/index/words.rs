@@ -15,20 +15,43 @@ pub(crate) const MAX_WORD: usize = 64;
 /// The term of every word longer than [`MAX_WORD`]; never a word itself (it has dashes).
 pub(crate) const LONG_WORD: &str = "-long-";
 
-/// The alphanumeric runs of `text`: (start, end) byte offsets.
+/// The alphanumeric runs of `text`: (start, end) byte offsets. ASCII bytes are tested
+/// as bytes (the index build calls this on every record); other characters by
+/// `char::is_alphanumeric`, as tantivy's tokenizers test them.
 pub(crate) fn word_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = text.char_indices().peekable();
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    // Whether the character at `i` is alphanumeric, and its length in bytes.
+    let class = move |i: usize| -> (bool, usize) {
+        match bytes.get(i) {
+            Some(b) if b.is_ascii() => (b.is_ascii_alphanumeric(), 1),
+            Some(_) => text
+                .get(i..)
+                .and_then(|rest| rest.chars().next())
+                .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
+            None => (false, 0),
+        }
+    };
     std::iter::from_fn(move || {
-        let (start, _) = chars.by_ref().find(|(_, c)| c.is_alphanumeric())?;
-        let mut end = text.len();
-        while let Some(&(at, c)) = chars.peek() {
-            if !c.is_alphanumeric() {
-                end = at;
+        while at < bytes.len() {
+            let (word, width) = class(at);
+            if word {
                 break;
             }
-            chars.next();
+            at += width;
         }
-        Some((start, end))
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() {
+            let (word, width) = class(at);
+            if !word {
+                break;
+            }
+            at += width;
+        }
+        Some((start, at))
     })
 }
 
@@ -45,18 +68,35 @@ pub(crate) enum Clue {
         starts: bool,
         ends: bool,
     },
-    /// The line holds a word longer than [`MAX_WORD`].
-    Long,
+    /// The line holds a word longer than [`MAX_WORD`] (holding this one).
+    Long(String),
+}
+
+impl Clue {
+    /// The literal's word the clue is about.
+    pub(crate) fn text(&self) -> &str {
+        match self {
+            Clue::Word(text) | Clue::Part { text, .. } | Clue::Long(text) => text,
+        }
+    }
 }
 
 /// The clues of a literal's words.
 pub(crate) fn clues(literal: &str) -> Vec<Clue> {
+    placed_clues(literal)
+        .into_iter()
+        .map(|(_, clue)| clue)
+        .collect()
+}
+
+/// The clues of a literal's words, each with its word's byte range in the literal.
+pub(crate) fn placed_clues(literal: &str) -> Vec<((usize, usize), Clue)> {
     word_spans(literal)
         .map(|(start, end)| {
             let text = &literal[start..end];
             let (left, right) = (start > 0, end < literal.len());
-            if text.len() > MAX_WORD {
-                Clue::Long
+            let clue = if text.len() > MAX_WORD {
+                Clue::Long(text.to_string())
             } else if left && right {
                 Clue::Word(text.to_string())
             } else {
@@ -65,7 +105,8 @@ pub(crate) fn clues(literal: &str) -> Vec<Clue> {
                     starts: left,
                     ends: right,
                 }
-            }
+            };
+            ((start, end), clue)
         })
         .collect()
 }
@@ -145,6 +186,44 @@ mod tests {
     }
 
     #[test]
+    fn word_spans_agree_with_testing_each_character() {
+        let reference = |text: &str| -> Vec<(usize, usize)> {
+            let mut out = Vec::new();
+            let mut start = None;
+            for (i, c) in text.char_indices() {
+                match (c.is_alphanumeric(), start) {
+                    (true, None) => start = Some(i),
+                    (false, Some(s)) => {
+                        out.push((s, i));
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(s) = start {
+                out.push((s, text.len()));
+            }
+            out
+        };
+        for text in [
+            "",
+            "-",
+            "abc",
+            "a-b",
+            "2020-12-08 19:51 [req-Ab12 - -] é1x",
+            "ünïcödé wörds ½ 漢字かな ΟΔΟΣ, x²",
+            "\u{200b}zero\u{200b}width",
+            "tab\tand\nnewline",
+        ] {
+            assert_eq!(
+                word_spans(text).collect::<Vec<_>>(),
+                reference(text),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_literal_tells_whole_words_only_between_separators() {
         let clues = clues("req-1a2b-cd-9");
         assert_eq!(
@@ -164,7 +243,9 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(super::clues(&"x".repeat(MAX_WORD + 1)), [Clue::Long]);
+        let long = "x".repeat(MAX_WORD + 1);
+        assert_eq!(super::clues(&long), [Clue::Long(long.clone())]);
+        assert_eq!(placed_clues("a-bc")[1].0, (2, 4));
         assert!(super::clues("->").is_empty());
     }
 }

@@ -17,7 +17,7 @@ use tantivy::{Index, IndexSettings, IndexWriter};
 
 use crate::correlate::Analysis;
 use crate::index::IndexError;
-use crate::index::document::document;
+use crate::index::document::{Scratch, document};
 use crate::index::meta::IndexMeta;
 use crate::index::schema;
 use crate::index::spans::spans_of;
@@ -198,7 +198,7 @@ impl Indexer {
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         let mut reader = SpoolReader::open(spool)?;
         let mut plain = Vec::with_capacity(FRAME_BYTES * 2);
-        let mut scratch = String::new();
+        let mut scratch = Scratch::default();
         let mut done = 0u64;
         let mut told = Instant::now();
         while reader.next_frame(&mut plain)? {

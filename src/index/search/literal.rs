@@ -1,19 +1,19 @@
 //! Literal search: a pasted id (or a "quoted" text) finds every line holding it, byte
 //! for byte, as `grep -F` would over the bundle's lines. The index's words narrow the
-//! records to check (`index::words`); each candidate's raw lines are then checked with
+//! records to check (`search::narrow`); each candidate's raw lines are then checked with
 //! `memmem`. Hits are lines, not records.
 
 use memchr::memmem;
 use tantivy::collector::{DocSetCollector, SegmentSortKeyComputer, SortKeyComputer};
-use tantivy::query::{AllQuery, BooleanQuery, Occur, Query, RegexQuery, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value as _};
-use tantivy::{DocAddress, TantivyDocument, Term};
+use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
+use tantivy::schema::Value as _;
+use tantivy::{DocAddress, TantivyDocument};
 
+use super::narrow::Narrowing;
 use super::parse::parse;
 use super::tally::{NO_LEVEL, Tallies};
 use super::{OrderKey, SearchHit, SearchIndex, SearchPage, SearchQuery, rfc3339};
 use crate::index::IndexError;
-use crate::index::words::{Clue, LONG_WORD, clues};
 
 /// The most records a literal search checks line by line (a literal as common as a
 /// word is better asked as a word).
@@ -75,10 +75,11 @@ fn terms(q: &str) -> Option<Vec<&str>> {
                 .map_or(rest.len(), |(at, _)| at)
         };
         let term = &rest[..end];
-        if matches!(term, "OR" | "AND" | "NOT" | "||" | "&&")
+        // A quoted text is the literal as written, parentheses and all.
+        let operator = matches!(term, "OR" | "AND" | "NOT" | "||" | "&&")
             || term.starts_with(['-', '+', '(', ')'])
-            || term.contains(['(', ')'])
-        {
+            || term.contains(['(', ')']);
+        if operator && !term.starts_with('"') {
             return None;
         }
         out.push(term);
@@ -133,7 +134,7 @@ impl SearchIndex {
         if let Some(range) = self.time_filter(query.from, query.to) {
             clauses.push((Occur::Must, range));
         }
-        let narrowed = match self.narrowing(&literal.text)? {
+        let narrowed = match self.narrowing.query(&literal.text)? {
             Some(narrow) => {
                 clauses.push((Occur::Must, narrow));
                 true
@@ -150,12 +151,13 @@ impl SearchIndex {
             .search(candidates.as_ref(), &DocSetCollector)
             .map_err(|e| IndexError::tantivy(&self.dir, e))?;
         if found.len() > MAX_LITERAL_RECORDS {
-            let why = if narrowed || !self.raw_words {
+            let words = !matches!(self.narrowing, Narrowing::Nothing);
+            let why = if narrowed || !words {
                 "could be in"
             } else {
                 "has no letter or digit to narrow by, and the search covers"
             };
-            let hint = if self.raw_words {
+            let hint = if words {
                 "add a field or a time range, or search it as a word"
             } else {
                 "this index was built before literal search: add a field or a time range, or analyse the bundle again"
@@ -240,57 +242,6 @@ impl SearchIndex {
         })
     }
 
-    /// The records whose words could hold `literal`: each whole word between separators
-    /// must be one of theirs; with no such word, each part of a word must be inside
-    /// one of theirs. `None` when the index has no words (built before literal search)
-    /// or the literal has no letters or digits: every record is checked.
-    fn narrowing(&self, literal: &str) -> Result<Option<Box<dyn Query>>, IndexError> {
-        if !self.raw_words {
-            return Ok(None);
-        }
-        let all = clues(literal);
-        let words: Vec<&Clue> = all.iter().filter(|c| matches!(c, Clue::Word(_))).collect();
-        let chosen: Vec<&Clue> = if words.is_empty() {
-            all.iter().collect()
-        } else {
-            words
-        };
-        if chosen.is_empty() {
-            return Ok(None);
-        }
-        let raw = self.fields.raw;
-        let term = |word: &str| -> Box<dyn Query> {
-            Box::new(TermQuery::new(
-                Term::from_field_text(raw, word),
-                IndexRecordOption::Basic,
-            ))
-        };
-        let mut musts: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for clue in chosen {
-            let query: Box<dyn Query> = match clue {
-                Clue::Word(word) => term(word),
-                Clue::Long => term(LONG_WORD),
-                Clue::Part { text, starts, ends } => {
-                    let escaped = regex::escape(text);
-                    let pattern = match (*starts, *ends) {
-                        (true, _) => format!("{escaped}.*"),
-                        (false, true) => format!(".*{escaped}"),
-                        (false, false) => format!(".*{escaped}.*"),
-                    };
-                    let part = RegexQuery::from_pattern(&pattern, raw)
-                        .map_err(|e| IndexError::Query(format!("{literal:?}: {e}")))?;
-                    // A word longer than the index keeps may hold the part too.
-                    Box::new(BooleanQuery::new(vec![
-                        (Occur::Should, Box::new(part) as Box<dyn Query>),
-                        (Occur::Should, term(LONG_WORD)),
-                    ]))
-                }
-            };
-            musts.push((Occur::Must, query));
-        }
-        Ok(Some(Box::new(BooleanQuery::new(musts))))
-    }
-
     fn line_hit(
         &self,
         searcher: &tantivy::Searcher,
@@ -357,6 +308,10 @@ mod tests {
             lit("is still in use", "service:nova-api")
         );
         assert_eq!(literal_of("10.20.0.15"), lit("10.20.0.15", ""));
+        assert_eq!(
+            literal_of("\"Resumed (Lifecycle Event)\""),
+            lit("Resumed (Lifecycle Event)", "")
+        );
     }
 
     #[test]

@@ -1,0 +1,152 @@
+//! The `head` field: the words of a record's raw lines that its `text` field does not
+//! hold, so that a literal search (`grep -F`) is narrowed by the text's words and these
+//! together (`index::search::literal`).
+//!
+//! Indexing every word of the raw lines a second time cost half of the index build, and
+//! most of that was the words of the lines' heads that are new terms on every line
+//! (timestamps, process ids, request ids). So the head field leaves out, by rule:
+//!
+//! - words made of digits only (times, process ids, counters): a literal's all-digit word
+//!   never narrows the search;
+//! - the hex groups of the record's own request and global request ids where the raw
+//!   lines spell them canonically (`req-` and a lowercase UUID, outside the text): the
+//!   `request` field holds those ids whole, and narrows a literal's hex word by them.
+//!
+//! Every other word outside the text is kept in its case. Words the text field drops for
+//! their length (tantivy's default tokenizer keeps words under [`TEXT_WORD_LIMIT`] bytes)
+//! are kept here too, so that a literal's word is always in one of the two fields, or in
+//! the request field, or all digits.
+
+use evacdoc_parsers::text::is_request_id;
+
+use crate::index::words::word_spans;
+
+/// The text field's tokenizer drops words of this many bytes and more (tantivy's default
+/// tokenizer, `RemoveLongFilter::limit(40)`).
+pub(crate) const TEXT_WORD_LIMIT: usize = 40;
+/// `req-` and a UUID.
+const REQUEST_ID_LEN: usize = 40;
+
+/// Writes into `out` (replacing what it held) the words of `raw` the head field indexes,
+/// separated by spaces. `text_spans` are the byte ranges of `raw` the text field
+/// tokenizes (`None`: the text is not made of slices of `raw`, so every word is the
+/// head's); `ids` the record's request and global request ids.
+pub(crate) fn head_words(
+    raw: &str,
+    text_spans: Option<&[(usize, usize)]>,
+    ids: [&str; 2],
+    out: &mut String,
+) {
+    out.clear();
+    let mut id_spans: [(usize, usize); 4] = [(0, 0); 4];
+    let mut found = 0;
+    let ids = ids.map(|id| canonical(id).then_some(id));
+    if ids.iter().any(Option::is_some) {
+        static REQ: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("req-"));
+        for at in REQ.find_iter(raw.as_bytes()) {
+            let here = raw.get(at..at + REQUEST_ID_LEN);
+            if found < id_spans.len() && here.is_some() && ids.contains(&here) {
+                // The hex groups only: `req` is a word of every line, cheap to keep.
+                id_spans[found] = (at + "req-".len(), at + REQUEST_ID_LEN);
+                found += 1;
+            }
+        }
+    }
+    let id_spans = &id_spans[..found];
+    let inside = |spans: &[(usize, usize)], start: usize, end: usize| {
+        spans.iter().any(|&(s, e)| s <= start && end <= e)
+    };
+    for (start, end) in word_spans(raw) {
+        let word = &raw[start..end];
+        let in_text = text_spans.is_some_and(|spans| inside(spans, start, end));
+        if in_text {
+            if word.len() < TEXT_WORD_LIMIT {
+                continue;
+            }
+        } else if word.bytes().all(|b| b.is_ascii_digit()) || inside(id_spans, start, end) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+}
+
+/// A request id as oslo writes it: `req-` and a lowercase UUID, the form the request field
+/// holds unchanged (it lowercases what it indexes).
+pub(crate) fn canonical(id: &str) -> bool {
+    is_request_id(id) && !id.bytes().any(|b| b.is_ascii_uppercase())
+}
+
+/// True when `word` may be (part of) a hex group of a canonical request id the head field
+/// left out: lowercase hex digits, at most 12.
+pub(crate) fn may_be_in_request_id(word: &str) -> bool {
+    !word.is_empty()
+        && word.len() <= 12
+        && word.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn head(raw: &str, text_from: Option<&str>, ids: [&str; 2]) -> String {
+        let spans = text_from.map(|t| {
+            let at = raw.find(t).unwrap();
+            vec![(at, at + t.len())]
+        });
+        let mut out = String::from("stale");
+        head_words(raw, spans.as_deref(), ids, &mut out);
+        out
+    }
+
+    #[test]
+    fn the_head_keeps_the_words_outside_the_text_but_digits_and_request_ids() {
+        let req = "req-c9f75f3d-7e41-4790-94e7-b235b073cdd0";
+        let raw = format!(
+            "2023-03-14 00:00:06.050 26518 DEBUG keystone.server [None {req} 0c1d2e3f4a5b46c7d8e9f0a1b2c3d4e5 - - default default] PATH_INFO: `/v3/auth/tokens` f /x.py:27"
+        );
+        let message = &raw[raw.find("PATH_INFO").unwrap()..];
+        assert_eq!(
+            head(&raw, Some(message), [req, ""]),
+            "DEBUG keystone server None req 0c1d2e3f4a5b46c7d8e9f0a1b2c3d4e5 default default"
+        );
+        // Not the record's id, or not canonical: its groups are kept.
+        assert_eq!(
+            head(&raw, Some(message), ["", ""]),
+            "DEBUG keystone server None req c9f75f3d 7e41 94e7 b235b073cdd0 0c1d2e3f4a5b46c7d8e9f0a1b2c3d4e5 default default"
+        );
+        let upper = raw.replace("c9f75f3d", "C9F75F3D");
+        let upper_id = req.replace("c9f75f3d", "C9F75F3D");
+        let upper_message = &upper[upper.find("PATH_INFO").unwrap()..];
+        assert!(head(&upper, Some(upper_message), [&upper_id, ""]).contains("C9F75F3D"));
+        // Text not sliced from the lines: every word is the head's.
+        assert!(head(&raw, None, ["", ""]).ends_with("default PATH INFO v3 auth tokens f x py"));
+    }
+
+    #[test]
+    fn words_too_long_for_the_text_field_stay_in_the_head() {
+        let long = "a".repeat(TEXT_WORD_LIMIT);
+        let short = "b".repeat(TEXT_WORD_LIMIT - 1);
+        let raw = format!("INFO x [-] {long} {short}");
+        assert_eq!(
+            head(&raw, Some(&raw[11..]), ["", ""]),
+            format!("INFO x {long}")
+        );
+    }
+
+    #[test]
+    fn only_lowercase_hex_words_can_hide_in_a_request_id() {
+        assert!(may_be_in_request_id("c9f75f3d"));
+        assert!(may_be_in_request_id("b235b073cdd0"));
+        assert!(!may_be_in_request_id("b235b073cdd01"));
+        assert!(!may_be_in_request_id("C9F7"));
+        assert!(!may_be_in_request_id("req"));
+        assert!(!may_be_in_request_id(""));
+        assert!(canonical("req-c9f75f3d-7e41-4790-94e7-b235b073cdd0"));
+        assert!(!canonical("req-C9F75F3D-7e41-4790-94e7-b235b073cdd0"));
+        assert!(!canonical("c9f75f3d-7e41-4790-94e7-b235b073cdd0"));
+    }
+}
