@@ -3,7 +3,7 @@
 use tantivy::TantivyDocument;
 
 use crate::correlate::ids::{UuidKind, classified_uuids};
-use crate::index::head::head_words;
+use crate::index::head::{Held, head_words};
 use crate::index::schema::{FLAG_OWN_TIME, Fields};
 use crate::index::spans::{single, text_of};
 use crate::index::spool::SpooledRecord;
@@ -70,7 +70,12 @@ pub(crate) fn document(
         head_words(
             record.raw,
             in_text.then_some(scratch.spans.as_slice()),
-            [record.request, record.global],
+            Held {
+                request: record.request,
+                global: record.global,
+                level: record.level,
+                logger: record.logger,
+            },
             &mut scratch.head,
         );
         if !scratch.head.is_empty() {

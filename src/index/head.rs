@@ -10,7 +10,10 @@
 //!   never narrows the search;
 //! - the hex groups of the record's own request and global request ids where the raw
 //!   lines spell them canonically (`req-` and a lowercase UUID, outside the text): the
-//!   `request` field holds those ids whole, and narrows a literal's hex word by them.
+//!   `request` field holds those ids whole, and narrows a literal's hex word by them;
+//! - the record's level and the words of its logger's name (`DEBUG`, `nova`, `compute`,
+//!   `manager`): the `level` and `logger` fields hold them whole (lowercased), and a
+//!   literal's word is also looked for inside those.
 //!
 //! Every other word outside the text is kept in its case. Words the text field drops for
 //! their length (tantivy's default tokenizer keeps words under [`TEXT_WORD_LIMIT`] bytes)
@@ -27,17 +30,30 @@ pub(crate) const TEXT_WORD_LIMIT: usize = 40;
 /// `req-` and a UUID.
 const REQUEST_ID_LEN: usize = 40;
 
+/// What the record's other fields hold whole (empty when it has none).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Held<'a> {
+    pub request: &'a str,
+    pub global: &'a str,
+    pub level: &'a str,
+    pub logger: &'a str,
+}
+
+/// The most logger words left out of a head (a longer name keeps the rest).
+const MAX_LOGGER_WORDS: usize = 12;
+
 /// Writes into `out` (replacing what it held) the words of `raw` the head field indexes,
 /// separated by spaces. `text_spans` are the byte ranges of `raw` the text field
 /// tokenizes (`None`: the text is not made of slices of `raw`, so every word is the
-/// head's); `ids` the record's request and global request ids.
+/// head's); `held` what the record's id, level and logger fields hold.
 pub(crate) fn head_words(
     raw: &str,
     text_spans: Option<&[(usize, usize)]>,
-    ids: [&str; 2],
+    held: Held<'_>,
     out: &mut String,
 ) {
     out.clear();
+    let ids = [held.request, held.global];
     let mut id_spans: [(usize, usize); 4] = [(0, 0); 4];
     let mut found = 0;
     let ids = ids.map(|id| canonical(id).then_some(id));
@@ -54,6 +70,12 @@ pub(crate) fn head_words(
         }
     }
     let id_spans = &id_spans[..found];
+    let mut logger_words: [&str; MAX_LOGGER_WORDS] = [""; MAX_LOGGER_WORDS];
+    for (slot, (start, end)) in logger_words.iter_mut().zip(word_spans(held.logger)) {
+        *slot = &held.logger[start..end];
+    }
+    let held_whole =
+        |word: &str| word == held.level || (!word.is_empty() && logger_words.contains(&word));
     let inside = |spans: &[(usize, usize)], start: usize, end: usize| {
         spans.iter().any(|&(s, e)| s <= start && end <= e)
     };
@@ -64,7 +86,10 @@ pub(crate) fn head_words(
             if word.len() < TEXT_WORD_LIMIT {
                 continue;
             }
-        } else if word.bytes().all(|b| b.is_ascii_digit()) || inside(id_spans, start, end) {
+        } else if word.bytes().all(|b| b.is_ascii_digit())
+            || inside(id_spans, start, end)
+            || held_whole(word)
+        {
             continue;
         }
         if !out.is_empty() {
@@ -93,12 +118,24 @@ mod tests {
     use super::*;
 
     fn head(raw: &str, text_from: Option<&str>, ids: [&str; 2]) -> String {
+        held_head(
+            raw,
+            text_from,
+            Held {
+                request: ids[0],
+                global: ids[1],
+                ..Held::default()
+            },
+        )
+    }
+
+    fn held_head(raw: &str, text_from: Option<&str>, held: Held<'_>) -> String {
         let spans = text_from.map(|t| {
             let at = raw.find(t).unwrap();
             vec![(at, at + t.len())]
         });
         let mut out = String::from("stale");
-        head_words(raw, spans.as_deref(), ids, &mut out);
+        head_words(raw, spans.as_deref(), held, &mut out);
         out
     }
 
@@ -124,6 +161,29 @@ mod tests {
         assert!(head(&upper, Some(upper_message), [&upper_id, ""]).contains("C9F75F3D"));
         // Text not sliced from the lines: every word is the head's.
         assert!(head(&raw, None, ["", ""]).ends_with("default PATH INFO v3 auth tokens f x py"));
+    }
+
+    #[test]
+    fn the_level_and_the_logger_words_are_left_to_their_fields() {
+        let raw =
+            "2023-03-14 00:00:06.050 26518 DEBUG nova.compute.manager [req-x admin] Took DEBUG";
+        let message = &raw[raw.find("Took").unwrap()..];
+        let held = Held {
+            level: "DEBUG",
+            logger: "nova.compute.manager",
+            ..Held::default()
+        };
+        assert_eq!(held_head(raw, Some(message), held), "req x admin");
+        // Another record's level and logger: kept.
+        let other = Held {
+            level: "INFO",
+            logger: "nova.api",
+            ..Held::default()
+        };
+        assert_eq!(
+            held_head(raw, Some(message), other),
+            "DEBUG compute manager req x admin"
+        );
     }
 
     #[test]

@@ -254,6 +254,8 @@ impl SearchIndex {
                 text: fields.text,
                 head,
                 request: fields.request,
+                level: fields.level,
+                logger: fields.logger,
             },
             None if index.schema().get_field_entry(fields.raw).is_indexed() => {
                 narrow::Narrowing::RawWords { raw: fields.raw }

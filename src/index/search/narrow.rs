@@ -4,8 +4,9 @@
 //!
 //! Indexes hold the raw lines' words in one of two ways (see `index::head`): all of them
 //! in the `raw` field (indexes built before the head field), or split between the
-//! lowercased `text` field, the `head` field (the other words, but digit-only ones and the
-//! groups of the record's canonical request ids) and the `request` field.
+//! lowercased `text` field, the `head` field (the other words, but digit-only ones, the
+//! groups of the record's canonical request ids, its level and its logger's words) and
+//! the `request`, `level` and `logger` fields.
 
 use tantivy::Term;
 use tantivy::query::{BooleanQuery, Occur, Query, RegexQuery, TermQuery};
@@ -22,11 +23,13 @@ pub(crate) enum Narrowing {
     Nothing,
     /// Every raw word in `raw`.
     RawWords { raw: Field },
-    /// The words split between `text`, `head` and `request`.
+    /// The words split between `text`, `head`, `request`, `level` and `logger`.
     TextAndHead {
         text: Field,
         head: Field,
         request: Field,
+        level: Field,
+        logger: Field,
     },
 }
 
@@ -41,7 +44,18 @@ impl Narrowing {
                 text,
                 head,
                 request,
-            } => text_and_head(text, head, request, literal),
+                level,
+                logger,
+            } => text_and_head(
+                Split {
+                    text,
+                    head,
+                    request,
+                    level,
+                    logger,
+                },
+                literal,
+            ),
         }
     }
 }
@@ -114,16 +128,28 @@ fn raw_words(raw: Field, literal: &str) -> Result<Option<Box<dyn Query>>, IndexE
     Ok(all_of(musts))
 }
 
-/// The words split between fields: each clue (whole words first, as above) is looked for
-/// wherever the index may have put its word: the text (lowercased, words shorter than the
-/// text field keeps), the head (as written; long words as one term), the request ids.
-/// Digit-only words are not indexed outside the text: they do not narrow.
-fn text_and_head(
+/// The fields the words are split between.
+struct Split {
     text: Field,
     head: Field,
     request: Field,
-    literal: &str,
-) -> Result<Option<Box<dyn Query>>, IndexError> {
+    level: Field,
+    logger: Field,
+}
+
+/// The words split between fields: each clue (whole words first, as above) is looked for
+/// wherever the index may have put its word: the text (lowercased, words shorter than the
+/// text field keeps), the head (as written; long words as one term), the request ids,
+/// the level and the logger (lowercased, whole: the word inside them).
+/// Digit-only words are not indexed outside the text: they do not narrow.
+fn text_and_head(fields: Split, literal: &str) -> Result<Option<Box<dyn Query>>, IndexError> {
+    let Split {
+        text,
+        head,
+        request,
+        level,
+        logger,
+    } = fields;
     let placed: Vec<((usize, usize), Clue)> = placed_clues(literal)
         .into_iter()
         .filter(|(_, clue)| !clue.text().bytes().all(|b| b.is_ascii_digit()))
@@ -155,6 +181,14 @@ fn text_and_head(
                 // part is inside the lowercased word.
                 alternatives.push(part_of(text, &lowercase(part), *starts, *ends, literal)?);
             }
+        }
+        // The ID fields hold the level and logger lowercased, as one term each.
+        let inside = format!(".*{}.*", regex::escape(&lowercase(clue.text())));
+        for field in [level, logger] {
+            alternatives
+                .push(Box::new(RegexQuery::from_pattern(&inside, field).map_err(
+                    |e| IndexError::Query(format!("{literal:?}: {e}")),
+                )?));
         }
         if may_be_in_request_id(clue.text()) {
             alternatives.push(
