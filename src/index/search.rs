@@ -6,6 +6,7 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod known_names;
 mod lines;
 mod literal;
 mod narrow;
@@ -250,13 +251,22 @@ impl SearchIndex {
         let parser = parser_of(&index, fields.text);
         let order = TimeOrder::new(meta.clone());
         let narrowing = match fields.head {
-            Some(head) => narrow::Narrowing::TextAndHead {
-                text: fields.text,
-                head,
-                request: fields.request,
-                level: fields.level,
-                logger: fields.logger,
-            },
+            Some(head) => {
+                let searcher = reader.searcher();
+                let names = |field| {
+                    known_names::Names::read(&searcher, field)
+                        .map(|names| names.map(Arc::new))
+                        .map_err(|e| IndexError::tantivy(dir, e))
+                };
+                narrow::Narrowing::TextAndHead(narrow::Split {
+                    text: fields.text,
+                    head,
+                    request: fields.request,
+                    level: fields.level,
+                    logger: fields.logger,
+                    names: [names(fields.level)?, names(fields.logger)?],
+                })
+            }
             None if index.schema().get_field_entry(fields.raw).is_indexed() => {
                 narrow::Narrowing::RawWords { raw: fields.raw }
             }

@@ -9,7 +9,7 @@ use tantivy::query::{AllQuery, BooleanQuery, Occur, Query};
 use tantivy::schema::Value as _;
 use tantivy::{DocAddress, TantivyDocument};
 
-use super::narrow::Narrowing;
+use super::narrow::{Clues, Narrowing};
 use super::parse::parse;
 use super::tally::{NO_LEVEL, Tallies};
 use super::{OrderKey, SearchHit, SearchIndex, SearchPage, SearchQuery, rfc3339};
@@ -134,22 +134,35 @@ impl SearchIndex {
         if let Some(range) = self.time_filter(query.from, query.to) {
             clauses.push((Occur::Must, range));
         }
-        let narrowed = match self.narrowing.query(&literal.text)? {
-            Some(narrow) => {
-                clauses.push((Occur::Must, narrow));
-                true
-            }
-            None => false,
-        };
-        let candidates: Box<dyn Query> = if clauses.is_empty() {
-            Box::new(AllQuery)
-        } else {
-            Box::new(BooleanQuery::new(clauses))
-        };
         let searcher = self.reader.searcher();
-        let found = searcher
-            .search(candidates.as_ref(), &DocSetCollector)
-            .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+        // Whole words narrow cheaply; when they leave too many records (`in`,
+        // `service`), the parts of words narrow too (a regex over each term list).
+        let mut narrowed = false;
+        let mut found = Default::default();
+        for clues in [Clues::WholeWordsFirst, Clues::Every] {
+            let mut all = clauses
+                .iter()
+                .map(|(o, q)| (*o, q.box_clone()))
+                .collect::<Vec<_>>();
+            narrowed = match self.narrowing.query(&literal.text, clues)? {
+                Some(narrow) => {
+                    all.push((Occur::Must, narrow));
+                    true
+                }
+                None => false,
+            };
+            let candidates: Box<dyn Query> = if all.is_empty() {
+                Box::new(AllQuery)
+            } else {
+                Box::new(BooleanQuery::new(all))
+            };
+            found = searcher
+                .search(candidates.as_ref(), &DocSetCollector)
+                .map_err(|e| IndexError::tantivy(&self.dir, e))?;
+            if found.len() <= MAX_LITERAL_RECORDS || !narrowed {
+                break;
+            }
+        }
         if found.len() > MAX_LITERAL_RECORDS {
             let words = !matches!(self.narrowing, Narrowing::Nothing);
             let why = if narrowed || !words {

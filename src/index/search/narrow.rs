@@ -12,50 +12,45 @@ use tantivy::Term;
 use tantivy::query::{BooleanQuery, Occur, Query, RegexQuery, TermQuery};
 use tantivy::schema::{Field, IndexRecordOption};
 
+use std::sync::Arc;
+
+use super::known_names::Names;
 use crate::index::IndexError;
 use crate::index::head::{TEXT_WORD_LIMIT, may_be_in_request_id};
 use crate::index::words::{Clue, LONG_WORD, clues, placed_clues};
 
+/// Which of a literal's words narrow its search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Clues {
+    /// The whole words when it has any (a term each), else the parts.
+    WholeWordsFirst,
+    /// Every word, whole or part.
+    Every,
+}
+
 /// How an index's words narrow a literal search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum Narrowing {
     /// No words (an index built before literal search): every record is checked.
     Nothing,
     /// Every raw word in `raw`.
     RawWords { raw: Field },
     /// The words split between `text`, `head`, `request`, `level` and `logger`.
-    TextAndHead {
-        text: Field,
-        head: Field,
-        request: Field,
-        level: Field,
-        logger: Field,
-    },
+    TextAndHead(Split),
 }
 
 impl Narrowing {
     /// The records that could hold `literal`; `None` when the index cannot narrow it
     /// (no words, or the literal has no word that narrows): every record is checked.
-    pub(crate) fn query(&self, literal: &str) -> Result<Option<Box<dyn Query>>, IndexError> {
-        match *self {
+    pub(crate) fn query(
+        &self,
+        literal: &str,
+        clues: Clues,
+    ) -> Result<Option<Box<dyn Query>>, IndexError> {
+        match self {
             Narrowing::Nothing => Ok(None),
-            Narrowing::RawWords { raw } => raw_words(raw, literal),
-            Narrowing::TextAndHead {
-                text,
-                head,
-                request,
-                level,
-                logger,
-            } => text_and_head(
-                Split {
-                    text,
-                    head,
-                    request,
-                    level,
-                    logger,
-                },
-                literal,
-            ),
+            Narrowing::RawWords { raw } => raw_words(*raw, literal, clues),
+            Narrowing::TextAndHead(split) => text_and_head(split, literal, clues),
         }
     }
 }
@@ -105,10 +100,14 @@ fn all_of(musts: Vec<Box<dyn Query>>) -> Option<Box<dyn Query>> {
 
 /// Every raw word in one field: each whole word between separators must be one of the
 /// record's; with no such word, each part of a word must be inside one of them.
-fn raw_words(raw: Field, literal: &str) -> Result<Option<Box<dyn Query>>, IndexError> {
+fn raw_words(
+    raw: Field,
+    literal: &str,
+    choice: Clues,
+) -> Result<Option<Box<dyn Query>>, IndexError> {
     let all = clues(literal);
     let words: Vec<&Clue> = all.iter().filter(|c| matches!(c, Clue::Word(_))).collect();
-    let chosen: Vec<&Clue> = if words.is_empty() {
+    let chosen: Vec<&Clue> = if words.is_empty() || choice == Clues::Every {
         all.iter().collect()
     } else {
         words
@@ -128,13 +127,16 @@ fn raw_words(raw: Field, literal: &str) -> Result<Option<Box<dyn Query>>, IndexE
     Ok(all_of(musts))
 }
 
-/// The fields the words are split between.
-struct Split {
-    text: Field,
-    head: Field,
-    request: Field,
-    level: Field,
-    logger: Field,
+/// The fields the words are split between, and the level and logger names they hold
+/// (`None`: too many to list, looked for by a regex instead).
+#[derive(Clone, Debug)]
+pub(crate) struct Split {
+    pub text: Field,
+    pub head: Field,
+    pub request: Field,
+    pub level: Field,
+    pub logger: Field,
+    pub names: [Option<Arc<Names>>; 2],
 }
 
 /// The words split between fields: each clue (whole words first, as above) is looked for
@@ -142,19 +144,23 @@ struct Split {
 /// text field keeps), the head (as written; long words as one term), the request ids,
 /// the level and the logger (lowercased, whole: the word inside them).
 /// Digit-only words are not indexed outside the text: they do not narrow.
-fn text_and_head(fields: Split, literal: &str) -> Result<Option<Box<dyn Query>>, IndexError> {
+fn text_and_head(
+    fields: &Split,
+    literal: &str,
+    choice: Clues,
+) -> Result<Option<Box<dyn Query>>, IndexError> {
     let Split {
         text,
         head,
         request,
-        level,
-        logger,
-    } = fields;
+        ..
+    } = *fields;
     let placed: Vec<((usize, usize), Clue)> = placed_clues(literal)
         .into_iter()
         .filter(|(_, clue)| !clue.text().bytes().all(|b| b.is_ascii_digit()))
         .collect();
-    let words = placed.iter().any(|(_, c)| matches!(c, Clue::Word(_)));
+    let words =
+        choice == Clues::WholeWordsFirst && placed.iter().any(|(_, c)| matches!(c, Clue::Word(_)));
     let ids = request_ids_in(literal);
     let mut musts = Vec::new();
     for (at, clue) in &placed {
@@ -183,12 +189,19 @@ fn text_and_head(fields: Split, literal: &str) -> Result<Option<Box<dyn Query>>,
             }
         }
         // The ID fields hold the level and logger lowercased, as one term each.
-        let inside = format!(".*{}.*", regex::escape(&lowercase(clue.text())));
-        for field in [level, logger] {
-            alternatives
-                .push(Box::new(RegexQuery::from_pattern(&inside, field).map_err(
-                    |e| IndexError::Query(format!("{literal:?}: {e}")),
-                )?));
+        let lowered = lowercase(clue.text());
+        for (field, names) in [fields.level, fields.logger].into_iter().zip(&fields.names) {
+            match names {
+                Some(names) => {
+                    for name in names.holding(clue, &lowered) {
+                        alternatives.push(term(field, name));
+                    }
+                }
+                None => alternatives.push(Box::new(
+                    RegexQuery::from_pattern(&inside_a_name(clue), field)
+                        .map_err(|e| IndexError::Query(format!("{literal:?}: {e}")))?,
+                )),
+            }
         }
         if may_be_in_request_id(clue.text()) {
             alternatives.push(
@@ -202,6 +215,28 @@ fn text_and_head(fields: Split, literal: &str) -> Result<Option<Box<dyn Query>>,
         musts.push(any_of(alternatives));
     }
     Ok(all_of(musts))
+}
+
+/// The pattern of a level or logger name (lowercased, whole: one term of an ID field)
+/// holding the clue's word where the clue says: as a whole word (`in` is not a word of
+/// `info`), at a word's start or end, or anywhere. A separator is any character but
+/// `a-z0-9`: every character that ends a word is one, so no name holding the word is
+/// missed; some that do not (`é`) are too, which only lets more records be checked.
+fn inside_a_name(clue: &Clue) -> String {
+    const BEFORE: &str = "(.*[^a-z0-9])?";
+    const AFTER: &str = "([^a-z0-9].*)?";
+    let word = regex::escape(&lowercase(clue.text()));
+    match clue {
+        Clue::Word(_)
+        | Clue::Part {
+            starts: true,
+            ends: true,
+            ..
+        } => format!("{BEFORE}{word}{AFTER}"),
+        Clue::Part { starts: true, .. } => format!("{BEFORE}{word}.*"),
+        Clue::Part { ends: true, .. } => format!(".*{word}{AFTER}"),
+        Clue::Part { .. } | Clue::Long(_) => format!(".*{word}.*"),
+    }
 }
 
 /// The request ids whose groups could be the word of `clue`.
@@ -256,6 +291,35 @@ mod tests {
         assert!(request_ids_in(&uuid.to_uppercase()).is_empty());
         assert!(request_ids_in(&uuid[..30]).is_empty());
         assert_eq!(request_ids_in(&format!("é{uuid}"))[0].0, 2);
+    }
+
+    #[test]
+    fn a_word_is_looked_for_whole_in_a_name() {
+        let matches = |clue: Clue, name: &str| {
+            regex::Regex::new(&format!("^(?:{})$", inside_a_name(&clue)))
+                .unwrap()
+                .is_match(name)
+        };
+        let word = |w: &str| Clue::Word(w.into());
+        assert!(matches(word("In"), "in"));
+        assert!(!matches(word("in"), "info"));
+        assert!(!matches(word("in"), "warning"));
+        assert!(matches(word("processing"), "keystone.request_processing.x"));
+        assert!(matches(word("nova"), "nova.compute"));
+        assert!(matches(word("x"), "a.é.x"));
+        let part = |w: &str, starts, ends| Clue::Part {
+            text: w.into(),
+            starts,
+            ends,
+        };
+        assert!(matches(part("comp", true, false), "nova.compute.manager"));
+        assert!(!matches(
+            part("ompute", true, false),
+            "nova.compute.manager"
+        ));
+        assert!(matches(part("pute", false, true), "nova.compute.manager"));
+        assert!(matches(part("mput", false, false), "nova.compute.manager"));
+        assert!(!matches(part("mput", true, true), "nova.compute.manager"));
     }
 
     #[test]
