@@ -250,28 +250,8 @@ impl SearchIndex {
             .map_err(|e| IndexError::tantivy(dir, e))?;
         let parser = parser_of(&index, fields.text);
         let order = TimeOrder::new(meta.clone());
-        let narrowing = match fields.head {
-            Some(head) => {
-                let searcher = reader.searcher();
-                let names = |field| {
-                    known_names::Names::read(&searcher, field)
-                        .map(|names| names.map(Arc::new))
-                        .map_err(|e| IndexError::tantivy(dir, e))
-                };
-                narrow::Narrowing::TextAndHead(narrow::Split {
-                    text: fields.text,
-                    head,
-                    request: fields.request,
-                    level: fields.level,
-                    logger: fields.logger,
-                    names: [names(fields.level)?, names(fields.logger)?],
-                })
-            }
-            None if index.schema().get_field_entry(fields.raw).is_indexed() => {
-                narrow::Narrowing::RawWords { raw: fields.raw }
-            }
-            None => narrow::Narrowing::Nothing,
-        };
+        let narrowing = narrow::Narrowing::of(&index, &reader, &fields)
+            .map_err(|e| IndexError::tantivy(dir, e))?;
         Ok(SearchIndex {
             dir: dir.to_path_buf(),
             index,

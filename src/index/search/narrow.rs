@@ -17,6 +17,7 @@ use std::sync::Arc;
 use super::known_names::Names;
 use crate::index::IndexError;
 use crate::index::head::{TEXT_WORD_LIMIT, may_be_in_request_id};
+use crate::index::schema::Fields;
 use crate::index::words::{Clue, LONG_WORD, clues, placed_clues};
 
 /// Which of a literal's words narrow its search.
@@ -40,6 +41,32 @@ pub(crate) enum Narrowing {
 }
 
 impl Narrowing {
+    /// How the words of an opened index narrow: by the fields its schema has.
+    pub(crate) fn of(
+        index: &tantivy::Index,
+        reader: &tantivy::IndexReader,
+        fields: &Fields,
+    ) -> tantivy::Result<Narrowing> {
+        Ok(match fields.head {
+            Some(head) => {
+                let searcher = reader.searcher();
+                let names = |field| Names::read(&searcher, field).map(|n| n.map(Arc::new));
+                Narrowing::TextAndHead(Split {
+                    text: fields.text,
+                    head,
+                    request: fields.request,
+                    level: fields.level,
+                    logger: fields.logger,
+                    names: [names(fields.level)?, names(fields.logger)?],
+                })
+            }
+            None if index.schema().get_field_entry(fields.raw).is_indexed() => {
+                Narrowing::RawWords { raw: fields.raw }
+            }
+            None => Narrowing::Nothing,
+        })
+    }
+
     /// The records that could hold `literal`; `None` when the index cannot narrow it
     /// (no words, or the literal has no word that narrows): every record is checked.
     pub(crate) fn query(
