@@ -154,6 +154,20 @@ fn raw_words(
     Ok(all_of(musts))
 }
 
+/// True when the literal has parts of words beside whole words (that narrow): then
+/// [`Clues::Every`] narrows more than [`Clues::WholeWordsFirst`].
+pub(crate) fn parts_refine(literal: &str) -> bool {
+    let narrowing = |c: &&Clue| !c.text().bytes().all(|b| b.is_ascii_digit());
+    let all = clues(literal);
+    all.iter()
+        .filter(narrowing)
+        .any(|c| matches!(c, Clue::Word(_)))
+        && all
+            .iter()
+            .filter(narrowing)
+            .any(|c| !matches!(c, Clue::Word(_)))
+}
+
 /// The fields the words are split between, and the level and logger names they hold
 /// (`None`: too many to list, looked for by a regex instead).
 #[derive(Clone, Debug)]
