@@ -5,7 +5,7 @@ use tantivy::TantivyDocument;
 use crate::correlate::ids::{UuidKind, classified_uuids};
 use crate::index::head::{Held, head_words};
 use crate::index::schema::{FLAG_OWN_TIME, Fields};
-use crate::index::spans::{single, text_of};
+use crate::index::spans::{ranges, single, text_of};
 use crate::index::spool::SpooledRecord;
 
 /// Buffers reused from one document to the next.
@@ -104,17 +104,11 @@ fn text_spans(record: &SpooledRecord<'_>, out: &mut Vec<(usize, usize)>) -> bool
         out.push((0, record.raw.len()));
         return true;
     }
-    for pair in record.spans.chunks(8) {
-        let (Some(start), Some(end)) = (pair.get(..4), pair.get(4..8)) else {
+    for range in ranges(record.spans) {
+        let Some(range) = range else {
             return false;
         };
-        let (Ok(start), Ok(end)) = (<[u8; 4]>::try_from(start), <[u8; 4]>::try_from(end)) else {
-            return false;
-        };
-        out.push((
-            u32::from_le_bytes(start) as usize,
-            u32::from_le_bytes(end) as usize,
-        ));
+        out.push(range);
     }
     true
 }

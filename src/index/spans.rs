@@ -83,10 +83,20 @@ pub(crate) fn single<'a>(raw: &'a str, spans: &[u8]) -> Option<&'a str> {
 }
 
 fn span<'a>(raw: &'a str, pair: &[u8]) -> Option<&'a str> {
+    let (start, end) = range(pair)?;
+    raw.get(start..end)
+}
+
+/// The byte ranges `spans` tell, in order; `None` for a damaged pair.
+pub(crate) fn ranges(spans: &[u8]) -> impl Iterator<Item = Option<(usize, usize)>> + '_ {
+    spans.chunks(8).map(range)
+}
+
+fn range(pair: &[u8]) -> Option<(usize, usize)> {
     let (s, e) = pair.split_at_checked(4)?;
     let start = u32::from_le_bytes(s.try_into().ok()?) as usize;
     let end = u32::from_le_bytes(e.try_into().ok()?) as usize;
-    raw.get(start..end)
+    Some((start, end))
 }
 
 #[cfg(test)]
