@@ -13,6 +13,7 @@
 mod document;
 mod error;
 mod head;
+mod in_file;
 mod marks;
 mod meta;
 mod query;
@@ -37,6 +38,8 @@ pub use search::{
 pub use time_bound::{End, parse_time_bound};
 pub use writer::{IndexStats, Indexer};
 
+#[cfg(test)]
+mod in_file_tests;
 #[cfg(test)]
 mod skim_tests;
 #[cfg(test)]

@@ -36,6 +36,10 @@ impl SinkFactory for Wrapped {
             skipped: self.skipped.clone(),
         })
     }
+
+    fn keep_unpacked(&self, work: tempfile::TempDir) -> Option<tempfile::TempDir> {
+        self.inner.keep_unpacked(work)
+    }
 }
 
 impl RecordSink for WrappedSink {

@@ -18,126 +18,14 @@ use std::sync::Mutex;
 
 use crate::index::IndexError;
 
+mod record;
+
+pub(crate) use record::{InFile, SpooledRecord};
+
 /// A sink's buffer is compressed and written once it holds this much.
 pub(crate) const FRAME_BYTES: usize = 1 << 20;
 /// No frame is larger (a record is at most 4 MiB of text, twice over with its raw lines).
 const MAX_FRAME_BYTES: usize = 64 << 20;
-
-/// One record as the index needs it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct SpooledRecord<'a> {
-    /// The file's id in the analysis.
-    pub file: u32,
-    /// 1-based number of its first line.
-    pub line: u64,
-    /// Raw time in ns (its own, or the one of the record before it) and whether it
-    /// carried its offset.
-    pub time: Option<(i64, bool)>,
-    /// The record has a time of its own.
-    pub own_time: bool,
-    pub level: &'a str,
-    pub logger: &'a str,
-    pub request: &'a str,
-    pub global: &'a str,
-    pub instance: &'a str,
-    /// The lines as the file holds them.
-    pub raw: &'a str,
-    /// Where the text (message, continuation and traceback lines) lies in `raw`
-    /// (`index::spans`); empty when the text is `raw` or stands on its own.
-    pub spans: &'a [u8],
-    /// The text, when it is not made of slices of `raw` (else empty).
-    pub own_text: &'a str,
-}
-
-const HAS_TIME: u8 = 1;
-const ZONED: u8 = 2;
-const OWN_TIME: u8 = 4;
-
-impl<'a> SpooledRecord<'a> {
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.file.to_le_bytes());
-        out.extend_from_slice(&self.line.to_le_bytes());
-        let mut flags = if self.own_time { OWN_TIME } else { 0 };
-        if let Some((_, zoned)) = self.time {
-            flags |= HAS_TIME | if zoned { ZONED } else { 0 };
-        }
-        out.push(flags);
-        if let Some((raw, _)) = self.time {
-            out.extend_from_slice(&raw.to_le_bytes());
-        }
-        for text in [
-            self.level,
-            self.logger,
-            self.request,
-            self.global,
-            self.instance,
-            self.raw,
-            self.own_text,
-        ] {
-            out.extend_from_slice(&(text.len() as u32).to_le_bytes());
-            out.extend_from_slice(text.as_bytes());
-        }
-        out.extend_from_slice(&(self.spans.len() as u32).to_le_bytes());
-        out.extend_from_slice(self.spans);
-    }
-
-    /// The record at `*at` in `buf`, moving `*at` past it; `None` at the end or on a
-    /// damaged record.
-    pub fn decode(buf: &'a [u8], at: &mut usize) -> Option<SpooledRecord<'a>> {
-        let mut cursor = Cursor { buf, at: *at };
-        let file = u32::from_le_bytes(cursor.array()?);
-        let line = u64::from_le_bytes(cursor.array()?);
-        let [flags] = cursor.array()?;
-        let time = if flags & HAS_TIME != 0 {
-            Some((i64::from_le_bytes(cursor.array()?), flags & ZONED != 0))
-        } else {
-            None
-        };
-        let record = SpooledRecord {
-            file,
-            line,
-            time,
-            own_time: flags & OWN_TIME != 0,
-            level: cursor.text()?,
-            logger: cursor.text()?,
-            request: cursor.text()?,
-            global: cursor.text()?,
-            instance: cursor.text()?,
-            raw: cursor.text()?,
-            own_text: cursor.text()?,
-            spans: cursor.sized()?,
-        };
-        *at = cursor.at;
-        Some(record)
-    }
-}
-
-struct Cursor<'a> {
-    buf: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(n)?;
-        let bytes = self.buf.get(self.at..end)?;
-        self.at = end;
-        Some(bytes)
-    }
-
-    fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
-        self.bytes(N)?.try_into().ok()
-    }
-
-    fn sized(&mut self) -> Option<&'a [u8]> {
-        let len = u32::from_le_bytes(self.array()?) as usize;
-        self.bytes(len)
-    }
-
-    fn text(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.sized()?).ok()
-    }
-}
 
 /// The spool file being written, shared by the sinks of every file.
 pub(crate) struct SpoolWriter {
@@ -284,19 +172,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spool");
         let spool = SpoolWriter::create(&path).unwrap();
+        let raw = "2026-03-02 11:10:01.100 41 ERROR nova.compute.manager [req-1 - - - - -] \
+                   [instance: 7d1e5f0a-0000-4000-8000-000000000001] Failed";
+        let slice = |text: &str| {
+            let at = raw.find(text).unwrap();
+            &raw[at..at + text.len()]
+        };
         let first = SpooledRecord {
             file: 3,
             line: 12,
             time: Some((-5, true)),
             own_time: true,
             level: "ERROR",
-            logger: "nova.compute.manager",
-            request: "req-1",
-            global: "",
-            instance: "7d1e5f0a-0000-4000-8000-000000000001",
-            raw: "2026-03-02 11:10:01.100 41 ERROR nova.compute.manager Failed",
+            // Slices of the raw line (spooled as their place), and a copy (spooled whole).
+            logger: slice("nova.compute.manager"),
+            request: slice("req-1"),
+            global: "req-2",
+            instance: slice("7d1e5f0a-0000-4000-8000-000000000001"),
+            raw,
             spans: &[54, 0, 0, 0, 60, 0, 0, 0],
-            own_text: "",
+            ..SpooledRecord::default()
+        };
+        // Its raw lines in its file instead (the fields come with them).
+        let place = InFile {
+            offset: 1 << 40,
+            len: raw.len() as u32,
+            check: 0xdead_beef,
+        };
+        let third = SpooledRecord {
+            in_file: Some(place),
+            ..first
         };
         let second = SpooledRecord {
             file: 4,
@@ -306,11 +211,19 @@ mod tests {
             ..SpooledRecord::default()
         };
         let mut buf = Vec::new();
-        first.encode(&mut buf);
+        first.encode(raw, &mut buf);
         spool.write_frame(&mut buf).unwrap();
         assert!(buf.is_empty());
-        second.encode(&mut buf);
-        first.encode(&mut buf);
+        second.encode(second.raw, &mut buf);
+        third.encode(raw, &mut buf);
+        first.encode(raw, &mut buf);
+        // Where the fields lie in the raw line, not copies of it.
+        let mut placed = Vec::new();
+        first.encode(raw, &mut placed);
+        let mut whole = Vec::new();
+        first.encode("", &mut whole);
+        // Each of the three placed fields: its length, less the 4 bytes of its offset.
+        assert_eq!(whole.len() - placed.len(), (20 - 4) + (5 - 4) + (36 - 4));
         spool.write_frame(&mut buf).unwrap();
         spool.close().unwrap();
         assert!(spool.write_frame(&mut vec![1]).is_err());
@@ -320,12 +233,19 @@ mod tests {
         let mut read = Vec::new();
         while reader.next_frame(&mut plain).unwrap() {
             let mut at = 0;
-            while let Some(r) = SpooledRecord::decode(&plain, &mut at) {
+            while let Some(mut r) = SpooledRecord::decode(&plain, &mut at) {
+                if let Some(place) = r.in_file {
+                    // Read back from its file: as it was, and nothing else fits.
+                    assert!(r.logger.is_empty() && r.raw.is_empty());
+                    assert_eq!(r.with_raw("short"), None);
+                    r = r.with_raw(raw).unwrap();
+                    assert_eq!(r.in_file, Some(place));
+                }
                 read.push(format!("{r:?}"));
             }
             assert_eq!(at, plain.len());
         }
-        let want: Vec<String> = [first, second, first]
+        let want: Vec<String> = [first, second, third, first]
             .iter()
             .map(|r| format!("{r:?}"))
             .collect();
@@ -338,7 +258,7 @@ mod tests {
         let path = dir.path().join("spool");
         let spool = SpoolWriter::create(&path).unwrap();
         let mut buf = Vec::new();
-        SpooledRecord::default().encode(&mut buf);
+        SpooledRecord::default().encode("", &mut buf);
         spool.write_frame(&mut buf).unwrap();
         spool.close().unwrap();
         let bytes = std::fs::read(&path).unwrap();
@@ -347,7 +267,7 @@ mod tests {
         assert!(reader.next_frame(&mut Vec::new()).is_err());
         // A record cut short decodes as none.
         let mut plain = Vec::new();
-        SpooledRecord::default().encode(&mut plain);
+        SpooledRecord::default().encode("", &mut plain);
         plain.pop();
         assert_eq!(SpooledRecord::decode(&plain, &mut 0), None);
     }

@@ -18,10 +18,11 @@ use tantivy::{Index, IndexSettings, IndexWriter};
 use crate::correlate::Analysis;
 use crate::index::IndexError;
 use crate::index::document::{Scratch, document};
+use crate::index::in_file::{FileWindows, SpooledFile, check_of};
 use crate::index::meta::IndexMeta;
 use crate::index::schema;
 use crate::index::spans::spans_of;
-use crate::index::spool::{FRAME_BYTES, SpoolReader, SpoolWriter, SpooledRecord};
+use crate::index::spool::{FRAME_BYTES, InFile, SpoolReader, SpoolWriter, SpooledRecord};
 use crate::ingest::sink::{FileCtx, RecordSink, RecordSpan, SinkFactory, record_of_line};
 use crate::model::inventory::FileInfo;
 
@@ -73,9 +74,25 @@ struct Shared {
     error: Mutex<Option<String>>,
     /// Per host, the (min, max) raw time of its records.
     spans: Mutex<HashMap<u32, (i64, i64)>>,
+    /// The folder the analysis unpacked archives into, kept until the index is built
+    /// when the analysis offers it: records of its uncompressed files are spooled as
+    /// their place (`index::in_file`).
+    unpacked: Mutex<Option<tempfile::TempDir>>,
+    /// The files records were spooled from by place, by file id.
+    paths: Mutex<HashMap<u32, SpooledFile>>,
 }
 
 impl Shared {
+    /// The files records were spooled from by place, to read them back.
+    fn file_windows(&self) -> FileWindows {
+        let paths = self
+            .paths
+            .lock()
+            .map(|paths| paths.clone())
+            .unwrap_or_default();
+        FileWindows::new(paths)
+    }
+
     fn fail(&self, reason: String) {
         if let Ok(mut first) = self.error.lock() {
             first.get_or_insert(reason);
@@ -114,6 +131,8 @@ impl Indexer {
                 documents: AtomicU64::new(0),
                 error: Mutex::new(None),
                 spans: Mutex::new(HashMap::new()),
+                unpacked: Mutex::new(None),
+                paths: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -197,13 +216,22 @@ impl Indexer {
         // it costs more than it saves in search time.
         writer.set_merge_policy(Box::new(tantivy::indexer::NoMergePolicy));
         let mut reader = SpoolReader::open(spool)?;
+        let mut windows = self.shared.file_windows();
         let mut plain = Vec::with_capacity(FRAME_BYTES * 2);
         let mut scratch = Scratch::default();
         let mut done = 0u64;
         let mut told = Instant::now();
         while reader.next_frame(&mut plain)? {
+            windows.plan(&plain);
             let mut at = 0;
-            while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
+            while let Some(mut record) = SpooledRecord::decode(&plain, &mut at) {
+                if let Some(place) = record.in_file {
+                    let raw = windows.raw(record.file, place)?;
+                    record = record.with_raw(raw).ok_or_else(|| IndexError::Writer {
+                        path: spool.to_path_buf(),
+                        reason: "damaged spool: a field out of its record's lines".into(),
+                    })?;
+                }
                 done += record.raw.len() as u64 + 1;
                 writer
                     .add_document(document(&fields, &record, &mut scratch))
@@ -251,8 +279,11 @@ struct Factory(Arc<Shared>);
 
 impl SinkFactory for Factory {
     fn sink(&self, _: &FileCtx<'_>) -> Box<dyn RecordSink + Send> {
+        let keeps_files = self.0.unpacked.lock().is_ok_and(|kept| kept.is_some());
         Box::new(FileSink {
             shared: self.0.clone(),
+            keeps_files,
+            told_path: false,
             last_time: None,
             span: None,
             text: String::new(),
@@ -264,12 +295,26 @@ impl SinkFactory for Factory {
             unflushed: (0, 0),
         })
     }
+
+    fn keep_unpacked(&self, work: tempfile::TempDir) -> Option<tempfile::TempDir> {
+        match self.0.unpacked.lock() {
+            Ok(mut kept) => {
+                *kept = Some(work);
+                None
+            }
+            Err(_) => Some(work),
+        }
+    }
 }
 
 /// The sink of one file: its records encoded into a buffer, written to the spool a
 /// frame at a time.
 struct FileSink {
     shared: Arc<Shared>,
+    /// The unpacked files stay until the index is built: records may be spooled by place.
+    keeps_files: bool,
+    /// The file's path is in `shared.paths`.
+    told_path: bool,
     /// The raw time of the last record that had one, and whether it carried its offset.
     last_time: Option<(i64, bool)>,
     /// (min, max) raw time of the file's records.
@@ -318,6 +363,15 @@ impl FileSink {
                 &self.raw
             }
         };
+        let in_file = place_in_file(file, raw, span).filter(|_| self.keeps_files);
+        if in_file.is_some() && !self.told_path {
+            if let (Some(path), Ok(mut paths)) = (file.disk, self.shared.paths.lock()) {
+                let name = PathBuf::from(file.path);
+                let abs = path.to_path_buf();
+                paths.insert(file.id, SpooledFile { abs, name });
+            }
+            self.told_path = true;
+        }
         let mut spooled = SpooledRecord {
             file: file.id,
             line: span.first_line as u64,
@@ -325,6 +379,7 @@ impl FileSink {
             time: self.last_time,
             own_time: own.is_some(),
             raw,
+            in_file,
             spans: &self.spans,
             own_text: &self.text,
             ..SpooledRecord::default()
@@ -338,7 +393,7 @@ impl FileSink {
             }
             spooled.instance = oslo.instance.unwrap_or_default();
         }
-        spooled.encode(&mut self.buffer);
+        spooled.encode(lines.first().copied().unwrap_or(raw), &mut self.buffer);
         self.pieces = reuse(pieces);
         self.lines = reuse(lines);
     }
@@ -405,6 +460,19 @@ impl RecordSink for FileSink {
     }
 }
 
+/// Where a record's raw lines are in its file, when they are its bytes there as they are:
+/// the file is read uncompressed and its span is as long as the lines (valid UTF-8; the
+/// check at build time makes sure of the rest).
+fn place_in_file(file: &FileCtx<'_>, raw: &str, span: RecordSpan) -> Option<InFile> {
+    file.disk.filter(|_| !span.invalid_utf8)?;
+    let len = u32::try_from(raw.len()).ok()?;
+    (span.byte_end.checked_sub(span.byte_start) == Some(u64::from(len))).then(|| InFile {
+        offset: span.byte_start,
+        len,
+        check: check_of(raw),
+    })
+}
+
 /// `lines` joined by `\n` into `out` (replacing what it held).
 fn join_lines(out: &mut String, lines: &[&str]) {
     out.clear();
@@ -432,17 +500,37 @@ impl Drop for FileSink {
 
 #[cfg(test)]
 impl Indexer {
+    /// How many records were spooled by their place in their file.
+    pub(crate) fn spooled_by_place(&self) -> usize {
+        self.shared.spool.close().unwrap();
+        let mut reader = SpoolReader::open(self.shared.spool.path()).unwrap();
+        let (mut plain, mut by_place) = (Vec::new(), 0);
+        while reader.next_frame(&mut plain).unwrap() {
+            let mut at = 0;
+            while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
+                by_place += usize::from(record.in_file.is_some());
+            }
+        }
+        by_place
+    }
+
     /// Every record spooled so far, encoded, in (file, line) order (the frames of the
     /// files interleave as their threads wrote them): what the index would be built from.
     pub(crate) fn spooled(&self) -> Vec<Vec<u8>> {
         self.shared.spool.close().unwrap();
         let mut reader = SpoolReader::open(self.shared.spool.path()).unwrap();
+        let mut windows = self.shared.file_windows();
         let (mut plain, mut records) = (Vec::new(), Vec::new());
         while reader.next_frame(&mut plain).unwrap() {
             let mut at = 0;
-            while let Some(record) = SpooledRecord::decode(&plain, &mut at) {
+            while let Some(mut record) = SpooledRecord::decode(&plain, &mut at) {
+                // As if held: the place read back.
+                if let Some(place) = record.in_file.take() {
+                    let raw = windows.raw(record.file, place).unwrap();
+                    record = record.with_raw(raw).unwrap();
+                }
                 let mut encoded = Vec::new();
-                record.encode(&mut encoded);
+                record.encode(record.raw, &mut encoded);
                 records.push(encoded);
             }
         }

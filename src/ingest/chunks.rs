@@ -4,7 +4,7 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-use super::decompress::open_decompressed;
+use super::decompress::{Compression, open_decompressed};
 use super::{IngestError, Named};
 
 /// Size of a piece. Small enough that a piece is still in the CPU's cache when the
@@ -16,6 +16,8 @@ const READ_BYTES: usize = 256 << 10;
 /// A reader of line-aligned pieces.
 pub struct LineChunks {
     reader: Box<dyn Read + Send>,
+    /// The file is read as it is (no decompression).
+    plain: bool,
     buf: Vec<u8>,
     /// End of the piece handed out last.
     piece_end: usize,
@@ -41,9 +43,10 @@ impl std::fmt::Debug for LineChunks {
 impl LineChunks {
     /// Opens `path`, decompressing by its magic bytes; at most `limit` bytes are read.
     pub fn open(file: Named<'_>, limit: u64) -> Result<LineChunks, IngestError> {
-        let (_, reader) = open_decompressed(file)?;
+        let (compression, reader) = open_decompressed(file)?;
         Ok(LineChunks {
             reader,
+            plain: compression == Compression::None,
             buf: Vec::with_capacity(CHUNK_BYTES + READ_BYTES),
             piece_end: 0,
             eof: false,
@@ -52,6 +55,11 @@ impl LineChunks {
             name: file.name.to_path_buf(),
             damage: None,
         })
+    }
+
+    /// Whether the bytes read are the file's own: it is not compressed.
+    pub fn plain(&self) -> bool {
+        self.plain
     }
 
     /// Bytes read so far (decompressed).

@@ -21,6 +21,9 @@ pub struct FoundFile {
     pub size: u64,
     /// Named on the command line itself (not found inside a folder or archive).
     pub given: bool,
+    /// Unpacked from an archive into the work folder (a copy the analysis made, that
+    /// nobody else writes: see `SinkFactory::keep_unpacked`).
+    pub unpacked: bool,
 }
 
 impl FoundFile {
@@ -148,6 +151,7 @@ pub fn discover_within(
                     name: input.name.to_path_buf(),
                     size: meta.len(),
                     given: true,
+                    unpacked: false,
                 }),
             }
         }
@@ -329,6 +333,7 @@ impl Unpacker<'_> {
                     }
                     found.files.push(FoundFile {
                         rel,
+                        unpacked: path.starts_with(self.work),
                         abs: path,
                         name: shown,
                         size,

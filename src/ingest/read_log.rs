@@ -65,6 +65,7 @@ pub(crate) fn placed_ctx<'a>(p: &'a Placed<'_>, id: u32, unknown: &'a Service) -
             Role::Log(service) => service,
             _ => unknown,
         },
+        disk: None,
     }
 }
 
@@ -115,6 +116,7 @@ pub(crate) fn read_log_within<S: RecordSink + ?Sized>(
         path: &read.info.path,
         host: read.info.host,
         service: &read.info.service,
+        disk: None,
     };
     sink.finish_file(&ctx, &read.info);
     read
@@ -235,6 +237,8 @@ fn read_records<S: RecordSink + ?Sized>(
             };
         }
     };
+    // The bytes read are the file's own when it is not compressed.
+    let disk = (p.file.unpacked && chunks.plain()).then_some(p.file.abs.as_path());
     let mut counts = Counts::default();
     let mut assembler = Assembler::new();
     // Records the sinks all ignore are passed over, not built (DEBUG logs are mostly
@@ -272,6 +276,7 @@ fn read_records<S: RecordSink + ?Sized>(
             path: &p.file.rel,
             host: p.host,
             service: &service,
+            disk,
         };
         if skims {
             let feed = RefCell::new((&mut *sink, &mut counts));
@@ -297,6 +302,7 @@ fn read_records<S: RecordSink + ?Sized>(
         path: &p.file.rel,
         host: p.host,
         service: &service,
+        disk,
     };
     if skims {
         let feed = RefCell::new((&mut *sink, &mut counts));

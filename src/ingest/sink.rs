@@ -25,6 +25,12 @@ pub struct FileCtx<'a> {
     /// The service that wrote it (decided from its name, or its loggers once the first
     /// piece is read: the context handed to [`RecordSink::record`] is the final one).
     pub service: &'a Service,
+    /// Where the file lies when the bytes read are its bytes on disk (not decompressed)
+    /// and it was unpacked from an archive into the analysis's work folder: a sink
+    /// whose factory keeps that folder ([`SinkFactory::keep_unpacked`]) may read a
+    /// record's bytes there again (`span` gives where). Told to [`RecordSink::record`]
+    /// and [`RecordSink::skipped`] only.
+    pub disk: Option<&'a std::path::Path>,
 }
 
 /// A consumer of records, one per file.
@@ -181,4 +187,13 @@ impl<S: RecordSink + ?Sized> RecordSink for Box<S> {
 pub trait SinkFactory: Send + Sync {
     /// A sink for the file about to be read.
     fn sink(&self, file: &FileCtx<'_>) -> Box<dyn RecordSink + Send>;
+
+    /// Offered the folder the analysis unpacks archives into, before anything is read
+    /// or unpacked. A factory that keeps it (returns `None`) keeps the unpacked files
+    /// for as long as it holds the folder, and its sinks may read them again
+    /// ([`FileCtx::disk`]). Giving it back (the default) means they must not: the
+    /// folder is removed when the analysis ends.
+    fn keep_unpacked(&self, work: tempfile::TempDir) -> Option<tempfile::TempDir> {
+        Some(work)
+    }
 }

@@ -87,4 +87,10 @@ impl SinkFactory for BothSinks {
     fn sink(&self, file: &FileCtx<'_>) -> Box<dyn RecordSink + Send> {
         Box::new((self.0.sink(file), self.1.sink(file)))
     }
+
+    fn keep_unpacked(&self, work: tempfile::TempDir) -> Option<tempfile::TempDir> {
+        self.0
+            .keep_unpacked(work)
+            .and_then(|work| self.1.keep_unpacked(work))
+    }
 }

@@ -8,7 +8,7 @@
 //! ([`names`](crate::redact::names), seeded by [`seed`](crate::redact::seed)). Instance, notification, volume and request UUIDs
 //! stay: a reader needs them to follow the failure.
 
-mod fasthash;
+pub(crate) mod fasthash;
 pub mod identify;
 pub mod line;
 pub mod map;

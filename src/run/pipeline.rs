@@ -108,10 +108,17 @@ pub fn analyze_with(
         .map(|name| HostZone::named(name, ZoneSource::Override))
         .transpose()?;
     let work = scratch_folder(options.work_dir.as_deref()).map_err(AnalyzeError::WorkFolder)?;
+    let work_path = work.path().to_path_buf();
+    // A sink that reads the unpacked files again after the pass (the search index)
+    // keeps the folder; otherwise it goes when the analysis ends.
+    let _work = match extra {
+        Some(sinks) => sinks.keep_unpacked(work),
+        None => Some(work),
+    };
 
     let stage = Instant::now();
     let named = Named::inputs(inputs, &options.input_names);
-    let found = discover_within(&named, work.path(), &options.limits)?;
+    let found = discover_within(&named, &work_path, &options.limits)?;
     analyze_found(&found, (started, stage), tz_override, options, extra)
 }
 

@@ -155,6 +155,7 @@ impl TailedLog {
             path: &path,
             host,
             service: &self.service,
+            disk: None,
         };
         let mut sink = Shifted {
             keeper,

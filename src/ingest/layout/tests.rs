@@ -13,6 +13,7 @@ fn found(paths: &[&str]) -> Found {
                 name: p.into(),
                 size: 1,
                 given: false,
+                unpacked: false,
             })
             .collect(),
         inputs: vec!["/cases/00123".into()],

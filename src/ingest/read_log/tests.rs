@@ -26,6 +26,7 @@ fn found(path: &Path, rel: &str) -> FoundFile {
         name: path.to_path_buf(),
         size: std::fs::metadata(path).map(|m| m.len()).unwrap_or(0),
         given: false,
+        unpacked: false,
     }
 }
 
