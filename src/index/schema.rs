@@ -8,7 +8,7 @@
 
 use tantivy::Index;
 use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
+    FAST, Field, IndexRecordOption, NumericOptions, STORED, Schema, TextFieldIndexing, TextOptions,
 };
 use tantivy::tokenizer::{LowerCaser, RawTokenizer, TextAnalyzer};
 
@@ -76,23 +76,29 @@ pub(crate) struct Fields {
     pub flags: Field,
 }
 
+/// No field keeps field norms: hits come in time order, never by score, and a text
+/// field's norms made tantivy weigh every term and block for scoring (BM25 block maxima)
+/// while building.
 pub(crate) fn build() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(TEXT_TOKENIZER)
-            .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            .set_index_option(IndexRecordOption::WithFreqsAndPositions)
+            .set_fieldnorms(false),
     );
     let id = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(ID_TOKENIZER)
-            .set_index_option(IndexRecordOption::Basic),
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
     );
     // The raw lines' words the text does not hold, for literal searches to narrow by.
     let words = TextOptions::default().set_indexing_options(
         TextFieldIndexing::default()
             .set_tokenizer(WORDS_TOKENIZER)
-            .set_index_option(IndexRecordOption::Basic),
+            .set_index_option(IndexRecordOption::Basic)
+            .set_fieldnorms(false),
     );
     let fields = Fields {
         text: b.add_text_field(names::TEXT, text),
@@ -107,7 +113,10 @@ pub(crate) fn build() -> (Schema, Fields) {
         instance: b.add_text_field(names::INSTANCE, id.clone()),
         notification: b.add_text_field(names::NOTIFICATION, id.clone()),
         volume: b.add_text_field(names::VOLUME, id),
-        file: b.add_u64_field(names::FILE, INDEXED | FAST),
+        file: b.add_u64_field(
+            names::FILE,
+            NumericOptions::default().set_indexed().set_fast(),
+        ),
         line: b.add_u64_field(names::LINE, FAST),
         time_local: b.add_i64_field(names::TIME_LOCAL, FAST),
         time_utc: b.add_i64_field(names::TIME_UTC, FAST),
