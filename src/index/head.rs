@@ -52,6 +52,27 @@ pub(crate) fn head_words(
     held: Held<'_>,
     out: &mut String,
 ) {
+    words_of(raw, text_spans, held, out, Walk::SpansAlone);
+}
+
+/// How the words of a raw line are walked: each one (and each tested against the text's
+/// spans), or the text's spans read on their own where no word crosses their bounds
+/// (the same words, found faster: the text is most of a line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walk {
+    // What the spans' walk is checked against (tests).
+    #[cfg_attr(not(test), allow(dead_code))]
+    EveryWord,
+    SpansAlone,
+}
+
+fn words_of(
+    raw: &str,
+    text_spans: Option<&[(usize, usize)]>,
+    held: Held<'_>,
+    out: &mut String,
+    walk: Walk,
+) {
     out.clear();
     let ids = [held.request, held.global];
     let mut id_spans: [(usize, usize); 4] = [(0, 0); 4];
@@ -76,26 +97,113 @@ pub(crate) fn head_words(
     }
     let held_whole =
         |word: &str| word == held.level || (!word.is_empty() && logger_words.contains(&word));
-    let inside = |spans: &[(usize, usize)], start: usize, end: usize| {
-        spans.iter().any(|&(s, e)| s <= start && end <= e)
-    };
-    for (start, end) in word_spans(raw) {
+    // A word of the text is the head's only when the text field drops it for its length;
+    // any other word unless a field holds it whole or it is all digits.
+    let mut take = |start: usize, end: usize, in_text: bool| {
         let word = &raw[start..end];
-        let in_text = text_spans.is_some_and(|spans| inside(spans, start, end));
-        if in_text {
-            if word.len() < TEXT_WORD_LIMIT {
-                continue;
+        let kept = if in_text {
+            word.len() >= TEXT_WORD_LIMIT
+        } else {
+            !(word.bytes().all(|b| b.is_ascii_digit())
+                || inside(id_spans, start, end)
+                || held_whole(word))
+        };
+        if kept {
+            if !out.is_empty() {
+                out.push(' ');
             }
-        } else if word.bytes().all(|b| b.is_ascii_digit())
-            || inside(id_spans, start, end)
-            || held_whole(word)
-        {
+            out.push_str(word);
+        }
+    };
+    match text_spans.filter(|spans| walk == Walk::SpansAlone && clean(raw, spans)) {
+        Some(spans) => {
+            // Between the text's spans every word, inside them only the long ones.
+            let mut at = 0;
+            for &(start, end) in spans {
+                for (s, e) in word_spans(&raw[at..start]) {
+                    take(at + s, at + e, false);
+                }
+                long_words(raw, start, end, &mut |s, e| take(s, e, true));
+                at = end;
+            }
+            for (s, e) in word_spans(&raw[at..]) {
+                take(at + s, at + e, false);
+            }
+        }
+        None => {
+            for (start, end) in word_spans(raw) {
+                let in_text = text_spans.is_some_and(|spans| inside(spans, start, end));
+                take(start, end, in_text);
+            }
+        }
+    }
+}
+
+/// Whether the word in `start..end` lies in one of `spans`.
+fn inside(spans: &[(usize, usize)], start: usize, end: usize) -> bool {
+    spans.iter().any(|&(s, e)| s <= start && end <= e)
+}
+
+/// Whether `spans` follow one another in `raw` and no word crosses their bounds (an
+/// ASCII separator, or the line's end, on each side): the words of `raw` are then those
+/// between the spans and those inside them, and a text word can be looked for in its
+/// span alone.
+fn clean(raw: &str, spans: &[(usize, usize)]) -> bool {
+    let b = raw.as_bytes();
+    let separator = |i: usize| {
+        b.get(i)
+            .is_some_and(|c| c.is_ascii() && !c.is_ascii_alphanumeric())
+    };
+    let mut at = 0;
+    spans.iter().all(|&(start, end)| {
+        let fits = at <= start
+            && start <= end
+            && end <= b.len()
+            && raw.is_char_boundary(start)
+            && raw.is_char_boundary(end)
+            && (start == 0 || separator(start - 1))
+            && (end == b.len() || separator(end));
+        at = end;
+        fits
+    })
+}
+
+/// Calls `found` with the words of `raw[start..end]` (a span no word crosses) of at
+/// least [`TEXT_WORD_LIMIT`] bytes. An ASCII span is not read byte by byte: a word that
+/// long must hold the byte `TEXT_WORD_LIMIT - 1` past any place before it, so a
+/// separator there passes over the whole stretch.
+fn long_words(raw: &str, start: usize, end: usize, found: &mut dyn FnMut(usize, usize)) {
+    let b = raw.as_bytes();
+    let span = &b[start..end];
+    if !span.is_ascii() {
+        for (s, e) in word_spans(&raw[start..end]) {
+            if e - s >= TEXT_WORD_LIMIT {
+                found(start + s, start + e);
+            }
+        }
+        return;
+    }
+    let word = |i: usize| b[i].is_ascii_alphanumeric();
+    // No word of the span starts before `at` and goes on past it.
+    let mut at = start;
+    while at + TEXT_WORD_LIMIT <= end {
+        let probe = at + TEXT_WORD_LIMIT - 1;
+        if !word(probe) {
+            at = probe + 1;
             continue;
         }
-        if !out.is_empty() {
-            out.push(' ');
+        let mut first = probe;
+        while first > at && word(first - 1) {
+            first -= 1;
         }
-        out.push_str(word);
+        let mut last = probe + 1;
+        while last < end && word(last) {
+            last += 1;
+        }
+        if last - first >= TEXT_WORD_LIMIT {
+            found(first, last);
+        }
+        at = last + 1;
     }
 }
 
@@ -195,6 +303,58 @@ mod tests {
             head(&raw, Some(&raw[11..]), ["", ""]),
             format!("INFO x {long}")
         );
+    }
+
+    /// Every line of the sample scenarios, with the text spans the index gives (the
+    /// message, when the line is an oslo line) and others cut at random: walking the
+    /// spans alone finds the words walking every word finds.
+    #[test]
+    fn the_spans_alone_give_what_every_word_gives() {
+        let mut files = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/samples/scenarios"
+        ))];
+        let mut lines = Vec::new();
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            } else if path.extension().is_some_and(|e| e == "log") {
+                let bytes = std::fs::read(&path).unwrap();
+                lines.extend(String::from_utf8_lossy(&bytes).lines().map(str::to_string));
+            }
+        }
+        lines.push(format!("x [-] {} é{}é ü", "a".repeat(45), "b".repeat(41)));
+        lines.push(format!("{}:{}", "c".repeat(50), "d".repeat(39)));
+        assert!(lines.len() > 5000, "{}", lines.len());
+        let mut seed = 7u64;
+        let mut below = |n: usize| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            ((seed >> 33) as usize) % n.max(1)
+        };
+        let (mut fast, mut slow, mut compared) = (String::new(), String::new(), 0);
+        for raw in &lines {
+            let boundaries: Vec<usize> = (0..=raw.len())
+                .filter(|&i| raw.is_char_boundary(i))
+                .collect();
+            let message = raw.find("] ").map(|at| vec![(at + 2, raw.len())]);
+            let mut cut: Vec<usize> = (0..4)
+                .map(|_| boundaries[below(boundaries.len())])
+                .collect();
+            cut.sort_unstable();
+            let random = vec![(cut[0], cut[1]), (cut[2], cut[3])];
+            let held = Held {
+                level: "DEBUG",
+                logger: "nova.compute.manager",
+                ..Held::default()
+            };
+            for spans in [message, Some(random), None] {
+                words_of(raw, spans.as_deref(), held, &mut fast, Walk::SpansAlone);
+                words_of(raw, spans.as_deref(), held, &mut slow, Walk::EveryWord);
+                assert_eq!(fast, slow, "{raw:?} {spans:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 15_000, "{compared}");
     }
 
     #[test]
