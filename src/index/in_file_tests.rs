@@ -34,7 +34,7 @@ fn tar_of(folder: &Path, into: &Path) -> PathBuf {
 
 /// Files whose bytes a reader may not hand out as they are: CRLF line ends, a byte
 /// order mark, invalid UTF-8, a NUL, a traceback, container runtime lines (a partial
-/// line joined), a gzipped rotation.
+/// line joined), a gzipped rotation, a line read in pieces.
 fn tricky_bundle(root: &Path) -> PathBuf {
     let folder = root.join("tricky");
     let write = |rel: &str, bytes: &[u8]| {
@@ -95,6 +95,16 @@ fn tricky_bundle(root: &Path) -> PathBuf {
     write(
         "ctl01/var/log/nova/nova-compute.log",
         (lines[15..].join("\n") + "\n").as_bytes(),
+    );
+    // A line read in pieces (longer than the reader's longest line), a two-byte
+    // character across each cut.
+    let mut long = oslo(30, "DEBUG", "Returning ");
+    while long.len() < 5 << 19 {
+        long.push_str("sizé 1 ");
+    }
+    write(
+        "ctl01/var/log/nova/nova-scheduler.log",
+        format!("{}\n{long}\n{}\n", lines[0], lines[1]).as_bytes(),
     );
     folder
 }
