@@ -87,7 +87,11 @@ impl FileSink {
                 &self.raw
             }
         };
-        let in_file = place_in_file(file, raw, span).filter(|_| self.keeps_files);
+        // Placed only when the files stay (the check hashes the lines: not for nothing).
+        let in_file = self
+            .keeps_files
+            .then(|| place_in_file(file, raw, span))
+            .flatten();
         if in_file.is_some() && !self.told_path {
             if let (Some(path), Ok(mut paths)) = (file.disk, self.shared.paths.lock()) {
                 let name = PathBuf::from(file.path);
