@@ -67,6 +67,11 @@ pub fn peel(text: &str) -> Option<(Layer<'_>, &str)> {
             if let Some(found) = syslog(text) {
                 return Some(found);
             }
+            // An oslo.log line whose own time has a `T` (`%(isotime)s`, or a
+            // `log_date_format` so written) is not a `--timestamps` prefix before a pid.
+            if crate::oslo::parse_oslo_line(text).is_ok() {
+                return None;
+            }
             parse_kubectl_time(text)
                 .ok()
                 .filter(|(rest, _)| !damaged_cri(rest))
@@ -177,6 +182,21 @@ mod tests {
                 k.time.map(|t| t.to_string()).as_deref(),
                 Some("2024-09-18T07:53:42.784913042Z")
             );
+        }
+    }
+
+    #[test]
+    fn an_oslo_line_with_a_t_in_its_time_is_no_kubectl_time() {
+        for own in [
+            "2024-09-18T07:53:42.784 31 INFO nova.api.openstack.requestlog [-] x",
+            "2024-09-18T07:53:42.784913+02:00 31 ERROR nova.compute.api [None req-e6ffeac2-d6b5-469e-83e7-4169ad520421 - - - - - -] x",
+        ] {
+            assert_eq!(peel(own), None, "{own}");
+            // Under a real `--timestamps` prefix, the prefix alone is peeled.
+            let line = format!("2024-09-18T05:53:42.784913042Z {own}");
+            let (w, rest) = peel_layers(None, &line, MAX_LAYERS);
+            assert!(matches!(w, Some(Wrapper::Kubectl(_))), "{w:?}");
+            assert_eq!(rest, own);
         }
     }
 

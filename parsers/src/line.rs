@@ -175,7 +175,10 @@ impl<'a> Line<'a> {
     /// The time the content gives, or the wrapper's when the content has none.
     pub fn timestamp(&self) -> Option<Timestamp> {
         let content = match &self.content {
-            Content::Oslo(o) => Some(Timestamp::local(o.timestamp)),
+            Content::Oslo(o) => Some(Timestamp {
+                local: o.timestamp,
+                offset: o.offset,
+            }),
             Content::Access(a) => Some(a.time),
             Content::Uwsgi(u) => Some(Timestamp::local(u.time)),
             Content::Text { .. } => None,

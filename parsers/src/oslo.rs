@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::context::{Context, context_span};
 use crate::error::{PResult, expected};
-use crate::time::{DateTime, byte, number, oslo_timestamp};
+use crate::time::{DateTime, Offset, Timestamp, byte, number, oslo_line_timestamp};
 
 /// A log level as oslo.log names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,8 +62,12 @@ impl Serialize for Level<'_> {
 /// One oslo.log line, every field borrowed from the input.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct OsloLine<'a> {
-    /// Local wall-clock time of the process; oslo.log writes no zone.
+    /// Local wall-clock time of the process; oslo.log's default format writes no zone.
     pub timestamp: DateTime,
+    /// The offset from UTC the line gives with its time: only when its format uses
+    /// `%(isotime)s` or a `%z` (see [`oslo_line_timestamp`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<Offset>,
     /// Process id.
     pub pid: u32,
     /// Level name.
@@ -173,7 +177,13 @@ pub fn instance_prefix(input: &str) -> PResult<'_, &str> {
 /// assert!(oslo.message.starts_with("Call evacuate command"));
 /// ```
 pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
-    let (i, timestamp) = oslo_timestamp(input)?;
+    let (
+        i,
+        Timestamp {
+            local: timestamp,
+            offset,
+        },
+    ) = oslo_line_timestamp(input)?;
     let (i, _) = byte(i, b' ', "space before process id")?;
     let (i, pid) = pid(i)?;
     let (i, _) = byte(i, b' ', "space before log level")?;
@@ -196,6 +206,7 @@ pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
         "",
         OsloLine {
             timestamp,
+            offset,
             pid,
             level,
             logger,
@@ -357,6 +368,33 @@ mod tests {
             ))
         );
         assert!(instance_prefix("[None req-x]").is_err());
+    }
+
+    #[test]
+    fn a_line_with_its_offset_gives_it() {
+        let line = oslo(
+            "2026-12-05T23:38:13.897000+02:00 2175 INFO nova.api.openstack.wsgi \
+             [req-5eddb4fa-0e34-47d1-9f79-678718d6b7ed req-1df88116-c8b9-416a-90c5-5b92a77b049f \
+             2886f1e3089649f8898cb0a1495d5ae2 664c5f5a24ba4a1c9d7666a7713090dd - - default \
+             default] HTTP exception thrown: Compute service of cmp1 is still in use.",
+        );
+        assert_eq!(line.offset, Some(7200));
+        assert_eq!(line.level, Level::Info);
+        assert_eq!(
+            line.request_id(),
+            Some("req-1df88116-c8b9-416a-90c5-5b92a77b049f")
+        );
+        let parsed = crate::parse_line(
+            "2026-12-05T23:38:13.897000+02:00 2175 INFO nova.api.openstack.wsgi [-] x",
+        );
+        assert!(parsed.wrapper.is_none());
+        let utc = parsed.timestamp().unwrap().to_utc().unwrap();
+        assert_eq!(utc.local.to_string(), "2026-12-05T21:38:13.897");
+        // The default format gives no offset.
+        assert_eq!(
+            oslo("2026-12-05 21:38:13.897 2175 INFO a.b [-] x").offset,
+            None
+        );
     }
 
     #[test]

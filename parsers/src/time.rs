@@ -372,6 +372,35 @@ pub fn oslo_timestamp(input: &str) -> PResult<'_, DateTime> {
     date_time(i, date, clock)
 }
 
+/// The timestamp an oslo.log line starts with, under any `log_date_format` of a date and
+/// a clock and whichever of oslo.log's time fields the format uses:
+///
+/// - `%(asctime)s.%(msecs)03d`, the default: `2020-12-08 19:51:12.309` (local time, no
+///   zone), or `2020-12-08T19:51:12.309` with a `T` in `log_date_format`;
+/// - `%(isotime)s`: `2020-12-08T19:51:12.309512+01:00`, local time and its offset;
+/// - a `%z` in `log_date_format`, before the milliseconds: `2020-12-08T19:51:12+0100.309`.
+///
+/// Any number of fraction digits, or none.
+pub fn oslo_line_timestamp(input: &str) -> PResult<'_, Timestamp> {
+    let (i, date) = iso_date(input)?;
+    let i = match i.as_bytes().first() {
+        Some(b' ' | b'T') => &i[1..],
+        _ => return expected(i, "space or T between date and time"),
+    };
+    let (i, (hour, minute, second, nanos)) = clock(i)?;
+    let (i, offset) = match utc_offset(i) {
+        Ok((rest, offset)) => (rest, Some(offset)),
+        Err(_) => (i, None),
+    };
+    // `%z` in `log_date_format`: `.%(msecs)03d` follows the offset.
+    let (i, nanos) = match offset {
+        Some(_) if nanos == 0 && i.starts_with('.') => fraction(i)?,
+        _ => (i, nanos),
+    };
+    let (i, local) = date_time(i, date, (hour, minute, second, nanos))?;
+    Ok((i, Timestamp { local, offset }))
+}
+
 /// A UTC offset: `Z`, `+00:00`, `+0000`, `-05`.
 pub fn utc_offset(input: &str) -> PResult<'_, Offset> {
     if let Some(rest) = input.strip_prefix(['Z', 'z']) {
@@ -526,6 +555,35 @@ mod tests {
     fn oslo_timestamp_without_fraction_and_with_microseconds() {
         assert_eq!(dt("2025-05-14 04:29:00").nanos, 0);
         assert_eq!(dt("2025-05-14 04:29:00.319135").nanos, 319_135_000);
+    }
+
+    #[test]
+    fn oslo_line_timestamp_reads_each_time_field_oslo_log_offers() {
+        fn at(s: &str) -> (&str, String, Option<Offset>) {
+            let (rest, t) = oslo_line_timestamp(s).unwrap();
+            (rest, t.local.to_string(), t.offset)
+        }
+        // `%(asctime)s.%(msecs)03d` under the default and a `T` `log_date_format`.
+        let plain = (" 235 INFO", "2020-12-08T19:51:12.309".to_string(), None);
+        assert_eq!(at("2020-12-08 19:51:12.309 235 INFO"), plain);
+        assert_eq!(at("2020-12-08T19:51:12.309 235 INFO"), plain);
+        // `%(isotime)s`: microseconds and the local offset.
+        assert_eq!(
+            at("2020-12-08T19:51:12.309512+01:00 235 INFO"),
+            (" 235 INFO", "2020-12-08T19:51:12.309512".into(), Some(3600))
+        );
+        assert_eq!(
+            at("2020-12-08T14:51:12.309512-05:00 235"),
+            (" 235", "2020-12-08T14:51:12.309512".into(), Some(-18000))
+        );
+        // `%z` in `log_date_format`, then `.%(msecs)03d`.
+        assert_eq!(
+            at("2020-12-08T19:51:12+0100.309 235"),
+            (" 235", "2020-12-08T19:51:12.309".into(), Some(3600))
+        );
+        assert_eq!(at("2020-12-08 19:51:12Z 1").2, Some(0));
+        assert!(oslo_line_timestamp("2020-12-08_19:51:12.309 235").is_err());
+        assert!(oslo_line_timestamp("2020-12-08T25:51:12.309 235").is_err());
     }
 
     #[test]

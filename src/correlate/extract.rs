@@ -291,6 +291,12 @@ fn offset_in(outer: &str, inner: &str) -> u32 {
 /// Records the time-zone evidence a record carries for its host.
 pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
     match (&record.head.wrapper, &record.head.content) {
+        // The line's own time gives its offset (`%(isotime)s`): the best evidence.
+        (_, Content::Oslo(o)) if o.offset.is_some() => {
+            if let Some(offset) = o.offset {
+                votes.vote(offset, "oslo.log timestamps with their offset");
+            }
+        }
         // Pebble, CRI, Docker and `kubectl logs --timestamps` stamp each line in UTC
         // beside the content's local time.
         (
@@ -340,7 +346,9 @@ pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
 /// line), which votes only for a `generated_time` in the message. False when unsure.
 pub fn votes_nothing(head: &Line<'_>) -> bool {
     match (&head.wrapper, &head.content) {
-        (None, Content::Oslo(o)) => GENERATED_TIME.find(o.message.as_bytes()).is_none(),
+        (None, Content::Oslo(o)) => {
+            o.offset.is_none() && GENERATED_TIME.find(o.message.as_bytes()).is_none()
+        }
         _ => false,
     }
 }

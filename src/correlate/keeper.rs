@@ -221,9 +221,10 @@ impl RecordSink for EventKeeper<'_> {
     /// say `DEBUG` where oslo.log writes the level.
     fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
         // Only an oslo.log line without a wrapper can be passed over: it starts with its
-        // date (`2025-03-11 06:00:01.810`); an access line, say, is not parsed twice.
+        // date (`2025-03-11 06:00:01.810`, or `2025-03-11T06:00:01.810`); an access line,
+        // say, is not parsed twice.
         let b = raw.as_bytes();
-        if !(b.first().is_some_and(u8::is_ascii_digit) && b.get(10) == Some(&b' ')) {
+        if !(b.first().is_some_and(u8::is_ascii_digit) && matches!(b.get(10), Some(b' ' | b'T'))) {
             return false;
         }
         let facts = self.skim_facts(file.service);
