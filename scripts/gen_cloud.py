@@ -3,7 +3,7 @@
 
     python3 scripts/gen_cloud.py OUT [--size 100M] [--seed N] [--layout plain|sos|kolla|tripleo]
         [--era pre-zed|zed] [--ignored N] [--races N] [--pending N] [--bfv N] [--healthy N]
-        [--offsets] [--zones] [--rotate] [--debug] [--force]
+        [--offsets] [--zones] [--rotate] [--debug] [--oslo-time FORM] [--force]
 
 It writes one folder per host (a sosreport per host with --layout sos) and
 OUT/ground_truth.json in the format scripts/check_truth.py reads. Its view of a cloud:
@@ -18,7 +18,10 @@ OUT/ground_truth.json in the format scripts/check_truth.py reads. Its view of a 
   `finished` (Keystone refuses the get-server call, the greenthread dies silently); the
   boot-from-volume instance whose rebuild waits for its volume many minutes;
 - every other service at DEBUG when asked, logs rotated into `.1` and `.2.gz`, per-host
-  clock offsets and time zones (each host logs its local time, /etc/timezone says which).
+  clock offsets and time zones (each host logs its local time, /etc/timezone says which);
+- oslo.log's time field as each deployment sets it (--oslo-time): the default
+  `%(asctime)s`, a `log_date_format` with a `T`, or `%(isotime)s` (local time and its
+  offset); `mixed` gives each host one of them.
 
 Only the Python standard library. The log texts are those of
 ../shared/reference/masakari-nova-logs.md (oslo.log, Masakari, Nova, Cinder, Apache).
@@ -512,7 +515,20 @@ class Cloud:
         local = when.astimezone(ZoneInfo(host.zone))
         if kind == "apache":
             return local.strftime("%d/%b/%Y:%H:%M:%S %z")
-        return local.strftime("%Y-%m-%d %H:%M:%S.") + "%03d" % (local.microsecond // 1000)
+        form = self.oslo_time_of(host)
+        if form == "isotime":
+            # oslo.log's %(isotime)s: local time, microseconds and the offset.
+            return local.isoformat(timespec="microseconds")
+        sep = "T" if form == "asctime-t" else " "
+        return local.strftime("%Y-%m-%d" + sep + "%H:%M:%S.") + "%03d" % (local.microsecond // 1000)
+
+    def oslo_time_of(self, host):
+        """The time field a host's oslo.log format uses: --oslo-time, or with `mixed`
+        each host its own (the default asctime, a `T` log_date_format, or isotime)."""
+        if self.a.oslo_time != "mixed":
+            return self.a.oslo_time
+        forms = ["asctime", "asctime-t", "isotime"]
+        return forms[sum(host.name.encode()) % len(forms)]
 
     def render(self, host, t, item):
         kind, body = item
@@ -622,6 +638,9 @@ def main():
     ap.add_argument("--zones", action="store_true")
     ap.add_argument("--rotate", action="store_true")
     ap.add_argument("--debug", action="store_true")
+    ap.add_argument("--oslo-time", choices=["asctime", "asctime-t", "isotime", "mixed"], default="asctime",
+                    help="oslo.log's time field: %%(asctime)s (default), with a T log_date_format, "
+                         "%%(isotime)s (local time and offset), or mixed: each host one of these")
     ap.add_argument("--case", default="acme-case-00412345")
     ap.add_argument("--force", action="store_true")
     a = ap.parse_args()
