@@ -25,6 +25,8 @@ mod hostile;
 mod hosts;
 /// Masakari's host-failure flow, the baseline the executor is compared with.
 mod masakari_flow;
+/// Logs that interleave several services' lines (journal, syslog, kubectl --prefix).
+mod merged_sources;
 /// oslo.log lines under other time formats (`T`, `%(isotime)s` with any offset).
 mod oslo_date_formats;
 /// Pictures of findings and `timeline --format svg`.

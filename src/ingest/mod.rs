@@ -20,6 +20,7 @@ pub mod role;
 pub mod sink;
 pub mod small_files;
 mod sos_name;
+pub(crate) mod split_sources;
 pub mod timezone;
 
 pub use error::IngestError;

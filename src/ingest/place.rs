@@ -21,6 +21,9 @@ pub(crate) struct Placed<'f> {
     pub(crate) inner: String,
     pub(crate) role: Role,
     pub(crate) incomplete: Option<String>,
+    /// A part of a file that mixes services (`ingest::split_sources`): where its lines
+    /// are in the file.
+    pub(crate) part_lines: Option<std::sync::Arc<crate::ingest::split_sources::PartLines>>,
 }
 
 /// A found tree laid out: its host roots, the host of each root, the hosts and every
@@ -153,6 +156,7 @@ pub(crate) fn place_files<'f>(
             inner,
             role,
             incomplete,
+            part_lines: None,
         });
     }
     drop_duplicate_journals(&mut placed);

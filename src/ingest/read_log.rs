@@ -10,6 +10,7 @@ use crate::ingest::chunks::LineChunks;
 use crate::ingest::place::Placed;
 use crate::ingest::role::{Role, rotation};
 use crate::ingest::sink::{FileCtx, RecordSink};
+use crate::ingest::split_sources::PartLines;
 use crate::model::Service;
 use crate::model::inventory::FileInfo;
 
@@ -239,6 +240,7 @@ fn read_records<S: RecordSink + ?Sized>(
     };
     // The bytes read are the file's own when it is not compressed.
     let disk = (p.file.unpacked && chunks.plain()).then_some(p.file.abs.as_path());
+    let lines = p.part_lines.as_deref();
     let mut counts = Counts::default();
     let mut assembler = Assembler::new();
     // Records the sinks all ignore are passed over, not built (DEBUG logs are mostly
@@ -283,14 +285,17 @@ fn read_records<S: RecordSink + ?Sized>(
             let mut skim = SinkSkim {
                 ctx: &ctx,
                 feed: &feed,
+                lines,
             };
             assembler.push_skimming(bytes, &mut skim, &mut |record, span| {
+                let span = in_file(lines, span);
                 let (sink, counts) = &mut *feed.borrow_mut();
                 counts.count(record, span);
                 sink.record(&ctx, record, span);
             });
         } else {
             assembler.push(bytes, &mut |record, span| {
+                let span = in_file(lines, span);
                 counts.count(record, span);
                 sink.record(&ctx, record, span);
             });
@@ -309,14 +314,17 @@ fn read_records<S: RecordSink + ?Sized>(
         let mut skim = SinkSkim {
             ctx: &ctx,
             feed: &feed,
+            lines,
         };
         assembler.finish_skimming(&mut skim, &mut |record, span| {
+            let span = in_file(lines, span);
             let (sink, counts) = &mut *feed.borrow_mut();
             counts.count(record, span);
             sink.record(&ctx, record, span);
         });
     } else {
         assembler.finish(&mut |record, span| {
+            let span = in_file(lines, span);
             counts.count(record, span);
             sink.record(&ctx, record, span);
         });
@@ -364,6 +372,8 @@ fn read_records<S: RecordSink + ?Sized>(
 struct SinkSkim<'c, 'f, S: RecordSink + ?Sized> {
     ctx: &'c FileCtx<'c>,
     feed: &'f RefCell<(&'f mut S, &'f mut Counts)>,
+    /// A part's lines in the file it was cut from.
+    lines: Option<&'c PartLines>,
 }
 
 impl<S: RecordSink + ?Sized> Skim for SinkSkim<'_, '_, S> {
@@ -376,10 +386,17 @@ impl<S: RecordSink + ?Sized> Skim for SinkSkim<'_, '_, S> {
     }
 
     fn skipped(&mut self, line: &Line<'_>, span: RecordSpan) {
+        let span = in_file(self.lines, span);
         let (sink, counts) = &mut *self.feed.borrow_mut();
         counts.count_skipped(line);
         sink.skipped(self.ctx, line, span);
     }
+}
+
+/// `span` as the file holds it: a part's lines are numbered as in the file it was cut
+/// from.
+fn in_file(lines: Option<&PartLines>, span: RecordSpan) -> RecordSpan {
+    lines.map_or(span, |lines| lines.in_file(span))
 }
 
 /// Says whether a file is UTF-16, by its byte-order mark or by NULs in every other

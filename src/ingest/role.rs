@@ -142,6 +142,12 @@ fn container_name_service(name: &str) -> Option<&'static str> {
     }
 }
 
+/// The known service a line's writer stands for: a syslog program, a container, a pebble
+/// service (`nova-api`, `masakari_engine`, `nova-compute-0`); `None` for any other.
+pub(crate) fn source_service(name: &str) -> Option<&'static str> {
+    container_name_service(name)
+}
+
 /// The service of a container log: its container's name, else its pod's, else the
 /// container name as it is (the loggers inside then name the service).
 fn container_service(container: &str, pod: &str) -> Service {

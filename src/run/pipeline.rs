@@ -18,6 +18,7 @@ use crate::ingest::place::{Placed, Placement, place_all};
 use crate::ingest::read_log::{is_masakari, progress_bar, read_cost, read_logs};
 use crate::ingest::sink::SinkFactory;
 use crate::ingest::small_files::{read_small_files, zones_of_links};
+use crate::ingest::split_sources::{may_mix, split_mixed, with_parts};
 use crate::ingest::timezone::{HostZone, UnknownZone};
 use crate::ingest::{IngestError, IngestLimits, Named};
 use crate::memory::peak_rss_mb;
@@ -176,6 +177,19 @@ fn analyze_found(
     });
     let (mut small, logs) = read_small_files(placed, &mut skipped);
     zones_of_links(found, &roots, &root_host, &mut small.zones);
+    // Logs that interleave several services' lines (a whole journal, a syslog,
+    // `kubectl logs --all-containers --prefix`): a part per service, read as its log.
+    let split_work = match logs.iter().any(|p| may_mix(&p.role)) {
+        true => {
+            Some(scratch_folder(options.work_dir.as_deref()).map_err(AnalyzeError::WorkFolder)?)
+        }
+        false => None,
+    };
+    let splits = match &split_work {
+        Some(work) => split_mixed(&logs, work.path(), &options.limits),
+        None => Vec::new(),
+    };
+    let logs = with_parts(logs, &splits, &mut hosts);
     let small_files_ms = ms(stage);
     tracing::debug!(
         config = small.config.len(),

@@ -37,6 +37,7 @@ fn placed<'f>(file: &'f FoundFile, service: &str) -> Placed<'f> {
         inner: file.rel.clone(),
         role: Role::Log(Service::new(service)),
         incomplete: None,
+        part_lines: None,
     }
 }
 
