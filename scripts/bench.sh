@@ -36,7 +36,8 @@
 # other host names and layouts, 1000s of ignored notifications, Apache/eventlet nova-api,
 # Keystone and Cinder logs, its own story of each failure class):
 #   cloud2-sos     a sosreport per host, 5000 ignored notifications, offsets (+95 s), zones, rotations,
-#                  each host's oslo.log time its own (default, a `T` log_date_format, %(isotime)s)
+#                  each host's oslo.log time its own (default, a `T` log_date_format, %(isotime)s),
+#                  every third host's services only in sos's whole journal (interleaved)
 #   cloud2-kolla   Kolla paths, pre-Zed contexts (no global ids, `host_statusis`), DEBUG, offsets
 #   cloud2-tripleo TripleO container paths, DEBUG, rotations, 40 computes of 30 instances
 # Per mix: `evacdoc analyze BUNDLE --format json` and `rg -a -c -z <an evacuate request id>`
@@ -100,7 +101,7 @@ mix_args() {
         kolla) echo "--seed 19 --layout kolla --debug all --controllers 3 --overlap --captures --zones UTC,Asia/Kolkata --skews $SKEWS" ;;
         k8s) echo "--seed 23 --layout k8s --services all --instances 100 --failures hard --skews $SKEWS" ;;
         kubectl) echo "--seed 29 --layout k8s --wrap kubectl --services all --overlap --failures hard --skews $SKEWS" ;;
-        cloud2-sos) echo "--seed 31 --layout sos --offsets --zones --rotate --ignored 5000 --oslo-time mixed" ;;
+        cloud2-sos) echo "--seed 31 --layout sos --offsets --zones --rotate --ignored 5000 --oslo-time mixed --journal" ;;
         cloud2-kolla) echo "--seed 37 --layout kolla --era pre-zed --debug --offsets --ignored 3000" ;;
         cloud2-tripleo) echo "--seed 41 --layout tripleo --debug --rotate --computes 40 --instances 30 --races 3 --healthy 8" ;;
         *) die "unknown mix '$1' (mixes: $ALL_MIXES big)" ;;

@@ -3,7 +3,7 @@
 
     python3 scripts/gen_cloud.py OUT [--size 100M] [--seed N] [--layout plain|sos|kolla|tripleo]
         [--era pre-zed|zed] [--ignored N] [--races N] [--pending N] [--bfv N] [--healthy N]
-        [--offsets] [--zones] [--rotate] [--debug] [--oslo-time FORM] [--force]
+        [--offsets] [--zones] [--rotate] [--debug] [--oslo-time FORM] [--journal] [--force]
 
 It writes one folder per host (a sosreport per host with --layout sos) and
 OUT/ground_truth.json in the format scripts/check_truth.py reads. Its view of a cloud:
@@ -21,7 +21,9 @@ OUT/ground_truth.json in the format scripts/check_truth.py reads. Its view of a 
   clock offsets and time zones (each host logs its local time, /etc/timezone says which);
 - oslo.log's time field as each deployment sets it (--oslo-time): the default
   `%(asctime)s`, a `log_date_format` with a `T`, or `%(isotime)s` (local time and its
-  offset); `mixed` gives each host one of them.
+  offset); `mixed` gives each host one of them;
+- hosts whose services log only to the journal (--journal, sos layout): their lines are
+  in sos's whole-journal capture, every service's interleaved.
 
 Only the Python standard library. The log texts are those of
 ../shared/reference/masakari-nova-logs.md (oslo.log, Masakari, Nova, Cinder, Apache).
@@ -567,8 +569,13 @@ class Cloud:
             root = os.path.join(out, self.root_of(h))
             hosts_truth.append({"name": h.name, "aliases": [], "clock_offset_s": h.offset_s})
             self.write_host_files(h, root)
+            journal = []
             for path, items in h.files.items():
                 items.sort(key=lambda x: x[0])
+                # Apache writes its access log itself, journal or not.
+                if self.journal_only(h) and "apache2" not in path:
+                    journal.append((path, items))
+                    continue
                 lines = [self.render(h, t, item) for t, item in items]
                 full = os.path.join(root, path)
                 os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -577,9 +584,37 @@ class Cloud:
                 else:
                     with open(full, "w") as f:
                         f.write("\n".join(lines) + "\n")
+            if journal:
+                self.write_journal(h, root, journal)
         with open(os.path.join(out, "ground_truth.json"), "w") as f:
             json.dump({"generator": "gen_cloud.py", "seed": a.seed, "recoveries": self.truth, "hosts": hosts_truth},
                       f, indent=1)
+
+    def journal_only(self, host):
+        """--journal: every third host (by name) runs its services under systemd without a
+        log file, so sos has their lines only in the whole journal."""
+        return self.a.journal and self.paths.layout == "sos" and sum(host.name.encode()) % 3 == 1
+
+    def write_journal(self, h, root, files):
+        """The host's service logs as sos's `journalctl --no-pager` shows them: every line
+        a journal entry (systemd splits a service's output at newlines) prefixed with the
+        host's local time, its name and the service's identifier and pid, in time order."""
+        entries = []
+        for path, items in files:
+            service = os.path.basename(path).split(".log")[0]
+            if service == "nova-api-wsgi":
+                service = "nova-api"
+            for n, (t, item) in enumerate(items):
+                local = (EPOCH + dt.timedelta(seconds=t + h.offset_s)).astimezone(ZoneInfo(h.zone))
+                prefix = "%s %s %s[%d]: " % (local.strftime("%b %d %H:%M:%S"), h.name, service,
+                                            self.pid_of(h, service))
+                for line in self.render(h, t, item).split("\n"):
+                    entries.append((t, path, n, prefix + line))
+        entries.sort(key=lambda e: e[:3])
+        full = os.path.join(root, "sos_commands", "logs", "journalctl_--no-pager")
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write("".join(e[3] + "\n" for e in entries))
 
     def rotated(self, full, lines):
         """logrotate's view: the oldest third gzipped as .2.gz, the next as .1, the rest live."""
@@ -638,6 +673,8 @@ def main():
     ap.add_argument("--zones", action="store_true")
     ap.add_argument("--rotate", action="store_true")
     ap.add_argument("--debug", action="store_true")
+    ap.add_argument("--journal", action="store_true",
+                    help="sos layout: every third host keeps its services' lines only in the whole journal")
     ap.add_argument("--oslo-time", choices=["asctime", "asctime-t", "isotime", "mixed"], default="asctime",
                     help="oslo.log's time field: %%(asctime)s (default), with a T log_date_format, "
                          "%%(isotime)s (local time and offset), or mixed: each host one of these")
