@@ -18,6 +18,7 @@ use evacdoc_parsers::layers::{MAX_LAYERS, peel_layers};
 
 use crate::ingest::IngestLimits;
 use crate::ingest::chunks::LineChunks;
+use crate::ingest::decompress::open_decompressed;
 use crate::ingest::discover::FoundFile;
 use crate::ingest::place::Placed;
 use crate::ingest::role::{Role, is_canonical, source_service};
@@ -26,7 +27,7 @@ use crate::model::inventory::Host;
 
 /// How much of a file is looked at to decide whether its lines carry their writers'
 /// names at all (a log without prefixes does not gain them further on).
-const SNIFF_BYTES: usize = 256 << 10;
+const SNIFF_BYTES: usize = 64 << 10;
 
 /// Where a part's lines are in the file it was cut from: the part's line `i` (counted
 /// from 1, as spans count) is the file's line `lines[i - 1]`.
@@ -141,24 +142,35 @@ fn has_prefix(text: &str) -> bool {
     peel_layers(None, text, 1).0.is_some()
 }
 
-/// Whether the lines of `file` go to two destinations or more: its start shows
-/// prefixes naming writers, then every line is looked at.
+/// Whether the lines of `file` go to two destinations or more. Three looks, each
+/// cheaper than the next and each enough to say no: its start shows no prefix naming a
+/// writer (a service's own log); no known service's name is anywhere in it (a syslog of
+/// other daemons); then line by line, until a second destination.
 fn mixes_services(file: &FoundFile, limit: u64) -> std::io::Result<bool> {
+    if !starts_with_prefixes(file)? {
+        return Ok(false);
+    }
+    let mut chunks = LineChunks::open(file.named(), limit).map_err(std::io::Error::other)?;
+    let mut named = false;
+    while let Some((bytes, _)) = chunks.next_piece() {
+        // Pieces end at lines: a name in a prefix is never cut.
+        if SERVICE_STEMS.is_match(bytes) {
+            named = true;
+            break;
+        }
+        chunks.consume();
+    }
+    if !named {
+        return Ok(false);
+    }
     let mut chunks = LineChunks::open(file.named(), limit).map_err(std::io::Error::other)?;
     let mut first: Option<Option<&'static str>> = None;
-    let mut looked = 0usize;
-    let mut prefixed = false;
     while let Some((bytes, _)) = chunks.next_piece() {
         for line in bytes.split(|&b| b == b'\n') {
-            looked += line.len() + 1;
             let text = String::from_utf8_lossy(line);
             if !has_prefix(&text) {
-                if looked > SNIFF_BYTES && !prefixed {
-                    return Ok(false);
-                }
                 continue;
             }
-            prefixed = true;
             let here = destination(&text);
             match first {
                 None => first = Some(here),
@@ -166,12 +178,37 @@ fn mixes_services(file: &FoundFile, limit: u64) -> std::io::Result<bool> {
                 Some(_) => {}
             }
         }
-        if looked > SNIFF_BYTES && !prefixed {
-            return Ok(false);
-        }
         chunks.consume();
     }
     Ok(false)
+}
+
+/// Words one of which is in every name [`source_service`] knows (`nova-compute`,
+/// `masakari_engine`, `placement-api`, `cinder-volume` or `volume`, `keystone`): a file
+/// without any has no line a known service wrote.
+static SERVICE_STEMS: std::sync::LazyLock<aho_corasick::AhoCorasick> =
+    std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::new([
+            "nova",
+            "masakari",
+            "cinder",
+            "volume",
+            "keystone",
+            "placement",
+        ])
+        .unwrap_or_else(|_| unreachable!("fixed words"))
+    });
+
+/// Whether a line of the first [`SNIFF_BYTES`] of `file` starts with a prefix that may
+/// name its writer.
+fn starts_with_prefixes(file: &FoundFile) -> std::io::Result<bool> {
+    use std::io::Read;
+    let (_, reader) = open_decompressed(file.named()).map_err(std::io::Error::other)?;
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    reader.take(SNIFF_BYTES as u64).read_to_end(&mut head)?;
+    Ok(head
+        .split(|&b| b == b'\n')
+        .any(|line| has_prefix(&String::from_utf8_lossy(line))))
 }
 
 /// A part being written.

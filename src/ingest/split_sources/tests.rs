@@ -127,3 +127,33 @@ fn a_line_longer_than_a_piece_stays_one_line_of_its_part() {
     assert_eq!(lines_of(api), [long.as_str(), API]);
     assert_eq!(&*api.lines.0, [2, 4]);
 }
+
+#[test]
+fn every_known_writer_name_holds_a_service_stem() {
+    // The names source_service knows (programs, Kolla and Helm containers, pods): the
+    // stem check that spares a full look at a syslog of other daemons must see them.
+    for name in [
+        "nova-api",
+        "nova_compute",
+        "nova-compute-0",
+        "nova-conductor",
+        "nova-scheduler",
+        "nova-osapi",
+        "nova-api-osapi-7d9f8c6b5-x2x9k",
+        "masakari-engine",
+        "masakari_api",
+        "masakari-engine-api",
+        "masakari-hostmonitor",
+        "cinder-volume",
+        "cinder_scheduler",
+        "volume",
+        "keystone",
+        "placement-api",
+    ] {
+        assert!(source_service(name).is_some(), "{name}");
+        assert!(SERVICE_STEMS.is_match(name), "{name}");
+    }
+    for other in ["kernel", "systemd", "pacemaker-fenced", "ovs-vswitchd", "charm"] {
+        assert_eq!(source_service(other), None, "{other}");
+    }
+}
