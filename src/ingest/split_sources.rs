@@ -55,6 +55,8 @@ pub(crate) struct Part {
     /// The service whose lines it holds; `None` for the rest (the file's own role).
     pub service: Option<Service>,
     pub lines: Arc<PartLines>,
+    /// Why the file was read only in part (damage, a limit), if it was.
+    pub incomplete: Option<String>,
 }
 
 /// Whether `role`'s file may mix services: a log not named after one known service.
@@ -87,7 +89,7 @@ pub(crate) fn split(
         for segment in bytes.split_inclusive(|&b| b == b'\n') {
             // A line longer than a piece goes on in the next: where its start went.
             if !mid_line {
-                line_no += 1;
+                line_no = line_no.saturating_add(1);
                 let text = String::from_utf8_lossy(segment);
                 // A line without a prefix (a continuation) stays with the one before.
                 if has_prefix(&text) {
@@ -106,6 +108,11 @@ pub(crate) fn split(
         }
         chunks.consume();
     }
+    // Read up to damage or a limit: every part says so, as the file would have.
+    let incomplete = chunks
+        .damage
+        .as_ref()
+        .map(|damage| format!("read up to damage: {damage}"));
     let mut done = Vec::with_capacity(parts.len());
     for (service, writing) in parts {
         let (path, size, lines) = writing.finish()?;
@@ -128,6 +135,7 @@ pub(crate) fn split(
             },
             service: service.map(Service::new),
             lines: Arc::new(PartLines(lines.into_boxed_slice())),
+            incomplete: incomplete.clone(),
         });
     }
     // Services in a stable order, the rest last.
@@ -298,7 +306,7 @@ pub(crate) fn with_parts<'f>(
                 host: p.host,
                 inner,
                 role,
-                incomplete: p.incomplete.clone(),
+                incomplete: part.incomplete.clone().or_else(|| p.incomplete.clone()),
                 part_lines: Some(part.lines.clone()),
             });
         }

@@ -153,7 +153,29 @@ fn every_known_writer_name_holds_a_service_stem() {
         assert!(source_service(name).is_some(), "{name}");
         assert!(SERVICE_STEMS.is_match(name), "{name}");
     }
-    for other in ["kernel", "systemd", "pacemaker-fenced", "ovs-vswitchd", "charm"] {
+    for other in [
+        "kernel",
+        "systemd",
+        "pacemaker-fenced",
+        "ovs-vswitchd",
+        "charm",
+    ] {
         assert_eq!(source_service(other), None, "{other}");
     }
+}
+
+#[test]
+fn a_file_cut_short_says_so_in_every_part() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = [KERNEL, API, ENGINE].join("\n").repeat(200) + "\n";
+    let file = found(dir.path(), "syslog", &text);
+    let limit = text.len() as u64 / 2;
+    let parts = split(&file, dir.path(), 0, limit).unwrap().unwrap();
+    assert_eq!(parts.len(), 3);
+    for part in &parts {
+        let reason = part.incomplete.as_deref().unwrap_or_default();
+        assert!(reason.contains("limit"), "{}: {reason}", part.file.rel);
+    }
+    let whole = split(&file, dir.path(), 1, u64::MAX).unwrap().unwrap();
+    assert!(whole.iter().all(|p| p.incomplete.is_none()));
 }
