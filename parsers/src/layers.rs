@@ -51,6 +51,12 @@ pub fn peel(text: &str) -> Option<(Layer<'_>, &str)> {
     match b.first()? {
         // `YYYY-MM-DDT`: CRI, pebble, a journal short-iso prefix, or a kubectl time.
         c if c.is_ascii_digit() && b.get(10) == Some(&b'T') && b.get(4) == Some(&b'-') => {
+            // An oslo.log line whose own time has a `T` (`%(isotime)s`, or a
+            // `log_date_format` so written): no prefix, and no prefix reads so (each
+            // has a stream, a name or a host after its time, never a pid and a level).
+            if crate::oslo::starts_like_oslo(text) {
+                return None;
+            }
             if let Ok((rest, p)) = parse_cri_prefix(text) {
                 return Some((Layer::Cri(p), rest));
             }
@@ -66,11 +72,6 @@ pub fn peel(text: &str) -> Option<(Layer<'_>, &str)> {
             }
             if let Some(found) = syslog(text) {
                 return Some(found);
-            }
-            // An oslo.log line whose own time has a `T` (`%(isotime)s`, or a
-            // `log_date_format` so written) is not a `--timestamps` prefix before a pid.
-            if crate::oslo::parse_oslo_line(text).is_ok() {
-                return None;
             }
             parse_kubectl_time(text)
                 .ok()

@@ -6,7 +6,7 @@
 //! attachment messages). The rest are counted, not stored.
 
 use evacdoc_parsers::line::{Content, Line, Wrapper};
-use evacdoc_parsers::oslo::Level;
+use evacdoc_parsers::oslo::{Level, OsloLine};
 use evacdoc_parsers::records::RecordKind;
 use evacdoc_parsers::records::nova_request_of;
 use evacdoc_parsers::{Record, Timestamp};
@@ -288,15 +288,27 @@ fn offset_in(outer: &str, inner: &str) -> u32 {
     u32::try_from(start.min(outer.len())).unwrap_or(0)
 }
 
+/// Votes the offset an oslo.log line's own time gives (`%(isotime)s`), the best
+/// evidence of its host's zone; true when it gave one. Apart from [`vote_offsets`] so
+/// that a reader passing over such lines votes it all the same (the keeper's `skipped`).
+pub fn vote_own_offset(head: &Line<'_>, votes: &mut OffsetVotes) -> bool {
+    let Content::Oslo(OsloLine {
+        offset: Some(offset),
+        ..
+    }) = &head.content
+    else {
+        return false;
+    };
+    votes.vote(*offset, "oslo.log timestamps with their offset");
+    true
+}
+
 /// Records the time-zone evidence a record carries for its host.
 pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
+    if vote_own_offset(&record.head, votes) {
+        return;
+    }
     match (&record.head.wrapper, &record.head.content) {
-        // The line's own time gives its offset (`%(isotime)s`): the best evidence.
-        (_, Content::Oslo(o)) if o.offset.is_some() => {
-            if let Some(offset) = o.offset {
-                votes.vote(offset, "oslo.log timestamps with their offset");
-            }
-        }
         // Pebble, CRI, Docker and `kubectl logs --timestamps` stamp each line in UTC
         // beside the content's local time.
         (
@@ -340,14 +352,16 @@ pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
     }
 }
 
-/// True when [`vote_offsets`] of a record whose first line is `head` votes nothing,
-/// known cheaply: a line without a wrapper whose content is oslo.log's falls to the
-/// arm of oslo lines without a wrapper (the arms before it need a wrapper or an access
-/// line), which votes only for a `generated_time` in the message. False when unsure.
+/// True when [`vote_offsets`] of a record whose first line is `head` votes nothing but
+/// the line's own offset ([`vote_own_offset`], which the keeper votes when it passes
+/// over the line), known cheaply: a line without a wrapper whose content is oslo.log's
+/// and gives no offset falls to the arm of oslo lines without a wrapper (the arms before
+/// it need a wrapper or an access line), which votes only for a `generated_time` in the
+/// message; one that gives an offset votes that alone. False when unsure.
 pub fn votes_nothing(head: &Line<'_>) -> bool {
     match (&head.wrapper, &head.content) {
         (None, Content::Oslo(o)) => {
-            o.offset.is_none() && GENERATED_TIME.find(o.message.as_bytes()).is_none()
+            o.offset.is_some() || GENERATED_TIME.find(o.message.as_bytes()).is_none()
         }
         _ => false,
     }

@@ -7,7 +7,7 @@ use evacdoc_parsers::records::RecordKind;
 use evacdoc_parsers::{Line, Record, Timestamp};
 
 use crate::correlate::extract::{
-    RawEvent, Watched, event_of, keep, keep_head, vote_offsets, votes_nothing,
+    RawEvent, Watched, event_of, keep, keep_head, vote_offsets, vote_own_offset, votes_nothing,
 };
 use crate::correlate::fence_log::{self, LoggedFence};
 use crate::ingest::host_names::HostNameVotes;
@@ -242,7 +242,8 @@ impl RecordSink for EventKeeper<'_> {
 
     /// Exact by [`RecordSink::record`] above, for the record of `head` alone (an
     /// `Entry`, so `unparsed_reason` is `None`): no fencing results are looked for (not
-    /// a log that may hold them); [`vote_offsets`] votes nothing ([`votes_nothing`]); the
+    /// a log that may hold them); [`vote_offsets`] votes nothing but the line's own offset,
+    /// which [`RecordSink::skipped`] votes ([`votes_nothing`]); the
     /// host-name votes count nothing ([`HostNameVotes::counts_nothing`]); [`keep`] is
     /// [`keep_head`] of its kind and first line, false: nothing is kept. What is left is
     /// the last time seen, which [`RecordSink::skipped`] sets.
@@ -254,6 +255,8 @@ impl RecordSink for EventKeeper<'_> {
     }
 
     fn skipped(&mut self, _file: &FileCtx<'_>, head: &Line<'_>, _span: RecordSpan) {
+        // What `vote_offsets` votes of such a line (see `votes_nothing`).
+        vote_own_offset(head, &mut self.votes);
         if let Some(stamp) = head.timestamp() {
             self.last_stamp = Some(stamp);
         }

@@ -200,3 +200,25 @@ fn debug_suffix() {
     assert_eq!(loc.function, "synchronized_wrapper");
     assert_eq!(loc.path, "/usr/lib/python3/dist-packages/masakari/utils.py");
 }
+
+#[test]
+fn starts_like_oslo_takes_a_time_a_pid_and_a_level_only() {
+    for yes in [
+        "2026-12-05T21:36:52.939 2349 INFO masakari.compute.nova [-] x",
+        "2026-12-05T23:37:52.988000+02:00 2175 ERROR nova.compute.api [-] x",
+        "2026-12-05 21:36:52.939 2349 DEBUG a.b [-] x",
+    ] {
+        assert!(starts_like_oslo(yes), "{yes}");
+    }
+    for no in [
+        // CRI, kubectl over an oslo line, pebble, a journal short-iso prefix.
+        "2026-12-05T21:36:52.939912345Z stdout F 2026-12-05 21:36:52.939 7 INFO a.b [-] x",
+        "2026-12-05T21:36:52.939912345Z 2026-12-05T21:36:52.939 7 INFO a.b [-] x",
+        "2026-12-05T21:36:52.939Z [nova-api] 2026-12-05 21:36:52.939 7 INFO a.b [-] x",
+        "2026-12-05T21:36:52+0000 ctl1 nova-api[2175]: 2026-12-05 21:36:52.939 7 INFO a.b",
+        "2026-12-05T21:36:52+0000 10 kernel: x",
+        "2026-12-05T21:36:52.939 2349 info x",
+    ] {
+        assert!(!starts_like_oslo(no), "{no}");
+    }
+}
