@@ -22,6 +22,11 @@ enum Merge {
     /// `kubectl logs --all-containers --prefix --timestamps`:
     /// `[pod/nova-api-0/nova-api] 2026-12-05T21:36:52.939000000Z `.
     Kubectl,
+    /// DevStack's journal (`screen-*.txt` of upstream CI jobs, `journalctl -o
+    /// short-precise`): `Dec 05 21:36:52.939000 ctl1 nova-api[2175]: `, and the oslo.log
+    /// line after it without its own time and pid (DevStack's format leaves them to the
+    /// journal): `INFO nova.api.openstack.requestlog [...] ...`.
+    Devstack,
 }
 
 impl Merge {
@@ -30,6 +35,7 @@ impl Merge {
         match self {
             Merge::Journal => "sos_commands/logs/journalctl_--no-pager",
             Merge::Syslog => "var/log/syslog",
+            Merge::Devstack => "logs/screen-all.txt",
             Merge::Kubectl => "pods/all-containers.log",
         }
     }
@@ -44,12 +50,31 @@ impl Merge {
         match self {
             Merge::Journal => format!("{month} {day:02} {clock} ctl1 {service}[2175]: "),
             Merge::Syslog => format!("{month} {day:>2} {clock} ctl1 {service}[2175]: "),
+            Merge::Devstack => format!(
+                "{month} {day:02} {clock}.{}000 ctl1 {service}[2175]: ",
+                &stamp[20..23]
+            ),
             Merge::Kubectl => format!(
                 "[pod/{service}-0/{service}] {}T{}000000Z ",
                 &stamp[..10],
                 &stamp[11..23]
             ),
         }
+    }
+}
+
+impl Merge {
+    /// What the merged file holds of `line` after its prefix: DevStack's drops an
+    /// oslo.log line's own time and pid.
+    fn body(self, line: &str) -> &str {
+        if !matches!(self, Merge::Devstack)
+            || line.get(..23).is_none_or(|h| oslo_timestamp(h).is_err())
+        {
+            return line;
+        }
+        let after_time = line[23..].trim_start_matches(' ');
+        let after_pid = after_time.trim_start_matches(|c: char| c.is_ascii_digit());
+        after_pid.strip_prefix(' ').unwrap_or(after_pid)
     }
 }
 
@@ -71,7 +96,7 @@ fn merged(bundle: &Path, to: &Path, merge: Merge) -> PathBuf {
                 {
                     stamp = head.to_string();
                 }
-                let prefixed = format!("{}{line}", merge.prefix(&service, &stamp));
+                let prefixed = format!("{}{}", merge.prefix(&service, &stamp), merge.body(line));
                 lines.push((stamp.clone(), service.clone(), i, prefixed));
             }
             std::fs::remove_file(&path).unwrap();
@@ -119,7 +144,12 @@ fn real_bundles_give_the_same_findings_from_a_merged_log() {
         let bundle = samples().join("realstack").join(scenario).join("bundle");
         let expected = findings(&analysis(&bundle));
         assert!(!expected.is_empty(), "{scenario}");
-        for merge in [Merge::Journal, Merge::Syslog, Merge::Kubectl] {
+        for merge in [
+            Merge::Journal,
+            Merge::Syslog,
+            Merge::Kubectl,
+            Merge::Devstack,
+        ] {
             let dir = tempfile::tempdir().unwrap();
             let copy = dir.path().join("bundle");
             let file = merged(&bundle, &copy, merge);

@@ -17,6 +17,8 @@ mod control_characters;
 mod detect;
 /// The failure classes beyond the first three: finding, host, evidence; none on look-alikes.
 mod detect_classes;
+/// An upstream CI job's DevStack logs (`screen-*.txt`, journal lines without a year).
+mod devstack_logs;
 /// The analysis document: serialized, read back, detected again.
 mod document;
 /// Hostile archives and files, through the CLI and the service; the service under faults.

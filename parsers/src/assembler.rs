@@ -16,8 +16,9 @@ use std::ops::Range;
 
 use crate::cri::{Stream, parse_cri_prefix};
 use crate::docker::{parse_docker_line, unescape};
-use crate::line::{Content, Line, Wrapper, parse_line, parse_wrapped};
+use crate::line::{Content, Line, Wrapper, parse_line_written, parse_wrapped_written};
 use crate::records::{Cut, MAX_LINE_BYTES, MAX_RECORD_LINES, Machine, Record};
+use crate::time::DateTime;
 
 mod reader;
 mod skim;
@@ -93,11 +94,13 @@ struct Logical<'x> {
 }
 
 impl<'x> Logical<'x> {
-    fn line(&self, scratch: &'x str) -> Line<'x> {
+    fn line(&self, scratch: &'x str, written: Option<&DateTime>) -> Line<'x> {
         let raw = self.raw.get(scratch);
         match &self.wrapped {
-            None => parse_line(raw),
-            Some((wrapper, payload)) => parse_wrapped(raw, wrapper.clone(), payload.get(scratch)),
+            None => parse_line_written(raw, written),
+            Some((wrapper, payload)) => {
+                parse_wrapped_written(raw, wrapper.clone(), payload.get(scratch), written)
+            }
         }
     }
 }
@@ -170,12 +173,24 @@ pub struct Assembler {
     lines: usize,
     bytes: u64,
     invalid_utf8_lines: u64,
+    /// When the input was last written, if known: the year of journal lines without one.
+    written: Option<DateTime>,
 }
 
 impl Assembler {
     /// An assembler at the start of an input.
     pub fn new() -> Assembler {
         Assembler::default()
+    }
+
+    /// An assembler at the start of an input last written at `written` (a file's
+    /// modification time): journal lines that give no year take the one before it (see
+    /// [`crate::line::parse_line_written`]).
+    pub fn written_at(written: Option<DateTime>) -> Assembler {
+        Assembler {
+            written,
+            ..Assembler::default()
+        }
     }
 
     /// Physical lines read so far (a last line without a newline counts once finished).
@@ -251,6 +266,7 @@ impl Assembler {
             scratch,
             lines,
             invalid_utf8_lines,
+            written,
             ..
         } = self;
         scratch.clear();
@@ -338,6 +354,7 @@ impl Assembler {
         let mut machine = Machine::new(Parsed {
             logical: &logical,
             scratch,
+            written: written.as_ref(),
             next: 0,
             end: 0,
         });

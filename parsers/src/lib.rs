@@ -54,6 +54,6 @@ pub mod utf8;
 pub mod uwsgi;
 
 pub use error::{ParseError, Reason};
-pub use line::{Content, Format, Line, Wrapper, parse_line};
+pub use line::{Content, Format, Line, Wrapper, parse_line, parse_line_written};
 pub use records::{Assembler, Record, RecordSpan, Records, Skim};
 pub use time::{DateTime, Timestamp};

@@ -10,10 +10,10 @@ use crate::docker::DockerPrefix;
 use crate::error::Reason;
 use crate::kubectl::KubectlPrefix;
 use crate::layers::{MAX_LAYERS, peel_layers};
-use crate::oslo::{OsloLine, parse_oslo_line};
+use crate::oslo::{OsloLine, parse_oslo_body, parse_oslo_line};
 use crate::pebble::PebblePrefix;
-use crate::syslog::SyslogPrefix;
-use crate::time::Timestamp;
+use crate::syslog::{SyslogPrefix, SyslogTime};
+use crate::time::{DateTime, Timestamp};
 use crate::uwsgi::{UwsgiLine, parse_uwsgi_line};
 
 /// The format of a line or record, as `evacdoc parse` names it.
@@ -259,11 +259,44 @@ pub fn parse_content(text: &str) -> Content<'_> {
 /// assert_eq!(oslo.message, "Global data already initialized, not re-initializing.");
 /// ```
 pub fn parse_line(raw: &str) -> Line<'_> {
+    parse_line_written(raw, None)
+}
+
+/// [`parse_line`] of a line of a file last written at `written` (its modification time,
+/// when known): the year a journal line without one was written in (see
+/// `content_after`).
+pub fn parse_line_written<'a>(raw: &'a str, written: Option<&DateTime>) -> Line<'a> {
     let (wrapper, rest) = peel_layers(None, raw, MAX_LAYERS);
+    let content = content_after(wrapper.as_ref(), rest, written);
     Line {
         raw,
         wrapper,
-        content: parse_content(rest),
+        content,
+    }
+}
+
+/// The content after `wrapper`: [`parse_content`], or, after a journal or syslog prefix,
+/// DevStack's oslo.log format, whose time and pid are the prefix's
+/// ([`parse_oslo_body`]). A prefix without a year (`short`, `short-precise`) takes the
+/// year that puts it before `written`; without `written` such a line stays text.
+fn content_after<'a>(
+    wrapper: Option<&Wrapper<'a>>,
+    text: &'a str,
+    written: Option<&DateTime>,
+) -> Content<'a> {
+    let content = parse_content(text);
+    let (Content::Text { .. }, Some(Wrapper::Syslog(s))) = (&content, wrapper) else {
+        return content;
+    };
+    let at = match s.time {
+        SyslogTime::Yearless(t) => written
+            .and_then(|w| t.written_before(w))
+            .map(Timestamp::local),
+        time => time.timestamp(),
+    };
+    match at.map(|at| parse_oslo_body(text, at, s.pid.unwrap_or(0))) {
+        Some(Ok((_, oslo))) => Content::Oslo(oslo),
+        _ => content,
     }
 }
 
@@ -272,13 +305,28 @@ pub fn parse_line(raw: &str) -> Line<'_> {
 /// containers run pebble, whose prefix then names the service better than the
 /// container stream: it becomes the wrapper).
 pub fn parse_wrapped<'a>(raw: &'a str, outer: Wrapper<'a>, payload: &'a str) -> Line<'a> {
+    parse_wrapped_written(raw, outer, payload, None)
+}
+
+/// [`parse_wrapped`] of a line of a file last written at `written` (see
+/// [`parse_line_written`]).
+pub fn parse_wrapped_written<'a>(
+    raw: &'a str,
+    outer: Wrapper<'a>,
+    payload: &'a str,
+    written: Option<&DateTime>,
+) -> Line<'a> {
     let (wrapper, rest) = peel_layers(Some(outer), payload, MAX_LAYERS - 1);
+    let content = content_after(wrapper.as_ref(), rest, written);
     Line {
         raw,
         wrapper,
-        content: parse_content(rest),
+        content,
     }
 }
+
+#[cfg(test)]
+mod devstack_tests;
 
 #[cfg(test)]
 mod tests {

@@ -235,6 +235,64 @@ pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
     ))
 }
 
+/// Reads what DevStack's format (`logging_context_format_string` without `%(asctime)s`
+/// and `%(process)d`) writes after a journal's prefix, which gives the time and the pid:
+/// `<LEVEL> <logger> [<context>] [instance: <uuid>] <message>`, as in the
+/// `screen-n-cpu.txt` logs of every upstream CI job:
+/// `Sep 05 09:02:05.123456 host nova-compute[15144]: DEBUG oslo_concurrency.lockutils
+/// [None req-... admin admin] Lock ... {{(pid=15144) inner .../lockutils.py:270}}`.
+///
+/// A known level word and a dotted logger (a Python module path) are required, so that
+/// another daemon's `INFO something happened` is not taken for one.
+///
+/// ```
+/// use evacdoc_parsers::oslo::{parse_oslo_body, Level};
+/// use evacdoc_parsers::time::{DateTime, Timestamp};
+/// let at = Timestamp::local(DateTime::new(2017, 9, 5, 9, 2, 5, 0).unwrap());
+/// let (_, o) = parse_oslo_body("INFO nova.api.openstack.requestlog [None req-02218714-6c35-\
+///     428b-95b2-55e6ff69a38c admin admin] 85.10.193.66 \"GET /compute/v2.1\" status: 302", at, 15067).unwrap();
+/// assert_eq!((o.level, o.logger, o.pid), (Level::Info, "nova.api.openstack.requestlog", 15067));
+/// assert_eq!(o.request_id(), Some("req-02218714-6c35-428b-95b2-55e6ff69a38c"));
+/// assert!(parse_oslo_body("INFO something happened", at, 1).is_err());
+/// ```
+pub fn parse_oslo_body(input: &str, at: Timestamp, pid: u32) -> PResult<'_, OsloLine<'_>> {
+    let (i, level) = level(input)?;
+    if matches!(level, Level::Other(_)) {
+        return expected(input, "log level");
+    }
+    let (i, _) = byte(i, b' ', "space before logger")?;
+    let (i, logger) = logger(i)?;
+    if !logger.contains('.')
+        || !logger
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+    {
+        return expected(i, "logger name");
+    }
+    let i = i.strip_prefix(' ').unwrap_or(i);
+    let (i, context_raw) = match context_span(i) {
+        Ok((rest, raw)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(raw)),
+        Err(_) => (i, None),
+    };
+    let (i, instance) = match instance_prefix(i) {
+        Ok((rest, uuid)) => (rest, Some(uuid)),
+        Err(_) => (i, None),
+    };
+    Ok((
+        "",
+        OsloLine {
+            timestamp: at.local,
+            offset: at.offset,
+            pid,
+            level,
+            logger,
+            context_raw,
+            instance,
+            message: crate::text::strip_colour_reset(i),
+        },
+    ))
+}
+
 /// The error summary oslo.log appends to WARNING and higher records logged while an
 /// exception is handled: `: <package.ExceptionClass>: <text>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

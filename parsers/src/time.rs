@@ -67,6 +67,27 @@ impl YearlessTime {
             self.nanos,
         )
     }
+
+    /// The date-time in the year that puts it at or before `written` (a file's
+    /// modification time): a log is written before it is last modified, so a month past
+    /// `written`'s is last year's (a December line in a file saved in January).
+    ///
+    /// ```
+    /// use evacdoc_parsers::time::{DateTime, YearlessTime};
+    /// let line = YearlessTime { month: 12, day: 30, hour: 23, minute: 59, second: 58, nanos: 0 };
+    /// let saved = DateTime::new(2026, 1, 2, 8, 0, 0, 0).unwrap();
+    /// assert_eq!(line.written_before(&saved).unwrap().year, 2025);
+    /// let saved = DateTime::new(2026, 12, 30, 8, 0, 0, 0).unwrap();
+    /// assert_eq!(line.written_before(&saved).unwrap().year, 2026);
+    /// ```
+    pub fn written_before(&self, written: &DateTime) -> Option<DateTime> {
+        let year = if self.month > written.month {
+            written.year.checked_sub(1)?
+        } else {
+            written.year
+        };
+        self.with_year(year)
+    }
 }
 
 const MONTHS: [&str; 12] = [

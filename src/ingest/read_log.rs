@@ -242,7 +242,7 @@ fn read_records<S: RecordSink + ?Sized>(
     let disk = (p.file.unpacked && chunks.plain()).then_some(p.file.abs.as_path());
     let lines = p.part_lines.as_deref();
     let mut counts = Counts::default();
-    let mut assembler = Assembler::new();
+    let mut assembler = Assembler::written_at(modified_at(&p.file.abs));
     // Records the sinks all ignore are passed over, not built (DEBUG logs are mostly
     // such records); counted all the same.
     let skims = sink.skims();
@@ -365,6 +365,17 @@ fn read_records<S: RecordSink + ?Sized>(
         });
     }
     FileRead { info, skipped }
+}
+
+/// When the file at `path` was last written (UTC), if its system says: the year of
+/// journal lines that give none (DevStack's `screen-*.txt`, sos's `journalctl` output).
+pub(crate) fn modified_at(path: &std::path::Path) -> Option<evacdoc_parsers::DateTime> {
+    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
+    let nanos = modified
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    evacdoc_parsers::DateTime::from_unix_nanos(i64::try_from(nanos).ok()?)
 }
 
 /// The sink of a file as the assembler's [`Skim`]: it asks the sink which records it

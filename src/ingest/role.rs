@@ -145,7 +145,29 @@ fn container_name_service(name: &str) -> Option<&'static str> {
 /// The known service a line's writer stands for: a syslog program, a container, a pebble
 /// service (`nova-api`, `masakari_engine`, `nova-compute-0`); `None` for any other.
 pub(crate) fn source_service(name: &str) -> Option<&'static str> {
+    // DevStack's systemd units: `devstack@n-cpu.service`.
+    if let Some(unit) = name.strip_prefix("devstack@") {
+        let unit = unit.trim_end_matches(".service");
+        return devstack_service(unit).or_else(|| container_name_service(unit));
+    }
     container_name_service(name)
+}
+
+/// The service of a DevStack short name (its `screen-<name>.txt` log in an upstream CI
+/// job's logs, its `devstack@<name>.service` unit); `None` for names it does not shorten.
+fn devstack_service(short: &str) -> Option<&'static str> {
+    Some(match short {
+        "n-cpu" => "nova-compute",
+        "n-api" => "nova-api",
+        "n-api-meta" => "nova-metadata",
+        "n-sch" => "nova-scheduler",
+        "c-api" => "cinder-api",
+        "c-vol" => "cinder-volume",
+        "c-sch" => "cinder-scheduler",
+        // The super conductor and the cells' conductors (`n-cond-cell1`).
+        s if s == "n-super-cond" || s.starts_with("n-cond") => "nova-conductor",
+        _ => return None,
+    })
 }
 
 /// The service of a container log: its container's name, else its pod's, else the
@@ -307,6 +329,17 @@ pub fn role_of(rel: &str) -> Role {
             return Role::Log(Service::new("syslog"));
         }
         return Role::Ignored("not a log file");
+    }
+    // An upstream CI job's DevStack logs: `logs/screen-n-cpu.txt[.gz]`, each one
+    // unit's journal (read as a log of the service its short name stands for; another
+    // name's loggers then say which service wrote it).
+    if let Some(short) = base
+        .strip_prefix("screen-")
+        .and_then(|s| s.strip_suffix(".txt"))
+        .filter(|s| !s.is_empty())
+    {
+        let known = devstack_service(short).or_else(|| known_log_service(short));
+        return Role::Log(Service::new(known.unwrap_or(short)));
     }
     if name.ends_with(".txt")
         || name.ends_with(".json")

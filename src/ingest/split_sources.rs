@@ -113,9 +113,11 @@ pub(crate) fn split(
         .damage
         .as_ref()
         .map(|damage| format!("read up to damage: {damage}"));
+    // The parts keep the file's modification time: the year of its lines that give none.
+    let modified = std::fs::metadata(&file.abs).and_then(|m| m.modified()).ok();
     let mut done = Vec::with_capacity(parts.len());
     for (service, writing) in parts {
-        let (path, size, lines) = writing.finish()?;
+        let (path, size, lines) = writing.finish(modified)?;
         let (rel, name) = match service {
             Some(s) => (
                 format!("{}#{s}", file.rel),
@@ -247,8 +249,14 @@ impl Writing {
         self.out.write_all(segment)
     }
 
-    fn finish(mut self) -> std::io::Result<(PathBuf, u64, Vec<u32>)> {
-        self.out.flush()?;
+    fn finish(
+        self,
+        modified: Option<std::time::SystemTime>,
+    ) -> std::io::Result<(PathBuf, u64, Vec<u32>)> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        if let Some(modified) = modified {
+            file.set_modified(modified)?;
+        }
         Ok((self.path, self.size, self.lines))
     }
 }

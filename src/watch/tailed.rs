@@ -65,7 +65,7 @@ impl TailedLog {
             follower,
             file,
             host,
-            assembler: Assembler::new(),
+            assembler: Assembler::written_at(now()),
             base_lines: 0,
             base_bytes: 0,
             pending: false,
@@ -180,7 +180,7 @@ impl TailedLog {
         self.feed(None, keeper, records);
         self.base_lines += self.assembler.lines();
         self.base_bytes += self.assembler.bytes();
-        self.assembler = Assembler::new();
+        self.assembler = Assembler::written_at(now());
         self.pending = false;
     }
 
@@ -247,4 +247,14 @@ impl Shifted<'_, '_> {
         };
         self.keeper.record(ctx, record, span);
     }
+}
+
+/// The time now: a log followed as it grows is written now, the year of its journal
+/// lines that give none.
+fn now() -> Option<evacdoc_parsers::DateTime> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_nanos();
+    evacdoc_parsers::DateTime::from_unix_nanos(i64::try_from(nanos).ok()?)
 }

@@ -3,6 +3,7 @@
 //! that is passed over.
 
 use super::*;
+use crate::line::parse_line;
 
 /// A reader that needs nothing of some one-line records but to know they were there:
 /// the assembler passes over them without building them ([`Assembler::push_skimming`]).
@@ -36,6 +37,7 @@ pub trait Skim {
 pub(super) struct Parsed<'l, 'x> {
     pub(super) logical: &'l [Logical<'x>],
     pub(super) scratch: &'x str,
+    pub(super) written: Option<&'x DateTime>,
     pub(super) next: usize,
     pub(super) end: usize,
 }
@@ -49,7 +51,9 @@ impl<'x> Iterator for Parsed<'_, 'x> {
         }
         let i = self.next;
         self.next += 1;
-        self.logical.get(i).map(|l| (i, l.line(self.scratch)))
+        self.logical
+            .get(i)
+            .map(|l| (i, l.line(self.scratch, self.written)))
     }
 }
 

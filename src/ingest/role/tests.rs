@@ -243,3 +243,35 @@ fn other_roles() {
         Role::Ignored(_)
     ));
 }
+
+#[test]
+fn devstack_screen_logs_and_units_name_their_service() {
+    assert_eq!(log("controller/logs/screen-n-cpu.txt"), "nova-compute");
+    assert_eq!(log("compute1/logs/screen-n-cpu.txt.gz"), "nova-compute");
+    assert_eq!(log("controller/logs/screen-n-api.txt"), "nova-api");
+    assert_eq!(
+        log("controller/logs/screen-n-cond-cell1.txt"),
+        "nova-conductor"
+    );
+    assert_eq!(
+        log("controller/logs/screen-n-super-cond.txt"),
+        "nova-conductor"
+    );
+    assert_eq!(log("controller/logs/screen-c-vol.txt"), "cinder-volume");
+    assert_eq!(
+        log("controller/logs/screen-masakari-engine.txt"),
+        "masakari-engine"
+    );
+    assert_eq!(log("controller/logs/screen-keystone.txt"), "keystone");
+    // A unit evacdoc does not know: read, named after itself.
+    assert_eq!(log("controller/logs/screen-etcd.txt"), "etcd");
+    assert_eq!(
+        source_service("devstack@n-cpu.service"),
+        Some("nova-compute")
+    );
+    assert_eq!(
+        source_service("devstack@masakari-engine.service"),
+        Some("masakari-engine")
+    );
+    assert_eq!(source_service("devstack@etcd.service"), None);
+}

@@ -1,0 +1,177 @@
+//! An upstream CI job's DevStack logs: each host's `logs/screen-<unit>.txt`, one systemd
+//! unit's journal (`journalctl -o short-precise`, no year), each line an oslo.log line in
+//! DevStack's format, which leaves the time and the pid to the journal:
+//! `Dec 05 21:36:52.939000 ctl1 nova-api[2175]: INFO nova.api.openstack.requestlog [...]`.
+//! The bundles written by real Nova and Masakari (`samples/realstack`), so rewritten,
+//! must give the findings their own logs give, in the year the files' modification time
+//! says.
+
+use std::path::Path;
+use std::time::{Duration, SystemTime};
+
+use evacdoc_parsers::time::oslo_timestamp;
+use serde_json::Value;
+
+use crate::util::{copy_tree, evacdoc, samples, stdout};
+
+/// DevStack's short name of a service's unit.
+fn unit(service: &str) -> &str {
+    match service {
+        "nova-compute" => "n-cpu",
+        "nova-api" => "n-api",
+        "nova-conductor" => "n-cond-cell1",
+        "nova-scheduler" => "n-sch",
+        other => other,
+    }
+}
+
+/// `line` of `service` on `host` as DevStack's journal writes it (`stamp`: the time of
+/// the last line that gave one, for lines without).
+fn devstack_line(host: &str, service: &str, line: &str, stamp: &str) -> String {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS[stamp[5..7].parse::<usize>().unwrap() - 1];
+    let body = match line.get(..23).filter(|h| oslo_timestamp(h).is_ok()) {
+        // The time and the pid go; the level, logger, context and message stay.
+        Some(_) => {
+            let after_pid = line[23..]
+                .trim_start_matches(' ')
+                .trim_start_matches(|c: char| c.is_ascii_digit());
+            after_pid.strip_prefix(' ').unwrap_or(after_pid)
+        }
+        None => line,
+    };
+    format!(
+        "{month} {} {}000 {host} {service}[2175]: {body}",
+        &stamp[8..10],
+        &stamp[11..23]
+    )
+}
+
+/// A copy of `bundle` in `to` whose logs are DevStack's, last written at `written`.
+fn as_devstack(bundle: &Path, to: &Path, written: SystemTime) {
+    copy_tree(bundle, to);
+    for host in std::fs::read_dir(to).unwrap().flatten() {
+        let host_name = host.file_name().to_string_lossy().into_owned();
+        let logs = host.path().join("var/log");
+        let Ok(dirs) = std::fs::read_dir(&logs) else {
+            continue;
+        };
+        let screens = host.path().join("logs");
+        std::fs::create_dir_all(&screens).unwrap();
+        for dir in dirs.flatten() {
+            for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                let path = file.path();
+                let service = path.file_stem().unwrap().to_string_lossy().into_owned();
+                let mut stamp = String::new();
+                let mut out = String::new();
+                for line in std::fs::read_to_string(&path).unwrap().lines() {
+                    if let Some(head) = line.get(..23).filter(|h| oslo_timestamp(h).is_ok()) {
+                        stamp = head.to_string();
+                    }
+                    out.push_str(&devstack_line(&host_name, &service, line, &stamp));
+                    out.push('\n');
+                }
+                let screen = screens.join(format!("screen-{}.txt", unit(&service)));
+                std::fs::write(&screen, out).unwrap();
+                let f = std::fs::File::options().write(true).open(&screen).unwrap();
+                f.set_modified(written).unwrap();
+            }
+        }
+        std::fs::remove_dir_all(&logs).unwrap();
+    }
+}
+
+fn analysis(bundle: &Path) -> Value {
+    let out = evacdoc(&["analyze", "--format", "json", bundle.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+/// Each finding's id, window and instances.
+fn findings(doc: &Value) -> Vec<(String, Value, Value)> {
+    let mut found: Vec<_> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_string(),
+                f["window"].clone(),
+                f["instance_uuids"].clone(),
+            )
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
+/// 2027-01-03T08:00:00Z: the logs (December 2026) saved in the next year.
+fn january_2027() -> SystemTime {
+    SystemTime::UNIX_EPOCH + Duration::from_secs(1_798_963_200)
+}
+
+#[test]
+fn real_bundles_give_the_same_findings_from_devstack_screen_logs() {
+    for scenario in ["race", "pending"] {
+        let bundle = samples().join("realstack").join(scenario).join("bundle");
+        let expected = findings(&analysis(&bundle));
+        assert!(
+            expected.iter().any(|f| !f.1.is_null()),
+            "{scenario}: {expected:?}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("bundle");
+        as_devstack(&bundle, &copy, january_2027());
+        assert!(copy.join("ctl1/logs/screen-n-api.txt").is_file());
+        assert!(copy.join("cmp1/logs/screen-n-cpu.txt").is_file());
+        let doc = analysis(&copy);
+        assert_eq!(findings(&doc), expected, "{scenario}");
+        // The evidence is the screen logs' lines.
+        let evidence: Vec<&str> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["evidence"].as_array().into_iter().flatten())
+            .filter_map(|e| e["path"].as_str())
+            .collect();
+        assert!(
+            evidence.iter().any(|p| p.contains("/logs/screen-")),
+            "{scenario}: {evidence:?}"
+        );
+    }
+}
+
+#[test]
+fn journal_lines_without_a_year_take_the_year_before_the_file_was_saved() {
+    let bundle = samples().join("realstack/race/bundle");
+    let expected = findings(&analysis(&bundle));
+    let window = expected
+        .iter()
+        .find(|f| !f.1.is_null())
+        .map(|f| f.1["start"].as_str().unwrap().to_string())
+        .unwrap();
+    assert!(window.starts_with("2026-12-05"), "{window}");
+    // Saved in November 2026: December's lines are of 2025.
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("bundle");
+    let november_2026 = january_2027() - Duration::from_secs(63 * 86_400);
+    as_devstack(&bundle, &copy, november_2026);
+    let doc = analysis(&copy);
+    let starts: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["window"]["start"].as_str())
+        .collect();
+    assert!(!starts.is_empty());
+    assert!(
+        starts.iter().all(|s| s.starts_with("2025-12-05")),
+        "{starts:?}"
+    );
+}
