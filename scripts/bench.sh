@@ -40,6 +40,8 @@
 #                  every third host's services only in sos's whole journal (interleaved)
 #   cloud2-kolla   Kolla paths, pre-Zed contexts (no global ids, `host_statusis`), DEBUG, offsets
 #   cloud2-tripleo TripleO container paths, DEBUG, rotations, 40 computes of 30 instances
+#   cloud2-devstack an upstream CI job's DevStack logs (`logs/screen-<unit>.txt`: journal lines
+#                  without a year over oslo.log lines without their own time), DEBUG, offsets, zones
 # Per mix: `evacdoc analyze BUNDLE --format json` and `rg -a -c -z <an evacuate request id>`
 # are measured with /usr/bin/time -f '%e %U %S %M' (Debian package `time`); the default mix
 # also measures `evacdoc timeline --instance`, zcat, lnav and os-log-merger when installed.
@@ -56,7 +58,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SIZE=${1:-1G}
 RUNS=${RUNS:-1}
 CHECK=${CHECK:-strict}
-ALL_MIXES="default debug-all nostatus sosreport kolla k8s kubectl cloud2-sos cloud2-kolla cloud2-tripleo"
+ALL_MIXES="default debug-all nostatus sosreport kolla k8s kubectl cloud2-sos cloud2-kolla cloud2-tripleo cloud2-devstack"
 MIXES=${MIXES:-$ALL_MIXES}
 # Mixes whose misses are reported without failing the run (none now; set it to
 # investigate a new mix without stopping CI).
@@ -104,6 +106,7 @@ mix_args() {
         cloud2-sos) echo "--seed 31 --layout sos --offsets --zones --rotate --ignored 5000 --oslo-time mixed --journal" ;;
         cloud2-kolla) echo "--seed 37 --layout kolla --era pre-zed --debug --offsets --ignored 3000" ;;
         cloud2-tripleo) echo "--seed 41 --layout tripleo --debug --rotate --computes 40 --instances 30 --races 3 --healthy 8" ;;
+        cloud2-devstack) echo "--seed 43 --layout devstack --debug --offsets --zones" ;;
         *) die "unknown mix '$1' (mixes: $ALL_MIXES big)" ;;
     esac
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A second bundle generator, written apart from gen_bundle.py: another view of a cloud.
 
-    python3 scripts/gen_cloud.py OUT [--size 100M] [--seed N] [--layout plain|sos|kolla|tripleo]
+    python3 scripts/gen_cloud.py OUT [--size 100M] [--seed N] [--layout plain|sos|kolla|tripleo|devstack]
         [--era pre-zed|zed] [--ignored N] [--races N] [--pending N] [--bfv N] [--healthy N]
         [--offsets] [--zones] [--rotate] [--debug] [--oslo-time FORM] [--journal] [--force]
 
@@ -23,7 +23,11 @@ OUT/ground_truth.json in the format scripts/check_truth.py reads. Its view of a 
   `%(asctime)s`, a `log_date_format` with a `T`, or `%(isotime)s` (local time and its
   offset); `mixed` gives each host one of them;
 - hosts whose services log only to the journal (--journal, sos layout): their lines are
-  in sos's whole-journal capture, every service's interleaved.
+  in sos's whole-journal capture, every service's interleaved;
+- DevStack as an upstream CI job keeps it (--layout devstack): `<host>/logs/screen-<unit>.txt`,
+  each unit's journal in `short-precise` (no year: the files' modification time, the end
+  of the logs, gives it) over oslo.log lines without their own time and pid, and the
+  configs under `logs/etc` (the compute's is `nova-cpu.conf`).
 
 Only the Python standard library. The log texts are those of
 ../shared/reference/masakari-nova-logs.md (oslo.log, Masakari, Nova, Cinder, Apache).
@@ -102,6 +106,19 @@ class Paths:
                 "cinder-api": "var/log/kolla/cinder/cinder-api.log",
                 "keystone": "var/log/kolla/keystone/keystone.log",
             }[service]
+        if self.layout == "devstack":
+            return {
+                "masakari-engine": "logs/screen-masakari-engine.txt",
+                "masakari-api": "logs/screen-masakari-api.txt",
+                "hostmonitor": "logs/screen-masakari-hostmonitor.txt",
+                "nova-api": "logs/screen-n-api.txt",
+                "nova-access": "logs/apache/nova-api-access.log",
+                "nova-conductor": "logs/screen-n-cond-cell1.txt",
+                "nova-scheduler": "logs/screen-n-sch.txt",
+                "nova-compute": "logs/screen-n-cpu.txt",
+                "cinder-api": "logs/screen-c-api.txt",
+                "keystone": "logs/screen-keystone.txt",
+            }[service]
         if self.layout == "tripleo":
             return {
                 "masakari-engine": "var/log/containers/masakari/masakari-engine.log",
@@ -133,6 +150,9 @@ class Paths:
             return {"nova": "etc/kolla/nova-api/nova.conf",
                     "nova-compute": "etc/kolla/nova-compute/nova.conf",
                     "masakari": "etc/kolla/masakari-engine/masakari.conf"}[service]
+        if self.layout == "devstack":
+            return {"nova": "logs/etc/nova/nova.conf", "nova-compute": "logs/etc/nova/nova-cpu.conf",
+                    "masakari": "logs/etc/masakari/masakari.conf"}[service]
         if self.layout == "tripleo":
             base = "var/lib/config-data/puppet-generated"
             return {"nova": base + "/nova/etc/nova/nova.conf",
@@ -532,8 +552,16 @@ class Cloud:
         forms = ["asctime", "asctime-t", "isotime"]
         return forms[sum(host.name.encode()) % len(forms)]
 
-    def render(self, host, t, item):
+    def render(self, host, t, item, path=""):
         kind, body = item
+        if kind == "oslo" and self.paths.layout == "devstack":
+            # DevStack's format leaves the time and the pid to the journal, whose
+            # `short-precise` time has microseconds and no year.
+            local = (EPOCH + dt.timedelta(seconds=t + host.offset_s)).astimezone(ZoneInfo(host.zone))
+            unit = os.path.basename(path)[len("screen-"):-len(".txt")]
+            pid, rest = body.split(" ", 1)
+            prefix = "%s %s devstack@%s.service[%s]: " % (local.strftime("%b %d %H:%M:%S.%f"), host.name, unit, pid)
+            return "\n".join(prefix + x for x in rest.split("\n"))
         if kind == "oslo":
             lines = body.split("\n")
             return self.stamp(host, t, "oslo") + " " + lines[0] + "".join("\n" + x for x in lines[1:])
@@ -576,7 +604,7 @@ class Cloud:
                 if self.journal_only(h) and "apache2" not in path:
                     journal.append((path, items))
                     continue
-                lines = [self.render(h, t, item) for t, item in items]
+                lines = [self.render(h, t, item, path) for t, item in items]
                 full = os.path.join(root, path)
                 os.makedirs(os.path.dirname(full), exist_ok=True)
                 if a.rotate and len(lines) > 30 and "masakari-engine" not in path:
@@ -584,6 +612,10 @@ class Cloud:
                 else:
                     with open(full, "w") as f:
                         f.write("\n".join(lines) + "\n")
+                if self.paths.layout == "devstack":
+                    # Saved when the job ended: the year of its journal lines.
+                    end = (EPOCH + dt.timedelta(seconds=items[-1][0] + 60)).timestamp()
+                    os.utime(full, (end, end))
             if journal:
                 self.write_journal(h, root, journal)
         with open(os.path.join(out, "ground_truth.json"), "w") as f:
@@ -660,7 +692,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--size", default="20M")
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--layout", choices=["plain", "sos", "kolla", "tripleo"], default="sos")
+    ap.add_argument("--layout", choices=["plain", "sos", "kolla", "tripleo", "devstack"], default="sos")
     ap.add_argument("--era", choices=["pre-zed", "zed"], default="zed")
     ap.add_argument("--computes", type=int, default=12)
     ap.add_argument("--instances", type=int, default=8, help="most instances per compute")

@@ -175,3 +175,85 @@ fn journal_lines_without_a_year_take_the_year_before_the_file_was_saved() {
         "{starts:?}"
     );
 }
+
+/// The window starts of the findings of `doc`.
+fn starts(doc: &Value) -> Vec<String> {
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["window"]["start"].as_str().map(String::from))
+        .collect()
+}
+
+/// `dir` as a tar.gz and as a zip, each entry with its file's modification time.
+fn archived(dir: &Path, to: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let tar_path = to.join("bundle.tar.gz");
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&tar_path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut tar = tar::Builder::new(gz);
+    tar.append_dir_all("bundle", dir).unwrap();
+    tar.into_inner().unwrap().finish().unwrap();
+
+    let zip_path = to.join("bundle.zip");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+    for entry in walk(dir) {
+        let rel = entry
+            .strip_prefix(dir)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let modified = std::fs::metadata(&entry).unwrap().modified().unwrap();
+        let secs = modified
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        let t = evacdoc_parsers::DateTime::from_unix_nanos(secs as i64).unwrap();
+        let options = zip::write::SimpleFileOptions::default().last_modified_time(
+            zip::DateTime::from_date_and_time(t.year, t.month, t.day, t.hour, t.minute, t.second)
+                .unwrap(),
+        );
+        zip.start_file(format!("bundle/{rel}"), options).unwrap();
+        std::io::Write::write_all(&mut zip, &std::fs::read(&entry).unwrap()).unwrap();
+    }
+    zip.finish().unwrap();
+    (tar_path, zip_path)
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn archives_keep_the_time_their_files_were_saved() {
+    // Saved in November 2026 (so December's lines are of 2025), unpacked now: the year
+    // comes from the archive's entries, not from the unpacking.
+    let bundle = samples().join("realstack/race/bundle");
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("bundle");
+    let november_2026 = january_2027() - Duration::from_secs(63 * 86_400);
+    as_devstack(&bundle, &copy, november_2026);
+    let folder = starts(&analysis(&copy));
+    assert!(!folder.is_empty());
+    assert!(
+        folder.iter().all(|s| s.starts_with("2025-12-05")),
+        "{folder:?}"
+    );
+    let (tar, zip) = archived(&copy, dir.path());
+    for archive in [tar, zip] {
+        let found = starts(&analysis(&archive));
+        assert_eq!(found, folder, "{}", archive.display());
+    }
+}

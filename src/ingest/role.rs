@@ -298,6 +298,8 @@ pub fn role_of(rel: &str) -> Role {
         let service = match stem {
             "masakari" | "masakarimonitors" | "nova" | "nova-compute" | "cinder" | "keystone"
             | "placement" => stem,
+            // DevStack's compute reads `/etc/nova/nova-cpu.conf`.
+            "nova-cpu" => "nova-compute",
             _ => return Role::Ignored("configuration evacdoc does not read"),
         };
         if lower.contains("/apache2/") || lower.contains("/httpd/") {

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use super::{ExtractLimits, ExtractReport, SkippedEntry};
 use crate::ingest::limits::{LimitKind, LimitUnit};
@@ -193,12 +194,15 @@ impl<'a> Sink<'a> {
         self.symlinks.remove(rel);
     }
 
-    /// Writes a regular file from `reader`, stopping at the per-entry and total limits.
+    /// Writes a regular file from `reader`, stopping at the per-entry and total limits;
+    /// it keeps the entry's modification time `modified` (the year of its journal lines
+    /// that give none: see `read_log::modified_at`).
     pub(super) fn file(
         &mut self,
         name: &str,
         rel: &Path,
         reader: &mut dyn Read,
+        modified: Option<SystemTime>,
     ) -> Result<Written, IngestError> {
         if let Some(reason) = self.too_long(rel) {
             self.skip(name, reason);
@@ -250,6 +254,10 @@ impl<'a> Sink<'a> {
             out.write_all(chunk)
                 .map_err(|source| self.io_error(rel, source))?;
             written += len;
+        }
+        // A time the file system refuses costs only that year's guess: not an error.
+        if let Some(modified) = modified {
+            let _ = out.set_modified(modified);
         }
         self.consumed += written;
         self.bytes += written;

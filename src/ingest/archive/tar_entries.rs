@@ -2,6 +2,7 @@
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::time::{Duration, UNIX_EPOCH};
 
 use tar::EntryType;
 
@@ -61,7 +62,13 @@ pub(super) fn extract_tar(
                     sink.empty_file(&rel);
                     continue;
                 }
-                match sink.file(&name, &rel, &mut entry)? {
+                let modified = entry
+                    .header()
+                    .mtime()
+                    .ok()
+                    .filter(|&seconds| seconds > 0)
+                    .and_then(|seconds| UNIX_EPOCH.checked_add(Duration::from_secs(seconds)));
+                match sink.file(&name, &rel, &mut entry, modified)? {
                     Written::Done(written) if written < size => {
                         let reason =
                             format!("truncated at entry {name}: {written} of {size} bytes");

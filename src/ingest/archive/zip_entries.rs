@@ -68,7 +68,8 @@ pub(super) fn extract_zip(
         } else if file.size() == 0 {
             sink.empty_file(&rel);
         } else {
-            match sink.file(&name, &rel, &mut file)? {
+            let modified = file.last_modified().and_then(zip_time);
+            match sink.file(&name, &rel, &mut file, modified)? {
                 Written::Done(_) | Written::Skipped => {}
                 Written::Failed { written, error } => {
                     let reason = format!("corrupt: {}", error_chain(&error));
@@ -78,4 +79,24 @@ pub(super) fn extract_zip(
         }
     }
     Ok(())
+}
+
+/// A zip entry's modification time (MS-DOS time, local to whoever zipped it: hours off
+/// at most, which the year it gives does not mind); `None` for the format's zero,
+/// 1980-01-01, which archivers write when they know no time.
+fn zip_time(time: zip::DateTime) -> Option<std::time::SystemTime> {
+    if time.year() <= 1980 {
+        return None;
+    }
+    let local = evacdoc_parsers::DateTime::new(
+        time.year(),
+        time.month(),
+        time.day(),
+        time.hour(),
+        time.minute(),
+        time.second(),
+        0,
+    )?;
+    let seconds = u64::try_from(local.checked_unix_nanos(0)? / 1_000_000_000).ok()?;
+    std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(seconds))
 }

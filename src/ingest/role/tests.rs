@@ -247,6 +247,10 @@ fn other_roles() {
 #[test]
 fn devstack_screen_logs_and_units_name_their_service() {
     assert_eq!(log("controller/logs/screen-n-cpu.txt"), "nova-compute");
+    assert_eq!(
+        role_of("compute1/logs/etc/nova/nova-cpu.conf"),
+        Role::Config(Service::new("nova-compute"))
+    );
     assert_eq!(log("compute1/logs/screen-n-cpu.txt.gz"), "nova-compute");
     assert_eq!(log("controller/logs/screen-n-api.txt"), "nova-api");
     assert_eq!(
