@@ -390,6 +390,14 @@ pub struct SourceLocation<'a> {
 /// assert_eq!((loc.function, loc.line), ("novaclient", 98));
 /// ```
 pub fn split_debug_suffix(message: &str) -> Option<(&str, SourceLocation<'_>)> {
+    // DevStack's `logging_debug_format_suffix`: `{{(pid=15144) inner path:270}}`.
+    if let Some(inner) = message.strip_suffix("}}")
+        && let Some(at) = inner.rfind(" {{(pid=")
+    {
+        let (_, location) = inner[at..].split_once(") ")?;
+        let (_, found) = split_debug_suffix(location)?;
+        return Some((&message[..at], found));
+    }
     let (rest, location) = message.rsplit_once(' ')?;
     let (path, line) = location.rsplit_once(':')?;
     let line: u32 = line.parse().ok()?;

@@ -222,3 +222,18 @@ fn starts_like_oslo_takes_a_time_a_pid_and_a_level_only() {
         assert!(!starts_like_oslo(no), "{no}");
     }
 }
+
+#[test]
+fn devstack_debug_suffix() {
+    let msg = "Lock \"compute_resources\" acquired by \"nova.compute.resource_tracker.\
+        ResourceTracker.instance_claim\" :: waited 0.000s {{(pid=83123) inner \
+        /opt/stack/oslo.concurrency/oslo_concurrency/lockutils.py:404}}";
+    let (before, loc) = split_debug_suffix(msg).unwrap();
+    assert!(before.ends_with(":: waited 0.000s"), "{before}");
+    assert_eq!((loc.function, loc.line), ("inner", 404));
+    assert_eq!(
+        loc.path,
+        "/opt/stack/oslo.concurrency/oslo_concurrency/lockutils.py"
+    );
+    assert_eq!(split_debug_suffix("a {{(pid=1) not a location}}"), None);
+}
