@@ -365,7 +365,7 @@ impl Assembler {
             // be too (then its record is itself alone).
             let mut waiting: Option<(usize, Line<'_>)> = None;
             for (k, l) in logical.iter().enumerate() {
-                let Some(line) = skimmable(l, scratch, &*skim) else {
+                let Some(line) = skimmable(l, scratch, written.as_ref(), &*skim) else {
                     waiting = None;
                     continue;
                 };

@@ -278,10 +278,12 @@ pub fn nova_request_of<'a>(head: &Line<'a>) -> Option<NovaRequest<'a>> {
     parse_nova_request(oslo.message).ok().map(|(_, r)| r)
 }
 
+/// How rsyslog escapes a newline inside a message.
+pub(crate) const ESCAPED_NEWLINE: &str = "#012";
+
 /// rsyslog writes a multi-line message on one line with each newline escaped as `#012`:
 /// split such an oslo message back into its message, continuation and traceback lines.
 fn split_escaped_newlines(record: &mut Record<'_>) {
-    const ESCAPED_NEWLINE: &str = "#012";
     let Content::Oslo(oslo) = &mut record.head.content else {
         return;
     };

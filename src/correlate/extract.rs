@@ -357,11 +357,18 @@ pub fn vote_offsets(record: &Record<'_>, votes: &mut OffsetVotes) {
 /// over the line), known cheaply: a line without a wrapper whose content is oslo.log's
 /// and gives no offset falls to the arm of oslo lines without a wrapper (the arms before
 /// it need a wrapper or an access line), which votes only for a `generated_time` in the
-/// message; one that gives an offset votes that alone. False when unsure.
+/// message; one that gives an offset votes that alone; an oslo line under a journal
+/// prefix falls to the journal's arm, which votes only the prefix's offset. False when
+/// unsure.
 pub fn votes_nothing(head: &Line<'_>) -> bool {
     match (&head.wrapper, &head.content) {
         (None, Content::Oslo(o)) => {
             o.offset.is_some() || GENERATED_TIME.find(o.message.as_bytes()).is_none()
+        }
+        // The journal's arm votes the prefix's offset, which a prefix without one (a
+        // DevStack `short-precise` journal) does not give.
+        (Some(Wrapper::Syslog(s)), Content::Oslo(o)) => {
+            o.offset.is_some() || s.time.timestamp().and_then(|t| t.offset).is_none()
         }
         _ => false,
     }

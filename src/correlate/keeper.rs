@@ -220,11 +220,15 @@ impl RecordSink for EventKeeper<'_> {
     /// of Masakari's logs, whose lines are kept but routine DEBUG ones, only lines that
     /// say `DEBUG` where oslo.log writes the level.
     fn candidate(&self, file: &FileCtx<'_>, raw: &str) -> bool {
-        // Only an oslo.log line without a wrapper can be passed over: it starts with its
-        // date (`2025-03-11 06:00:01.810`, or `2025-03-11T06:00:01.810`); an access line,
+        // Only an oslo.log line can be passed over: it starts with its date
+        // (`2025-03-11 06:00:01.810`, or `2025-03-11T06:00:01.810`), or with a journal's
+        // prefix (`Mar 11 06:00:01.810325 host unit[pid]: `, DevStack's); an access line,
         // say, is not parsed twice.
         let b = raw.as_bytes();
-        if !(b.first().is_some_and(u8::is_ascii_digit) && matches!(b.get(10), Some(b' ' | b'T'))) {
+        let oslo =
+            b.first().is_some_and(u8::is_ascii_digit) && matches!(b.get(10), Some(b' ' | b'T'));
+        let journal = b.first().is_some_and(u8::is_ascii_uppercase) && b.get(3) == Some(&b' ');
+        if !(oslo || journal) {
             return false;
         }
         let facts = self.skim_facts(file.service);
@@ -232,7 +236,9 @@ impl RecordSink for EventKeeper<'_> {
             return false;
         }
         if facts.masakari {
-            let start = raw.as_bytes().get(..80).unwrap_or(raw.as_bytes());
+            // The level comes after the date, or after the journal's prefix.
+            let window = if oslo { 80 } else { 200 };
+            let start = raw.as_bytes().get(..window).unwrap_or(raw.as_bytes());
             static DEBUG: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
                 std::sync::LazyLock::new(|| memchr::memmem::Finder::new(" DEBUG "));
             return DEBUG.find(start).is_some();
@@ -243,8 +249,9 @@ impl RecordSink for EventKeeper<'_> {
     /// Exact by [`RecordSink::record`] above, for the record of `head` alone (an
     /// `Entry`, so `unparsed_reason` is `None`): no fencing results are looked for (not
     /// a log that may hold them); [`vote_offsets`] votes nothing but the line's own offset,
-    /// which [`RecordSink::skipped`] votes ([`votes_nothing`]); the
-    /// host-name votes count nothing ([`HostNameVotes::counts_nothing`]); [`keep`] is
+    /// which [`RecordSink::skipped`] votes ([`votes_nothing`]); the host-name votes count
+    /// nothing but a journal prefix's host, which [`RecordSink::skipped`] counts
+    /// ([`HostNameVotes::counts_nothing`]); [`keep`] is
     /// [`keep_head`] of its kind and first line, false: nothing is kept. What is left is
     /// the last time seen, which [`RecordSink::skipped`] sets.
     fn ignores(&self, file: &FileCtx<'_>, head: &Line<'_>) -> bool {
@@ -255,8 +262,10 @@ impl RecordSink for EventKeeper<'_> {
     }
 
     fn skipped(&mut self, _file: &FileCtx<'_>, head: &Line<'_>, _span: RecordSpan) {
-        // What `vote_offsets` votes of such a line (see `votes_nothing`).
+        // What `vote_offsets` votes of such a line (see `votes_nothing`), and the host
+        // names count of it (see `HostNameVotes::counts_nothing`).
         vote_own_offset(head, &mut self.votes);
+        self.names.feed_journal(head);
         if let Some(stamp) = head.timestamp() {
             self.last_stamp = Some(stamp);
         }

@@ -100,7 +100,7 @@ fn spool_of(input: &Path, see_every_record: bool) -> (Vec<Vec<u8>>, u64, u64, Se
 fn skimmed_records_are_spooled_and_identified_as_whole_records_are() {
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples");
     let mut inputs: Vec<PathBuf> = Vec::new();
-    for folder in ["scenarios", "realstack"] {
+    for folder in ["scenarios", "realstack", "devstack"] {
         let mut found: Vec<PathBuf> = std::fs::read_dir(samples.join(folder))
             .unwrap()
             .map(|e| e.unwrap().path())

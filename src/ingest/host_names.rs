@@ -40,9 +40,7 @@ pub struct HostNameVotes {
 impl HostNameVotes {
     /// Counts the names `record` gives its own host.
     pub fn feed(&mut self, record: &Record<'_>) {
-        if let Some(Wrapper::Syslog(s)) = &record.head.wrapper {
-            count(&mut self.journal, s.host);
-        }
+        self.feed_journal(&record.head);
         if let Content::Oslo(o) = &record.head.content
             && let Some(name) = own_name(o.logger, o.message)
         {
@@ -50,11 +48,20 @@ impl HostNameVotes {
         }
     }
 
+    /// Counts the host field of `head`'s journal or syslog prefix, if it has one: what
+    /// [`HostNameVotes::feed`] counts of a record besides its service's own name.
+    pub fn feed_journal(&mut self, head: &evacdoc_parsers::Line<'_>) {
+        if let Some(Wrapper::Syslog(s)) = &head.wrapper {
+            count(&mut self.journal, s.host);
+        }
+    }
+
     /// True when [`HostNameVotes::feed`] of a record whose first line is `head` counts
-    /// nothing, whatever was fed before: no journal wrapper, and no name of its own in
-    /// an oslo line. False when unsure.
+    /// nothing but what [`HostNameVotes::feed_journal`] counts, whatever was fed before:
+    /// no wrapper or a journal one, and no name of its own in an oslo line. False when
+    /// unsure.
     pub fn counts_nothing(head: &evacdoc_parsers::Line<'_>) -> bool {
-        if head.wrapper.is_some() {
+        if !matches!(head.wrapper, None | Some(Wrapper::Syslog(_))) {
             return false;
         }
         match &head.content {

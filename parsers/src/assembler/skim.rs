@@ -3,7 +3,7 @@
 //! that is passed over.
 
 use super::*;
-use crate::line::parse_line;
+use crate::records::ESCAPED_NEWLINE;
 
 /// A reader that needs nothing of some one-line records but to know they were there:
 /// the assembler passes over them without building them ([`Assembler::push_skimming`]).
@@ -15,18 +15,21 @@ use crate::line::parse_line;
 /// What the assembler guarantees (see `Assembler::run`): a line is handed to
 /// [`Skim::skipped`] only when [`Skim::ignorable`] said so of it and of the line after it
 /// in the same push, both lines whole (not pieces of a long line, not joined or decoded
-/// container lines), both read by [`parse_line`] as oslo.log lines with a context bracket
-/// and no wrapper. Such a line starts a record (no record takes a line with a context
-/// bracket as its continuation or traceback) and so does the next one: the record the
-/// line starts is that line alone, a [`RecordKind::Entry`](crate::records::RecordKind)
-/// with no continuation, traceback or cut, exactly what [`Assembler::push`] would have
-/// handed out, in the same place of the order of records.
+/// container lines), both read as the record machine reads them (`parse_line_written`)
+/// as oslo.log lines with a context bracket, without a wrapper or under a journal or
+/// syslog prefix whose message holds no rsyslog `#012` (which the machine splits into
+/// more lines of the record). Such a line starts a record (no record takes a line with a
+/// context bracket as its continuation or traceback, and a prefixed line is never an
+/// unprefixed journal continuation) and so does the next one: the record the line starts
+/// is that line alone, a [`RecordKind::Entry`](crate::records::RecordKind) with no
+/// continuation, traceback or cut, exactly what [`Assembler::push`] would have handed
+/// out, in the same place of the order of records.
 pub trait Skim {
     /// A cheap look at a line's text: false when the line cannot be ignorable (it is then
     /// not parsed to ask [`Skim::ignorable`]).
     fn candidate(&self, raw: &str) -> bool;
-    /// Whether the one-line record of `line` (plain oslo.log, with a context bracket)
-    /// matters to the reader only through [`Skim::skipped`].
+    /// Whether the one-line record of `line` (oslo.log with a context bracket, plain or
+    /// under a journal prefix) matters to the reader only through [`Skim::skipped`].
     fn ignorable(&self, line: &Line<'_>) -> bool;
     /// A record passed over: its only line and where it lies.
     fn skipped(&mut self, line: &Line<'_>, span: RecordSpan);
@@ -62,6 +65,7 @@ impl<'x> Iterator for Parsed<'_, 'x> {
 pub(super) fn skimmable<'x>(
     l: &Logical<'x>,
     scratch: &'x str,
+    written: Option<&DateTime>,
     skim: &dyn Skim,
 ) -> Option<Line<'x>> {
     if l.wrapped.is_some() || l.origin.piece || l.origin.ends != 1 {
@@ -71,9 +75,16 @@ pub(super) fn skimmable<'x>(
     if !skim.candidate(raw) {
         return None;
     }
-    let line = parse_line(raw);
-    let starts_a_record = line.wrapper.is_none()
-        && matches!(&line.content, Content::Oslo(o) if o.context_raw.is_some());
+    let line = parse_line_written(raw, written);
+    let Content::Oslo(o) = &line.content else {
+        return None;
+    };
+    let alone = match &line.wrapper {
+        None => true,
+        Some(Wrapper::Syslog(_)) => !o.message.contains(ESCAPED_NEWLINE),
+        Some(_) => false,
+    };
+    let starts_a_record = alone && o.context_raw.is_some();
     (starts_a_record && skim.ignorable(&line)).then_some(line)
 }
 
