@@ -284,20 +284,23 @@ fn content_after<'a>(
     text: &'a str,
     written: Option<&DateTime>,
 ) -> Content<'a> {
-    let content = parse_content(text);
-    let (Content::Text { .. }, Some(Wrapper::Syslog(s))) = (&content, wrapper) else {
-        return content;
-    };
-    let at = match s.time {
-        SyslogTime::Yearless(t) => written
-            .and_then(|w| t.written_before(w))
-            .map(Timestamp::local),
-        time => time.timestamp(),
-    };
-    match at.map(|at| parse_oslo_body(text, at, s.pid.unwrap_or(0))) {
-        Some(Ok((_, oslo))) => Content::Oslo(oslo),
-        _ => content,
+    // DevStack's lines start with their level, upper case, which no other format's
+    // content does (oslo.log's starts with a digit, an access line with its client, a
+    // uWSGI line with `[`): tried first, the other formats only when it is not one.
+    if let Some(Wrapper::Syslog(s)) = wrapper
+        && text.as_bytes().first().is_some_and(u8::is_ascii_uppercase)
+    {
+        let at = match s.time {
+            SyslogTime::Yearless(t) => written
+                .and_then(|w| t.written_before(w))
+                .map(Timestamp::local),
+            time => time.timestamp(),
+        };
+        if let Some(Ok((_, oslo))) = at.map(|at| parse_oslo_body(text, at, s.pid.unwrap_or(0))) {
+            return Content::Oslo(oslo);
+        }
     }
+    parse_content(text)
 }
 
 /// A line a container runtime wrapped (`outer`, already peeled): `payload` is what the

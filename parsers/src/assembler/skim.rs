@@ -5,6 +5,10 @@
 use super::*;
 use crate::records::ESCAPED_NEWLINE;
 
+/// The searcher of [`ESCAPED_NEWLINE`], built once (`str::contains` builds one a call).
+static ESCAPED: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(ESCAPED_NEWLINE));
+
 /// A reader that needs nothing of some one-line records but to know they were there:
 /// the assembler passes over them without building them ([`Assembler::push_skimming`]).
 ///
@@ -79,9 +83,11 @@ pub(super) fn skimmable<'x>(
     let Content::Oslo(o) = &line.content else {
         return None;
     };
+    // A journal's line is alone unless rsyslog escaped newlines in it (`#012`: the
+    // machine splits them into more lines).
     let alone = match &line.wrapper {
         None => true,
-        Some(Wrapper::Syslog(_)) => !o.message.contains(ESCAPED_NEWLINE),
+        Some(Wrapper::Syslog(_)) => ESCAPED.find(o.message.as_bytes()).is_none(),
         Some(_) => false,
     };
     let starts_a_record = alone && o.context_raw.is_some();
