@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 use evacdoc_parsers::time::oslo_timestamp;
 use serde_json::Value;
 
-use crate::util::{copy_tree, evacdoc, samples, stdout};
+use crate::util::{analysis_json, copy_tree, finding_keys, samples};
 
 /// DevStack's short name of a service's unit.
 fn unit(service: &str) -> &str {
@@ -83,34 +83,6 @@ fn as_devstack(bundle: &Path, to: &Path, written: SystemTime) {
     }
 }
 
-fn analysis(bundle: &Path) -> Value {
-    let out = evacdoc(&["analyze", "--format", "json", bundle.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout(&out)).unwrap()
-}
-
-/// Each finding's id, window and instances.
-fn findings(doc: &Value) -> Vec<(String, Value, Value)> {
-    let mut found: Vec<_> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap().to_string(),
-                f["window"].clone(),
-                f["instance_uuids"].clone(),
-            )
-        })
-        .collect();
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    found
-}
-
 /// 2027-01-03T08:00:00Z: the logs (December 2026) saved in the next year.
 fn january_2027() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(1_798_963_200)
@@ -120,7 +92,7 @@ fn january_2027() -> SystemTime {
 fn real_bundles_give_the_same_findings_from_devstack_screen_logs() {
     for scenario in ["race", "pending"] {
         let bundle = samples().join("realstack").join(scenario).join("bundle");
-        let expected = findings(&analysis(&bundle));
+        let expected = finding_keys(&analysis_json(&bundle));
         assert!(
             expected.iter().any(|f| !f.1.is_null()),
             "{scenario}: {expected:?}"
@@ -130,8 +102,8 @@ fn real_bundles_give_the_same_findings_from_devstack_screen_logs() {
         as_devstack(&bundle, &copy, january_2027());
         assert!(copy.join("ctl1/logs/screen-n-api.txt").is_file());
         assert!(copy.join("cmp1/logs/screen-n-cpu.txt").is_file());
-        let doc = analysis(&copy);
-        assert_eq!(findings(&doc), expected, "{scenario}");
+        let doc = analysis_json(&copy);
+        assert_eq!(finding_keys(&doc), expected, "{scenario}");
         // The evidence is the screen logs' lines.
         let evidence: Vec<&str> = doc["findings"]
             .as_array()
@@ -150,7 +122,7 @@ fn real_bundles_give_the_same_findings_from_devstack_screen_logs() {
 #[test]
 fn journal_lines_without_a_year_take_the_year_before_the_file_was_saved() {
     let bundle = samples().join("realstack/race/bundle");
-    let expected = findings(&analysis(&bundle));
+    let expected = finding_keys(&analysis_json(&bundle));
     let window = expected
         .iter()
         .find(|f| !f.1.is_null())
@@ -162,7 +134,7 @@ fn journal_lines_without_a_year_take_the_year_before_the_file_was_saved() {
     let copy = dir.path().join("bundle");
     let november_2026 = january_2027() - Duration::from_secs(63 * 86_400);
     as_devstack(&bundle, &copy, november_2026);
-    let doc = analysis(&copy);
+    let doc = analysis_json(&copy);
     let starts: Vec<&str> = doc["findings"]
         .as_array()
         .unwrap()
@@ -245,7 +217,7 @@ fn archives_keep_the_time_their_files_were_saved() {
     let copy = dir.path().join("bundle");
     let november_2026 = january_2027() - Duration::from_secs(63 * 86_400);
     as_devstack(&bundle, &copy, november_2026);
-    let folder = starts(&analysis(&copy));
+    let folder = starts(&analysis_json(&copy));
     assert!(!folder.is_empty());
     assert!(
         folder.iter().all(|s| s.starts_with("2025-12-05")),
@@ -253,7 +225,7 @@ fn archives_keep_the_time_their_files_were_saved() {
     );
     let (tar, zip) = archived(&copy, dir.path());
     for archive in [tar, zip] {
-        let found = starts(&analysis(&archive));
+        let found = starts(&analysis_json(&archive));
         assert_eq!(found, folder, "{}", archive.display());
     }
 }

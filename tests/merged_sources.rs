@@ -7,9 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use evacdoc_parsers::time::oslo_timestamp;
-use serde_json::Value;
 
-use crate::util::{copy_tree, evacdoc, samples, stdout};
+use crate::util::{analysis_json, copy_tree, finding_keys, samples};
 
 /// How the merged file prefixes a line of `service` (its first line's time `stamp`,
 /// `2026-12-05 21:36:52.939`, for the lines without one).
@@ -110,39 +109,11 @@ fn merged(bundle: &Path, to: &Path, merge: Merge) -> PathBuf {
     out
 }
 
-fn analysis(bundle: &Path) -> Value {
-    let out = evacdoc(&["analyze", "--format", "json", bundle.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout(&out)).unwrap()
-}
-
-/// Each finding's id, window and instances.
-fn findings(doc: &Value) -> Vec<(String, Value, Value)> {
-    let mut found: Vec<_> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap().to_string(),
-                f["window"].clone(),
-                f["instance_uuids"].clone(),
-            )
-        })
-        .collect();
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    found
-}
-
 #[test]
 fn real_bundles_give_the_same_findings_from_a_merged_log() {
     for scenario in ["race", "pending"] {
         let bundle = samples().join("realstack").join(scenario).join("bundle");
-        let expected = findings(&analysis(&bundle));
+        let expected = finding_keys(&analysis_json(&bundle));
         assert!(!expected.is_empty(), "{scenario}");
         for merge in [
             Merge::Journal,
@@ -153,8 +124,8 @@ fn real_bundles_give_the_same_findings_from_a_merged_log() {
             let dir = tempfile::tempdir().unwrap();
             let copy = dir.path().join("bundle");
             let file = merged(&bundle, &copy, merge);
-            let doc = analysis(&copy);
-            assert_eq!(findings(&doc), expected, "{scenario}, {merge:?}");
+            let doc = analysis_json(&copy);
+            assert_eq!(finding_keys(&doc), expected, "{scenario}, {merge:?}");
             // Evidence from the merged file names it (the part read as one service)
             // and the line it holds there.
             let merged_lines: Vec<String> = std::fs::read_to_string(&file)

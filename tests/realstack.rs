@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::util::{evacdoc, samples, stdout};
+use crate::util::{analysis_json, samples};
 
 fn realstack_samples() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(samples().join("realstack"))
@@ -32,14 +32,7 @@ fn strings(v: &Value) -> BTreeSet<String> {
 }
 
 fn analysis_of(dir: &std::path::Path) -> Value {
-    let bundle = dir.join("bundle");
-    let out = evacdoc(&["analyze", "--format", "json", bundle.to_str().unwrap()]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout(&out)).unwrap()
+    analysis_json(&dir.join("bundle"))
 }
 
 #[test]

@@ -57,6 +57,33 @@ pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("stdout is UTF-8")
 }
 
+/// `evacdoc analyze --format json` of `bundle`, which must succeed.
+pub fn analysis_json(bundle: &Path) -> serde_json::Value {
+    let out = evacdoc(&["analyze", "--format", "json", bundle.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_str(&stdout(&out)).unwrap()
+}
+
+/// Each finding of an analysis document `doc`: its id, window and instances, by id.
+pub fn finding_keys(
+    doc: &serde_json::Value,
+) -> Vec<(String, serde_json::Value, serde_json::Value)> {
+    let mut found: Vec<_> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_string(),
+                f["window"].clone(),
+                f["instance_uuids"].clone(),
+            )
+        })
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
 /// Standard error as text.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

@@ -208,18 +208,7 @@ pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
     let (i, level) = level(i)?;
     let (i, _) = byte(i, b' ', "space before logger")?;
     let (i, logger) = logger(i)?;
-    // An exception-prefix line may end right after the logger (the empty last line of a
-    // traceback is the prefix and a space).
-    let i = i.strip_prefix(' ').unwrap_or(i);
-    let (i, context_raw) = match context_span(i) {
-        Ok((rest, raw)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(raw)),
-        Err(_) => (i, None),
-    };
-    let (i, instance) = match instance_prefix(i) {
-        Ok((rest, uuid)) => (rest, Some(uuid)),
-        Err(_) => (i, None),
-    };
-    let message = crate::text::strip_colour_reset(i);
+    let (context_raw, instance, message) = after_logger(i);
     Ok((
         "",
         OsloLine {
@@ -233,6 +222,23 @@ pub fn parse_oslo_line(input: &str) -> PResult<'_, OsloLine<'_>> {
             message,
         },
     ))
+}
+
+/// What follows the logger of an oslo.log line: the context bracket, the instance
+/// prefix (both optional) and the message, colour residue removed.
+fn after_logger(i: &str) -> (Option<&str>, Option<&str>, &str) {
+    // An exception-prefix line may end right after the logger (the empty last line of a
+    // traceback is the prefix and a space).
+    let i = i.strip_prefix(' ').unwrap_or(i);
+    let (i, context_raw) = match context_span(i) {
+        Ok((rest, raw)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(raw)),
+        Err(_) => (i, None),
+    };
+    let (i, instance) = match instance_prefix(i) {
+        Ok((rest, uuid)) => (rest, Some(uuid)),
+        Err(_) => (i, None),
+    };
+    (context_raw, instance, crate::text::strip_colour_reset(i))
 }
 
 /// Reads what DevStack's format (`logging_context_format_string` without `%(asctime)s`
@@ -269,15 +275,7 @@ pub fn parse_oslo_body(input: &str, at: Timestamp, pid: u32) -> PResult<'_, Oslo
     {
         return expected(i, "logger name");
     }
-    let i = i.strip_prefix(' ').unwrap_or(i);
-    let (i, context_raw) = match context_span(i) {
-        Ok((rest, raw)) => (rest.strip_prefix(' ').unwrap_or(rest), Some(raw)),
-        Err(_) => (i, None),
-    };
-    let (i, instance) = match instance_prefix(i) {
-        Ok((rest, uuid)) => (rest, Some(uuid)),
-        Err(_) => (i, None),
-    };
+    let (context_raw, instance, message) = after_logger(i);
     Ok((
         "",
         OsloLine {
@@ -288,7 +286,7 @@ pub fn parse_oslo_body(input: &str, at: Timestamp, pid: u32) -> PResult<'_, Oslo
             logger,
             context_raw,
             instance,
-            message: crate::text::strip_colour_reset(i),
+            message,
         },
     ))
 }
