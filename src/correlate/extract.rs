@@ -283,9 +283,15 @@ pub fn keep_head(service: &Service, kind: RecordKind, head: &Line<'_>, watch: &W
     }
 }
 
-fn offset_in(outer: &str, inner: &str) -> u32 {
-    let start = (inner.as_ptr() as usize).saturating_sub(outer.as_ptr() as usize);
-    u32::try_from(start.min(outer.len())).unwrap_or(0)
+/// Where `inner` starts in `outer`, when it is a part of it: not so for the text a
+/// container line's decoding wrote elsewhere (Docker's JSON `log`, CRI pieces), whose
+/// distance from `outer` in memory means nothing (it differed from run to run).
+fn offset_in(outer: &str, inner: &str) -> Option<u32> {
+    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
+    if start + inner.len() > outer.len() {
+        return None;
+    }
+    u32::try_from(start).ok()
 }
 
 /// Votes the offset an oslo.log line's own time gives (`%(isotime)s`), the best
@@ -441,8 +447,8 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
                 duration_ns: None,
             });
             // The request and what follows it (status, size, agent).
-            message = raw
-                .get(offset_in(raw, a.request) as usize..)
+            message = offset_in(raw, a.request)
+                .and_then(|at| raw.get(at as usize..))
                 .unwrap_or(a.request);
         }
         Content::Uwsgi(u) => {
@@ -464,7 +470,8 @@ pub fn event_of(record: &Record<'_>, file: FileId, host: HostId) -> RawEvent {
             }
         }
     }
-    event.message_start = offset_in(raw, message);
+    // A decoded line's message is not in its raw text: its start is the line's.
+    event.message_start = offset_in(raw, message).unwrap_or(0);
     event.message_len = u32::try_from(message.len()).unwrap_or(0);
     if let Some(http) = event.http_mut() {
         http.duration_ns = stated_duration(message);
