@@ -370,11 +370,12 @@ fn read_records<S: RecordSink + ?Sized>(
 /// When the file at `path` was last written (UTC), if its system says: the year of
 /// journal lines that give none (DevStack's `screen-*.txt`, sos's `journalctl` output).
 pub(crate) fn modified_at(path: &std::path::Path) -> Option<evacdoc_parsers::DateTime> {
-    let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok()?;
-    let nanos = modified
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
+    date_of(std::fs::metadata(path).and_then(|m| m.modified()).ok()?)
+}
+
+/// `time` as a UTC date-time.
+pub(crate) fn date_of(time: std::time::SystemTime) -> Option<evacdoc_parsers::DateTime> {
+    let nanos = time.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
     evacdoc_parsers::DateTime::from_unix_nanos(i64::try_from(nanos).ok()?)
 }
 

@@ -252,9 +252,5 @@ impl Shifted<'_, '_> {
 /// The time now: a log followed as it grows is written now, the year of its journal
 /// lines that give none.
 fn now() -> Option<evacdoc_parsers::DateTime> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?
-        .as_nanos();
-    evacdoc_parsers::DateTime::from_unix_nanos(i64::try_from(nanos).ok()?)
+    crate::ingest::read_log::date_of(std::time::SystemTime::now())
 }

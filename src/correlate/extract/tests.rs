@@ -1,6 +1,7 @@
 use evacdoc_parsers::Records;
 
 use super::*;
+use crate::ingest::timezone::OffsetVotes;
 
 fn first(text: &str) -> Record<'_> {
     Records::new(text).next().unwrap()
